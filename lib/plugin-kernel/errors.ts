@@ -1,0 +1,43 @@
+/**
+ * Every failure the kernel reports is a PluginError with a stable code. Messages are written for a person
+ * and never contain a secret: callers pass only OAuth `error`/`error_description` or their own words.
+ */
+export type PluginErrorCode =
+  | 'access_denied'
+  | 'expired_token'
+  | 'network'
+  | 'timeout'
+  | 'server'
+  | 'invalid_config'
+  | 'invalid_response'
+  | 'invalid_grant'
+  | 'unsafe_url'
+  | 'already_running'
+  | 'malformed_file'
+  | 'locked'
+  | 'aborted'
+  | 'usage';
+
+export class PluginError extends Error {
+  readonly code: PluginErrorCode;
+  readonly details?: Record<string, unknown>;
+
+  constructor(code: PluginErrorCode, message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'PluginError';
+    this.code = code;
+    this.details = options?.details;
+  }
+}
+
+export function isPluginError(error: unknown, code?: PluginErrorCode): error is PluginError {
+  return error instanceof PluginError && (code === undefined || error.code === code);
+}
+
+/** Shortens text quoted from a server so a hostile body cannot flood a terminal or a log. */
+export function quoteShort(text: unknown, max = 200): string {
+  const s = typeof text === 'string' ? text : String(text);
+  // eslint-disable-next-line no-control-regex
+  const clean = s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
+}

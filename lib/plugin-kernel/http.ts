@@ -1,0 +1,133 @@
+/**
+ * The one HTTP layer of the plugin: undici with `EnvHttpProxyAgent` (HTTPS_PROXY / HTTP_PROXY / NO_PROXY honoured),
+ * a timeout on every request, a cap on every response body, and redirects never followed (a Bearer must not
+ * travel to another origin). Failures are PluginErrors: `network`, `timeout`, `invalid_response`.
+ */
+import { EnvHttpProxyAgent, fetch as undiciFetch, type Dispatcher } from 'undici';
+import { PluginError, quoteShort } from './errors.js';
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
+
+let sharedDispatcher: Dispatcher | undefined;
+function dispatcher(): Dispatcher {
+  sharedDispatcher ??= new EnvHttpProxyAgent();
+  return sharedDispatcher;
+}
+
+export interface HttpRequest {
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | URLSearchParams;
+  timeoutMs?: number;
+  maxBytes?: number;
+  signal?: AbortSignal;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  url: string;
+}
+
+function combinedSignal(timeoutMs: number, signal?: AbortSignal): AbortSignal {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return signal ? AbortSignal.any([timeout, signal]) : timeout;
+}
+
+function describeFailure(error: unknown, url: string, timeoutMs: number, signal?: AbortSignal): PluginError {
+  if (error instanceof PluginError) return error;
+  const name = (error as { name?: string })?.name;
+  if (signal?.aborted) return new PluginError('aborted', `Request to ${url} was cancelled`, { cause: error });
+  if (name === 'TimeoutError' || name === 'AbortError') {
+    return new PluginError('timeout', `No answer from ${url} within ${Math.round(timeoutMs / 100) / 10} s`, { cause: error });
+  }
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  const detail = cause?.code ?? cause?.message ?? (error as Error)?.message ?? 'unknown error';
+  return new PluginError('network', `Could not reach ${url} (${quoteShort(detail, 120)})`, { cause: error });
+}
+
+/** Reads a body stream, refusing more than `maxBytes`. */
+async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: number, url: string): Promise<Uint8Array> {
+  if (!body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new PluginError('invalid_response', `Response from ${url} is larger than ${maxBytes} bytes; refused`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** One request with a deadline covering connect, headers and the whole body. */
+export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
+  const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxBytes = req.maxBytes ?? DEFAULT_MAX_BYTES;
+  const signal = combinedSignal(timeoutMs, req.signal);
+  try {
+    const res = await undiciFetch(req.url, {
+      method: req.method ?? 'GET',
+      headers: req.headers,
+      body: req.body,
+      redirect: 'manual',
+      signal,
+      dispatcher: dispatcher(),
+    });
+    const bytes = await readCapped(res.body as ReadableStream<Uint8Array> | null, maxBytes, req.url);
+    return { status: res.status, headers: res.headers as unknown as Headers, text: Buffer.from(bytes).toString('utf8'), url: req.url };
+  } catch (error) {
+    throw describeFailure(error, req.url, timeoutMs, req.signal);
+  }
+}
+
+/** Parses a JSON body and checks it against a zod schema; `what` names the document in the error. */
+export function parseJson<T>(res: HttpResponse, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } } }, what: string): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(res.text);
+  } catch {
+    throw new PluginError('invalid_response', `${what} from ${res.url} is not valid JSON`);
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length ? issue.path.map(String).join('.') : '(root)';
+    throw new PluginError('invalid_response', `${what} from ${res.url} has an unexpected shape at ${where}: ${quoteShort(issue?.message ?? 'invalid', 120)}`);
+  }
+  return parsed.data;
+}
+
+/**
+ * A `fetch` for libraries (oauth4webapi's customFetch, the MCP SDK's transport): same proxy, deadline, body cap and
+ * no-redirect rule as `httpRequest`. The body is buffered, so it must not be used for long-lived event streams.
+ */
+export function boundedFetch(options: { timeoutMs?: number; maxBytes?: number } = {}): typeof fetch {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const signal = combinedSignal(timeoutMs, init?.signal ?? undefined);
+    try {
+      const res = await undiciFetch(url, {
+        ...(init as object),
+        redirect: 'manual',
+        signal,
+        dispatcher: dispatcher(),
+      } as Parameters<typeof undiciFetch>[1]);
+      const bytes = await readCapped(res.body as ReadableStream<Uint8Array> | null, maxBytes, url);
+      const noBody = res.status === 204 || res.status === 304;
+      return new Response(noBody ? null : bytes, { status: res.status, statusText: res.statusText, headers: res.headers as unknown as Headers });
+    } catch (error) {
+      throw describeFailure(error, url, timeoutMs, init?.signal ?? undefined);
+    }
+  }) as typeof fetch;
+}

@@ -1,0 +1,41 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** Files the plugin reads and writes inside the Cursor config dir. */
+export const CURSOR_FILES = {
+  mcpJson: 'mcp.json',
+  refresh: 'agentstack-refresh',
+  capabilities: 'agentstack-capabilities.json',
+  deviceLock: 'agentstack-device.lock',
+  project: 'agentstack-project',
+  deviceLog: 'agentstack-device.log',
+} as const;
+
+export type CursorPaths = { dir: string } & { [K in keyof typeof CURSOR_FILES]: string };
+
+/** `~/.cursor` (Windows: `%USERPROFILE%\.cursor`), or `AGENTSTACK_CURSOR_DIR`. */
+export function cursorDir(env: NodeJS.ProcessEnv = process.env): string {
+  const override = env.AGENTSTACK_CURSOR_DIR;
+  if (override && override.trim()) return override;
+  const home = process.platform === 'win32' && env.USERPROFILE ? env.USERPROFILE : homedir();
+  return join(home, '.cursor');
+}
+
+export function cursorPaths(env: NodeJS.ProcessEnv = process.env): CursorPaths {
+  const dir = cursorDir(env);
+  const out = { dir } as CursorPaths;
+  for (const [key, name] of Object.entries(CURSOR_FILES)) {
+    (out as Record<string, string>)[key] = join(dir, name);
+  }
+  return out;
+}
+
+/** Where Cursor keeps installed copies of plugins (reported layout; see REFERENCE.md §1). */
+export function cursorPluginDirs(env: NodeJS.ProcessEnv = process.env) {
+  const plugins = join(cursorDir(env), 'plugins');
+  return {
+    local: join(plugins, 'local'),
+    cache: join(plugins, 'cache'),
+    marketplaces: join(plugins, 'marketplaces'),
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * Schemas of the plugin's own files under the Cursor dir. Everything read from disk is checked: a file a person
+ * edited by hand, or one left by an older version, must produce a clear message, never a crash.
+ */
+import * as z from 'zod/mini';
+
+/** One action in the flattened capability snapshot. */
+export const SnapshotActionSchema = z.looseObject({
+  action: z.string().check(z.minLength(1)),
+  domain: z.optional(z.string()),
+  required_cap: z.optional(z.nullable(z.string())),
+  summary: z.optional(z.nullable(z.string())),
+  safe_action: z.optional(z.nullable(z.boolean())),
+  category: z.optional(z.nullable(z.string())),
+  doc_audience: z.optional(z.nullable(z.string())),
+});
+export type SnapshotAction = z.infer<typeof SnapshotActionSchema>;
+
+/**
+ * `agentstack-capabilities.json`. `unapproved` lists actions that appeared since the person last approved the
+ * snapshot (a server quietly growing its action list is the "rug pull"); the pre-MCP hook asks before using them.
+ */
+export const CapabilitySnapshotSchema = z.looseObject({
+  fetched_at: z.string(),
+  audience: z.literal('tenant'),
+  server_url: z.optional(z.string()),
+  total_actions: z.number(),
+  actions: z.array(SnapshotActionSchema),
+  catalog_etag: z.optional(z.nullable(z.string())),
+  unapproved: z.optional(z.array(z.string())),
+  approved_at: z.optional(z.nullable(z.string())),
+  last_diff: z.optional(z.looseObject({ at: z.string(), added: z.array(z.string()), removed: z.array(z.string()) })),
+});
+export type CapabilitySnapshot = z.infer<typeof CapabilitySnapshotSchema>;
+
+/** `agentstack-refresh` (JSON form; an older plain-text form holds just the token). */
+export const RefreshFileSchema = z.looseObject({
+  refresh_token: z.string().check(z.minLength(1)),
+  scope: z.optional(z.nullable(z.string())),
+  token_type: z.optional(z.nullable(z.string())),
+  obtained_at: z.optional(z.nullable(z.string())),
+  /** When the access token issued with it expires (ISO time). */
+  expires_at: z.optional(z.nullable(z.string())),
+  token_endpoint: z.optional(z.nullable(z.string())),
+  client_id: z.optional(z.nullable(z.string())),
+  resource: z.optional(z.nullable(z.string())),
+});
+export type RefreshFile = z.infer<typeof RefreshFileSchema>;
+
+/** `agentstack-device.lock`: who runs a device flow, and what the person must enter where. */
+export const DeviceLockSchema = z.looseObject({
+  pid: z.number(),
+  started_at: z.string(),
+  expires_at: z.string(),
+  verification_uri: z.optional(z.nullable(z.string())),
+  verification_uri_complete: z.optional(z.nullable(z.string())),
+  user_code: z.optional(z.nullable(z.string())),
+});
+export type DeviceLock = z.infer<typeof DeviceLockSchema>;
