@@ -1,0 +1,22 @@
+import { build } from 'esbuild';
+import { join } from 'node:path';
+import { REPO_ROOT } from './repo.js';
+
+/**
+ * Bundles a test-only TypeScript program (e.g. a child process that exercises a kernel module) into one .mjs,
+ * so tests can spawn many real processes without paying for a TypeScript loader in each.
+ */
+export async function bundleForTest(entry: string, outfile: string): Promise<string> {
+  await build({
+    absWorkingDir: REPO_ROOT,
+    entryPoints: [join(REPO_ROOT, entry)],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    banner: { js: 'import{createRequire as __cr}from"node:module";const require=__cr(import.meta.url);' },
+    logLevel: 'error',
+  });
+  return outfile;
+}

@@ -1,0 +1,100 @@
+import { spawn } from 'node:child_process';
+import { lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acquireLock, breakStaleLock, isProcessAlive, readLockFile } from '../../lib/plugin-kernel/fileLock.js';
+import { createExclusive, fileMode, readTextIfExists, removeIfExists, writeFileAtomic } from '../../lib/plugin-kernel/secureFile.js';
+import { bundleForTest } from '../helpers/bundle.js';
+import { tempDir } from '../helpers/repo.js';
+
+describe('secure files', () => {
+  const tmp = tempDir();
+  afterAll(() => tmp.cleanup());
+
+  it('writes atomically with mode 0600 and leaves no temp file behind', () => {
+    const path = join(tmp.path, 'a', 'secret.json');
+    writeFileAtomic(path, '{"x":1}\n');
+    expect(readFileSync(path, 'utf8')).toBe('{"x":1}\n');
+    expect(fileMode(path)).toBe(0o600);
+    writeFileAtomic(path, 'second');
+    expect(readFileSync(path, 'utf8')).toBe('second');
+    expect(readdirSync(join(tmp.path, 'a'))).toEqual(['secret.json']);
+  });
+
+  it('replaces a symlink itself instead of writing through it', () => {
+    const target = join(tmp.path, 'target.txt');
+    const link = join(tmp.path, 'link.txt');
+    writeFileSync(target, 'original');
+    symlinkSync(target, link);
+    writeFileAtomic(link, 'new');
+    expect(readFileSync(target, 'utf8')).toBe('original');
+    expect(lstatSync(link).isSymbolicLink()).toBe(false);
+  });
+
+  it('creates exclusively, 0600 from creation, and reports an existing file', () => {
+    const path = join(tmp.path, 'lock');
+    expect(createExclusive(path, 'one')).toBe(true);
+    expect(fileMode(path)).toBe(0o600);
+    expect(createExclusive(path, 'two')).toBe(false);
+    expect(readTextIfExists(path)).toBe('one');
+    expect(removeIfExists(path)).toBe(true);
+    expect(removeIfExists(path)).toBe(false);
+    expect(readTextIfExists(path)).toBeNull();
+  });
+
+  it('surfaces errors other than a missing file', () => {
+    const dir = join(tmp.path, 'dir');
+    mkdirSync(dir);
+    expect(() => readTextIfExists(dir)).toThrow(/EISDIR/);
+  });
+});
+
+describe('cross-process lock', () => {
+  const tmp = tempDir();
+  let counterScript = '';
+  beforeAll(async () => {
+    counterScript = await bundleForTest('test/fixtures/lockedCounter.ts', join(tmp.path, 'lockedCounter.mjs'));
+  });
+  afterAll(() => tmp.cleanup());
+
+  it('loses no update when 6 processes increment one file 15 times each', async () => {
+    const counter = join(tmp.path, 'counter');
+    writeFileSync(counter, '0');
+    const runs = Array.from({ length: 6 }, () => new Promise<number | null>((resolve) => {
+      spawn(process.execPath, [counterScript, counter, '15'], { stdio: 'inherit' }).on('exit', resolve);
+    }));
+    expect(await Promise.all(runs)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(readFileSync(counter, 'utf8')).toBe('90');
+  }, 60_000);
+
+  it('breaks a lock whose process is dead, but waits for a live holder', async () => {
+    const path = join(tmp.path, 'stale.lock');
+    writeFileSync(path, JSON.stringify({ pid: 2 ** 22 + 12345, acquired_at: new Date().toISOString() }));
+    const release = await acquireLock(path, { timeoutMs: 1000 });
+    expect(readLockFile(path)?.pid).toBe(process.pid);
+    await expect(acquireLock(path, { timeoutMs: 150 })).rejects.toMatchObject({ code: 'locked' });
+    release();
+    expect(readTextIfExists(path)).toBeNull();
+  });
+
+  it('treats garbage in a lock file as stale', async () => {
+    const path = join(tmp.path, 'garbage.lock');
+    writeFileSync(path, 'not json at all');
+    const release = await acquireLock(path, { timeoutMs: 1000 });
+    release();
+  });
+
+  it('breakStaleLock leaves a lock that changed since it was judged stale', () => {
+    const path = join(tmp.path, 'changed.lock');
+    writeFileSync(path, 'fresh holder');
+    breakStaleLock(path, 'the stale content we saw');
+    expect(readTextIfExists(path)).toBe('fresh holder');
+    expect(readdirSync(tmp.path).filter((f) => f.endsWith('.stale'))).toEqual([]);
+  });
+
+  it('knows which processes are alive', () => {
+    expect(isProcessAlive(process.pid)).toBe(true);
+    expect(isProcessAlive(2 ** 22 + 12345)).toBe(false);
+    expect(isProcessAlive('12')).toBe(false);
+  });
+});
