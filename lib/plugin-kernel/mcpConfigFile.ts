@@ -1,0 +1,82 @@
+/**
+ * The file layer of the mcp.json manager: read strictly (a broken file is reported with its position and left
+ * byte-for-byte alone), write atomically with mode 0600 under a cross-process lock, and only when something changed.
+ */
+import { chmodSync, lstatSync } from 'node:fs';
+import { PluginError } from './errors.js';
+import { withLock, type LockOptions } from './fileLock.js';
+import { findJsonError } from './jsonPosition.js';
+import type { McpConfig, McpConfigUpdate } from './mcpConfig.js';
+import { SECRET_FILE_MODE, readTextIfExists, writeFileAtomic } from './secureFile.js';
+
+export interface ReadMcpConfig {
+  config: McpConfig;
+  /** The file's text, or null when it does not exist (then `config` is `{}`). */
+  text: string | null;
+}
+
+/** Parses mcp.json text; throws `malformed_file` naming the file and where it goes wrong (never quoting it). */
+export function parseMcpConfigText(text: string, path: string): McpConfig {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (!body.trim()) return {};
+  const position = findJsonError(body);
+  if (position) {
+    throw new PluginError(
+      'malformed_file',
+      `${path} is not valid JSON (line ${position.line}, column ${position.column}: ${position.reason}). ` +
+        'It was left unchanged; fix it or move it aside, then run this again.',
+      { details: { path, line: position.line, column: position.column } },
+    );
+  }
+  const value: unknown = JSON.parse(body);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new PluginError('malformed_file', `${path} must hold a JSON object ({"mcpServers": {...}}). It was left unchanged.`, { details: { path } });
+  }
+  const servers = (value as McpConfig).mcpServers;
+  if (servers !== undefined && (typeof servers !== 'object' || servers === null || Array.isArray(servers))) {
+    throw new PluginError('malformed_file', `"mcpServers" in ${path} must be an object. It was left unchanged.`, { details: { path } });
+  }
+  return value as McpConfig;
+}
+
+export function readMcpConfigFile(path: string): ReadMcpConfig {
+  const text = readTextIfExists(path);
+  return { text, config: text === null ? {} : parseMcpConfigText(text, path) };
+}
+
+export function serializeMcpConfig(config: McpConfig): string {
+  return `${JSON.stringify(config, null, 2)}\n`;
+}
+
+export interface UpdateResult extends McpConfigUpdate {
+  path: string;
+}
+
+/**
+ * Reads, transforms and (when `changed`) rewrites mcp.json under `<path>.lock`, so two writers never lose each
+ * other's change. An existing file that is readable by others is tightened to 0600 (it may hold a Bearer).
+ */
+export async function updateMcpConfigFile(
+  path: string,
+  transform: (config: McpConfig) => McpConfigUpdate,
+  lockOptions?: LockOptions,
+): Promise<UpdateResult> {
+  return withLock(`${path}.lock`, () => {
+    const { config, text } = readMcpConfigFile(path);
+    const result = transform(config);
+    if (result.changed) {
+      writeFileAtomic(path, serializeMcpConfig(result.config), { mode: SECRET_FILE_MODE });
+    } else if (text !== null) {
+      tightenMode(path);
+    }
+    return { ...result, path };
+  }, lockOptions);
+}
+
+function tightenMode(path: string): void {
+  let stat;
+  try { stat = lstatSync(path); } catch { return; }
+  if (stat.isFile() && (stat.mode & 0o077) !== 0) {
+    try { chmodSync(path, SECRET_FILE_MODE); } catch { /* not ours to fix (e.g. a read-only mount) */ }
+  }
+}
