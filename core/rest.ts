@@ -1,0 +1,120 @@
+/** AgentStack's REST surface next to /mcp: catalog, tools mirrors, discovery, icon, health, profile, project switch. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TokenAuth, VerifiedCaller } from './auth.js';
+import { countMismatch, type RouteName } from './faults.js';
+import { HttpError, readJson, sendJson } from './http.js';
+import { ALL_SCOPES } from './oauth.js';
+import { buildCatalog } from './registry.js';
+import type { CoreState } from './state.js';
+import { EXECUTE_TOOL } from '../lib/plugin-kernel/toolNames.js';
+import { allToolRows, executeToolRow } from './tools.js';
+
+export interface RestRoute {
+  name: RouteName;
+  methods: string[];
+  path: string;
+  auth: 'public' | 'bearer';
+  handle(ctx: RestContext): Promise<void> | void;
+}
+
+export interface RestContext {
+  state: CoreState;
+  req: IncomingMessage;
+  res: ServerResponse;
+  caller: VerifiedCaller | null;
+  auth: TokenAuth;
+  icon: Buffer;
+}
+
+export function protectedResourceMetadata(state: CoreState) {
+  return {
+    resource: state.mcpUrl,
+    authorization_servers: [state.issuer],
+    scopes_supported: ALL_SCOPES,
+    bearer_methods_supported: ['header'],
+    resource_name: 'AgentStack MCP',
+  };
+}
+
+const BAD_ICON = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"/>');
+
+function catalogFor(state: CoreState) {
+  return buildCatalog(countMismatch(state.faults));
+}
+
+const tools = ({ state, res }: RestContext) => sendJson(res, 200, { tools: allToolRows(state), actions_url: `${state.baseUrl}/mcp/actions` });
+
+export const REST_ROUTES: RestRoute[] = [
+  { name: 'protected_resource', methods: ['GET'], path: '/.well-known/oauth-protected-resource', auth: 'public',
+    handle: ({ state, res }) => sendJson(res, 200, protectedResourceMetadata(state), { 'access-control-allow-origin': '*' }) },
+  { name: 'protected_resource', methods: ['GET'], path: '/.well-known/oauth-protected-resource/mcp', auth: 'public',
+    handle: ({ state, res }) => sendJson(res, 200, protectedResourceMetadata(state), { 'access-control-allow-origin': '*' }) },
+  { name: 'actions', methods: ['GET'], path: '/mcp/actions', auth: 'bearer',
+    handle: ({ state, req, res }) => {
+      const catalog = catalogFor(state);
+      const etag = `"${catalog.catalog_etag}"`;
+      const inm = req.headers['if-none-match'];
+      if (typeof inm === 'string' && inm.split(',').map((s) => s.trim().replace(/^W\//, '')).includes(etag)) {
+        res.writeHead(304, { etag, 'cache-control': 'private, max-age=0' }).end();
+        return;
+      }
+      sendJson(res, 200, catalog, { etag, 'cache-control': 'private, max-age=0' });
+    } },
+  { name: 'actions_summary', methods: ['GET'], path: '/mcp/actions/summary', auth: 'public',
+    handle: ({ state, res }) => {
+      const { total_actions, catalog_etag } = catalogFor(state);
+      sendJson(res, 200, { total_actions, catalog_etag });
+    } },
+  { name: 'cache_clear', methods: ['POST'], path: '/mcp/cache/clear', auth: 'bearer',
+    handle: ({ res }) => {
+      res.writeHead(204).end();
+    } },
+  { name: 'tools', methods: ['GET'], path: '/mcp/tools', auth: 'bearer', handle: tools },
+  { name: 'tools', methods: ['GET', 'POST'], path: '/mcp/tools/list', auth: 'bearer', handle: tools },
+  { name: 'discovery', methods: ['GET'], path: '/mcp/discovery', auth: 'bearer',
+    handle: ({ state, res, caller }) => {
+      const { icons: _icons, ...tool } = executeToolRow(state, false);
+      sendJson(res, 200, {
+        entrypoint: EXECUTE_TOOL,
+        tool,
+        actions_url: `${state.baseUrl}/mcp/actions`,
+        api_key_context: {
+          token_type: caller?.payload.token_type ?? 'oauth_access_token',
+          user_id: caller?.account.user_id,
+          project_id: caller?.projectId ?? null,
+          caps: caller?.caps ?? null,
+          header: 'Authorization: Bearer <token>',
+        },
+      });
+    } },
+  { name: 'icon', methods: ['GET'], path: '/mcp/icon', auth: 'public',
+    handle: ({ state, res, icon }) => {
+      const body = state.faults.badIcon ? BAD_ICON : icon;
+      res.writeHead(200, {
+        'content-type': 'image/png',
+        'content-length': String(body.length),
+        'access-control-allow-origin': '*',
+        'cache-control': 'public, max-age=3600',
+      });
+      res.end(body);
+    } },
+  { name: 'health', methods: ['GET'], path: '/mcp/health', auth: 'public',
+    handle: ({ state, res }) => sendJson(res, 200, { ok: true, mcp_surface_tools: allToolRows(state).length }) },
+  { name: 'me', methods: ['GET'], path: '/api/auth/me', auth: 'bearer',
+    handle: ({ res, caller }) => {
+      const a = caller!.account;
+      sendJson(res, 200, { data: { user_id: a.user_id, email: a.email, display_name: a.display_name, role: a.role } });
+    } },
+  { name: 'switch_project', methods: ['POST'], path: '/api/auth/switch-project', auth: 'bearer',
+    handle: async ({ state, req, res, caller, auth }) => {
+      const body = (await readJson(req, 8 * 1024)) as { target_project_id?: unknown };
+      const raw = body && typeof body === 'object' ? body.target_project_id : undefined;
+      const id = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
+      if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 1) {
+        throw new HttpError(400, 'invalid_project', 'target_project_id must be an integer greater than 1');
+      }
+      if (!state.store.projects.some((p) => p.id === id)) throw new HttpError(404, 'project_not_found', `project ${id} not found`);
+      sendJson(res, 200, { data: { access_token: await auth.signProjectToken(caller!, id), project_id: id } });
+    } },
+];
+

@@ -1,0 +1,44 @@
+/** The shared state of one running core, passed to every handler module. */
+import type { ServerResponse } from 'node:http';
+import type Provider from 'oidc-provider';
+import type { CoreFaults } from './faults.js';
+import type { CoreStore } from './registry.js';
+
+export interface CoreCounters {
+  deviceAuthorizations: number;
+  tokenRequests: number;
+  refreshGrants: number;
+  refreshReplays: number;
+  grantsRevoked: number;
+  /** By "METHOD /path" (no query). */
+  requests: Record<string, number>;
+}
+
+export interface TokenOverrides {
+  claims?: Record<string, unknown>;
+  accessTokenTtl?: number;
+}
+
+export interface CoreState {
+  baseUrl: string;
+  mcpUrl: string;
+  issuer: string;
+  faults: CoreFaults;
+  counters: CoreCounters;
+  store: CoreStore;
+  deviceCodeTtl: number;
+  log: (line: string) => void;
+  /** Per-grant extra claims / TTL set by issueTokens (apply to refreshed tokens too). */
+  overrides: Map<string, TokenOverrides>;
+  /** Last poll time and current interval per device code (for slow_down enforcement). */
+  polls: Map<string, { last: number; interval: number }>;
+  /** Requests held open by the 'hang' fault; answered (destroyed) on close. */
+  hung: Set<ServerResponse>;
+  /** Secret header value marking the core's own internal requests (not counted). */
+  internalToken: string;
+  provider?: Provider;
+}
+
+export function newCounters(): CoreCounters {
+  return { deviceAuthorizations: 0, tokenRequests: 0, refreshGrants: 0, refreshReplays: 0, grantsRevoked: 0, requests: {} };
+}
