@@ -20,8 +20,8 @@ export function readTextIfExists(path: string): string | null {
   }
 }
 
-function writeAll(fd: number, data: string): void {
-  const buf = Buffer.from(data, 'utf8');
+function writeAll(fd: number, data: string | Uint8Array): void {
+  const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   let offset = 0;
   while (offset < buf.length) offset += writeSync(fd, buf, offset, buf.length - offset);
 }
@@ -30,7 +30,7 @@ function writeAll(fd: number, data: string): void {
  * Replaces `path` with `data` atomically. When `path` is a symlink, the link itself is replaced by a regular file
  * (we never write through a link into a file we did not choose).
  */
-export function writeFileAtomic(path: string, data: string, options: { mode?: number } = {}): void {
+export function writeFileAtomic(path: string, data: string | Uint8Array, options: { mode?: number } = {}): void {
   const mode = options.mode ?? SECRET_FILE_MODE;
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
