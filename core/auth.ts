@@ -6,11 +6,11 @@ import type Provider from 'oidc-provider';
 import { CAPS_CLAIM } from '../lib/plugin-kernel/scopes.js';
 import { DEFAULT_ACCOUNT, accountByEmail, accountById } from './accounts.js';
 import { bearerToken } from './http.js';
-import { ALL_SCOPES, CLIENT_ID, DEVICE_GRANT, OAUTH_ROUTES, capsOf } from './oauth.js';
+import { ALL_SCOPES, CLIENT_ID, DEVICE_GRANT, INTERNAL_HEADER, OAUTH_ROUTES, capsOf } from './oauth.js';
 import type { CallerContext } from './registry.js';
 import type { CoreState } from './state.js';
 
-export const INTERNAL_HEADER = 'x-agentstack-core-internal';
+export { INTERNAL_HEADER };
 
 export interface SigningKeys {
   privateJwk: JWK & { kid: string };

@@ -7,6 +7,8 @@ import { accountById } from './accounts.js';
 import { codeInputPage, confirmPage, deniedPage, errorPage, successPage } from './pages.js';
 import type { CoreState } from './state.js';
 
+/** Header marking the core's own requests (issueTokens), which counters and faults ignore. */
+export const INTERNAL_HEADER = 'x-agentstack-core-internal';
 export const CLIENT_ID = 'cursor-plugin';
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -153,7 +155,11 @@ export function createProvider(state: CoreState, signingJwk: Record<string, unkn
       ctx.body.scopes_supported = ALL_SCOPES;
       ctx.body.code_challenge_methods_supported = ['S256'];
     }
+    if (route === 'token' && ctx.status === 200 && ctx.oidc?.params?.grant_type === DEVICE_GRANT) {
+      state.polls.delete(String(ctx.oidc.params.device_code)); // used: later polls go straight to the provider
+    }
     if (route === 'device_authorization' && ctx.status === 200 && ctx.body && typeof ctx.body === 'object') {
+      if (ctx.get(INTERNAL_HEADER) === state.internalToken) return;
       state.counters.deviceAuthorizations += 1;
       ctx.body.interval = faults.interval;
       state.polls.set(ctx.body.device_code, { last: 0, interval: faults.interval });
