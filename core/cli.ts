@@ -1,0 +1,112 @@
+/** `npm run dev-core`: runs the reference core on 127.0.0.1 until Ctrl-C. Flags override AGENTSTACK_CORE_* env. */
+import { parseArgs } from 'node:util';
+import { ROUTE_NAMES, type CoreFaults, type EndpointFaultKind, type RouteName } from './faults.js';
+import { startCore } from './index.js';
+
+const HELP = `Usage: npm run dev-core -- [options]
+  --port N                 port on 127.0.0.1 (default: a free port; env AGENTSTACK_CORE_PORT)
+  --interval N             device-flow polling interval, seconds (default 5)
+  --access-token-ttl N     access token lifetime, seconds (default 3600)
+  --device-code-ttl N      device code lifetime, seconds (default 600)
+  --slow-down N            answer slow_down to the next N device-code polls
+  --always-pending         device-code polls never complete
+  --no-enforce-interval    do not answer slow_down to clients polling too fast
+  --fault ROUTE=KIND[:N]   endpoint fault (repeatable); KIND: 5xx|hang|reset|malformed|oversized
+  --second-tool MODE       same-page | page2
+  --session-not-found-code N   e.g. -32016
+  --hostile-verification-uri URI
+  --no-discovery  --no-refresh-tokens  --no-icons  --bad-icon  --actions-count-mismatch
+  --verbose                log core errors
+Routes: ${ROUTE_NAMES.join(', ')}`;
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    port: { type: 'string', default: process.env.AGENTSTACK_CORE_PORT },
+    interval: { type: 'string', default: process.env.AGENTSTACK_CORE_INTERVAL },
+    'access-token-ttl': { type: 'string', default: process.env.AGENTSTACK_CORE_ACCESS_TOKEN_TTL },
+    'device-code-ttl': { type: 'string' },
+    'slow-down': { type: 'string' },
+    'always-pending': { type: 'boolean' },
+    'no-enforce-interval': { type: 'boolean' },
+    fault: { type: 'string', multiple: true },
+    'second-tool': { type: 'string' },
+    'session-not-found-code': { type: 'string' },
+    'hostile-verification-uri': { type: 'string' },
+    'no-discovery': { type: 'boolean' },
+    'no-refresh-tokens': { type: 'boolean' },
+    'no-icons': { type: 'boolean' },
+    'bad-icon': { type: 'boolean' },
+    'actions-count-mismatch': { type: 'boolean' },
+    verbose: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+
+if (values.help) {
+  console.log(HELP);
+  process.exit(0);
+}
+
+function int(name: string, value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^-?\d+$/.test(value)) {
+    console.error(`--${name} must be an integer (got ${value})`);
+    process.exit(2);
+  }
+  return Number(value);
+}
+
+const faults: Partial<CoreFaults> = {};
+const slowDown = int('slow-down', values['slow-down']);
+if (slowDown !== undefined) faults.slowDown = slowDown;
+if (values['always-pending']) faults.alwaysPending = true;
+if (values['no-enforce-interval']) faults.enforceInterval = false;
+if (values['second-tool'] === 'same-page' || values['second-tool'] === 'page2') faults.secondTool = values['second-tool'];
+const snf = int('session-not-found-code', values['session-not-found-code']);
+if (snf !== undefined) faults.sessionNotFoundCode = snf;
+if (values['hostile-verification-uri']) faults.hostileVerificationUri = values['hostile-verification-uri'];
+if (values['no-discovery']) faults.noDiscovery = true;
+if (values['no-refresh-tokens']) faults.noRefreshTokens = true;
+if (values['no-icons']) faults.noIcons = true;
+if (values['bad-icon']) faults.badIcon = true;
+if (values['actions-count-mismatch']) faults.actionsCountMismatch = true;
+for (const spec of values.fault ?? []) {
+  const m = /^([a-z_]+)=(5xx|hang|reset|malformed|oversized)(?::(\d+))?$/.exec(spec);
+  if (!m || !ROUTE_NAMES.includes(m[1] as RouteName)) {
+    console.error(`bad --fault ${spec}; expected ROUTE=KIND[:times] with ROUTE one of ${ROUTE_NAMES.join(', ')}`);
+    process.exit(2);
+  }
+  faults.endpointFaults = { ...faults.endpointFaults, [m[1]!]: { kind: m[2] as EndpointFaultKind, ...(m[3] ? { times: Number(m[3]) } : {}) } };
+}
+
+const core = await startCore({
+  port: int('port', values.port),
+  interval: int('interval', values.interval),
+  accessTokenTtl: int('access-token-ttl', values['access-token-ttl']),
+  deviceCodeTtl: int('device-code-ttl', values['device-code-ttl']),
+  faults,
+  log: values.verbose ? (line) => console.error(line) : undefined,
+});
+const account = core.accounts[0]!;
+console.log(`AgentStack reference core: ${core.baseUrl}
+  MCP:        ${core.mcpUrl}
+  sign in as: ${account.email} / ${account.password}   (operator: ${core.accounts[1]!.email} / ${core.accounts[1]!.password})
+  point the plugin at it:  AGENTSTACK_BASE_URL=${core.baseUrl}
+  faults:     ${Object.keys(faults).length ? JSON.stringify(faults) : 'none'}
+Ctrl-C to stop.`);
+
+let stopping = false;
+const stop = (signal: string) => {
+  if (stopping) process.exit(1);
+  stopping = true;
+  core.close().then(
+    () => {
+      console.log(`\nstopped (${signal})`);
+      process.exit(0);
+    },
+    () => process.exit(1),
+  );
+};
+process.on('SIGINT', () => stop('SIGINT'));
+process.on('SIGTERM', () => stop('SIGTERM'));
