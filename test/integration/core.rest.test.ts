@@ -91,6 +91,18 @@ describe('fault options', () => {
     core.setFaults({ endpointFaults: {} });
   });
 
+  it("endpoint faults on OAuth routes: device '5xx', token 'malformed', protected_resource 'reset'", async () => {
+    core.setFaults({ endpointFaults: { device: { kind: '5xx', times: 1 }, token: { kind: 'malformed', times: 1 }, protected_resource: { kind: 'reset', times: 1 } } });
+    await expect(startDevice(core.baseUrl)).rejects.toThrow(/503/);
+    const dev = await startDevice(core.baseUrl);
+    const mal = await pollToken(core.baseUrl, dev.device_code);
+    expect(mal.status).toBe(200);
+    expect(typeof mal.body.raw).toBe('string'); // not JSON
+    await expect(get('/.well-known/oauth-protected-resource/mcp', {})).rejects.toThrow();
+    expect((await get('/.well-known/oauth-protected-resource/mcp', {})).status).toBe(200);
+    core.setFaults({ endpointFaults: {} });
+  });
+
   it('hostileVerificationUri, slowDown, alwaysPending, interval, accessTokenTtl, noRefreshTokens', async () => {
     core.setFaults({ hostileVerificationUri: 'javascript:alert(1)', interval: 3 });
     const d1 = await startDevice(core.baseUrl);
