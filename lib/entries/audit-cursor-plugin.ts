@@ -1,15 +1,30 @@
-import { notYetImplemented } from '../plugin-kernel/cli.js';
+import { resolve } from 'node:path';
+import { auditPlugin } from '../plugin-kernel/audit/auditPlugin.js';
+import { parseCommandLine } from '../plugin-kernel/cli.js';
+import { exitCodeFor, renderJson, renderTable } from '../plugin-kernel/report.js';
+import { pluginRootFrom } from '../plugin-kernel/runtimeCopies.js';
 
-notYetImplemented({
+const { values, positionals } = parseCommandLine({
   name: 'audit-cursor-plugin',
-  usage: `Usage: node audit-cursor-plugin.mjs [DIR] [--json]
+  usage: `Usage: node audit-cursor-plugin.mjs [DIR] [--no-rebuild] [--json]
 
 Audits a Cursor plugin folder (default: this plugin) against Cursor's plugin schema and the
 AgentStack anti-patterns. Exit 1 on any FAIL.
 
 Options:
+  --no-rebuild  do not rebuild the bundles to compare them (check their banner instead)
   --json        machine-readable output
   -h, --help    show this help`,
-  options: {},
+  options: { json: { type: 'boolean' }, 'no-rebuild': { type: 'boolean' } },
   allowPositionals: true,
 });
+
+if (positionals.length > 1) {
+  process.stderr.write('audit-cursor-plugin: give at most one DIR\nRun with --help for usage.\n');
+  process.exit(2);
+}
+const dir = positionals[0] ? resolve(positionals[0]) : pluginRootFrom(import.meta.url);
+const checks = auditPlugin(dir, { noRebuild: values['no-rebuild'] === true });
+const title = `Cursor plugin audit: ${dir}`;
+process.stdout.write(values.json ? renderJson(title, checks, { dir }) : renderTable(title, checks));
+process.exitCode = exitCodeFor(checks);

@@ -1,11 +1,15 @@
-import { notYetImplemented } from '../plugin-kernel/cli.js';
+import { parseCommandLine } from '../plugin-kernel/cli.js';
+import { diagnose } from '../plugin-kernel/diagnose/run.js';
+import { exitCodeFor, renderJson, renderTable } from '../plugin-kernel/report.js';
+import { pluginRootFrom } from '../plugin-kernel/runtimeCopies.js';
 
-notYetImplemented({
+const { values } = parseCommandLine({
   name: 'diagnose-local',
   usage: `Usage: node diagnose-local.mjs [--online] [--fix] [--approve-actions] [--json]
 
 Checks this machine's AgentStack setup: plugin files, ~/.cursor/mcp.json, token expiry, refresh token,
 project pin, capability snapshot, device lock, plugin caches. Each gate PASS / WARN / FAIL with its fix.
+Never prints a secret: the token is shown masked. Exit 1 when a gate fails.
 
 Options:
   --online            also call GET /api/auth/me and probe the MCP surface
@@ -13,6 +17,26 @@ Options:
   --approve-actions   mark every action in the capability snapshot as approved
   --json              machine-readable output
   -h, --help          show this help`,
-  options: {},
-  allowPositionals: true,
+  options: {
+    online: { type: 'boolean' },
+    fix: { type: 'boolean' },
+    'approve-actions': { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
 });
+
+const source = pluginRootFrom(import.meta.url);
+const result = await diagnose({
+  source,
+  fix: values.fix === true,
+  online: values.online === true,
+  approveActions: values['approve-actions'] === true,
+});
+const title = `AgentStack diagnosis (plugin: ${source})`;
+if (values.json) {
+  process.stdout.write(renderJson(title, result.checks, { changes: result.changes }));
+} else {
+  if (result.changes.length) process.stdout.write(`Changed:\n${result.changes.map((c) => `  ${c}`).join('\n')}\n\n`);
+  process.stdout.write(renderTable(title, result.checks));
+}
+process.exitCode = exitCodeFor(result.checks);

@@ -1,17 +1,27 @@
-import { notYetImplemented } from '../plugin-kernel/cli.js';
+import { parseCommandLine } from '../plugin-kernel/cli.js';
+import { exitCodeFor, renderJson, renderTable } from '../plugin-kernel/report.js';
+import { copyChecks, refreshCopies } from '../plugin-kernel/runtimeRefresh.js';
+import { pluginRootFrom } from '../plugin-kernel/runtimeCopies.js';
 
-notYetImplemented({
+const { values } = parseCommandLine({
   name: 'refresh-cursor-runtime',
   usage: `Usage: node refresh-cursor-runtime.mjs [--fix] [--purge] [--json]
 
 Finds copies of this plugin under ~/.cursor/plugins (local, cache, marketplaces) and reports the
-ones whose version or files differ from this copy.
+ones whose version or files differ from this copy (a logo that does not show is the usual symptom).
 
 Options:
-  --fix         replace stale files atomically
+  --fix         replace stale files atomically (keeping each file's mode)
   --purge       remove cached copies so Cursor fetches them again
   --json        machine-readable output
   -h, --help    show this help`,
-  options: {},
-  allowPositionals: true,
+  options: { fix: { type: 'boolean' }, purge: { type: 'boolean' }, json: { type: 'boolean' } },
 });
+
+const source = pluginRootFrom(import.meta.url);
+const result = refreshCopies(source, { fix: values.fix === true, purge: values.purge === true });
+const checks = copyChecks(source, result);
+const title = `Copies of this plugin under ~/.cursor/plugins (source: ${source})`;
+process.stdout.write(values.json ? renderJson(title, checks, { source, changes: result.changes }) : renderTable(title, checks));
+if (!values.json && result.changes.length) process.stdout.write(`\nChanged:\n${result.changes.map((c) => `  ${c}`).join('\n')}\n`);
+process.exitCode = exitCodeFor(checks);

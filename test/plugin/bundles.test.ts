@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ES module shared with the build script
 import { BUNDLES, bannerFor } from '../../build/bundles.mjs';
+import { bareImports } from '../../lib/plugin-kernel/audit/bundleRules.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 
 type Bundle = { entry: string; out: string };
@@ -65,9 +66,6 @@ describe('installed the way Cursor installs a plugin (plain files, no npm instal
   });
 
   it.each(bundles)('$out imports no package at run time (only node: built-ins)', ({ out }) => {
-    const source = readFileSync(join(install.path, out), 'utf8');
-    const specifiers = [...source.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']([^"']+)["']/g)].map((m) => m[1]!);
-    const bare = specifiers.filter((s) => !s.startsWith('node:') && !s.startsWith('.') && !s.startsWith('/'));
-    expect(bare).toEqual([]);
+    expect(bareImports(readFileSync(join(install.path, out), 'utf8'))).toEqual([]);
   });
 });

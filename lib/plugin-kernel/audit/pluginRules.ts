@@ -7,7 +7,7 @@ import { MCP_SERVER_KEY } from '../toolNames.js';
 /** The keys Cursor's manifest schema accepts; it rejects any other (additionalProperties: false). */
 export const MANIFEST_KEYS = [
   'name', 'displayName', 'description', 'version', 'author', 'publisher', 'homepage', 'repository', 'license', 'logo',
-  'keywords', 'category', 'tags', 'commands', 'agents', 'skills', 'rules', 'hooks', 'variables', 'mcpServers',
+  'keywords', 'category', 'tags', 'minClientVersions', 'commands', 'agents', 'skills', 'rules', 'hooks', 'variables', 'mcpServers',
 ] as const;
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);

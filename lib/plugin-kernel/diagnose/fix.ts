@@ -1,0 +1,46 @@
+/**
+ * diagnose-local --fix: the safe repairs only. mcp.json is normalized by the mcp.json manager (its lock, its atomic
+ * 0600 write); loose modes of the plugin's secret files are tightened; a stale device lock is removed. Nothing else.
+ */
+import { chmodSync, lstatSync } from 'node:fs';
+import { breakStaleLock } from '../fileLock.js';
+import { normalizeMcpConfig } from '../mcpConfig.js';
+import { updateMcpConfigFile } from '../mcpConfigFile.js';
+import { SECRET_FILE_MODE } from '../secureFile.js';
+import { octal, tilde } from './gatesConfig.js';
+import { isLiveLock } from './gatesState.js';
+import type { LocalState } from './state.js';
+
+function tightenMode(path: string): string | null {
+  let stat;
+  try { stat = lstatSync(path); } catch { return null; }
+  if (!stat.isFile() || (stat.mode & 0o077) === 0) return null;
+  chmodSync(path, SECRET_FILE_MODE);
+  return `chmod 600 ${tilde(path)} (was ${octal(stat.mode & 0o777)})`;
+}
+
+export interface FixOptions {
+  envBaseUrl?: string | null;
+  platform?: NodeJS.Platform;
+}
+
+/** Applies the repairs the state calls for and returns one line per change made. */
+export async function applySafeFixes(state: LocalState, options: FixOptions = {}): Promise<string[]> {
+  const changes: string[] = [];
+  const { paths } = state;
+  if (state.mcp.config && state.mcp.notLean) {
+    const result = await updateMcpConfigFile(paths.mcpJson, (config) => normalizeMcpConfig(config, { envBaseUrl: options.envBaseUrl ?? null }));
+    if (result.changed) changes.push(`normalized the "agentstack" entry of ${tilde(paths.mcpJson)} (other servers untouched)`);
+  }
+  if ((options.platform ?? process.platform) !== 'win32') {
+    for (const path of [paths.mcpJson, paths.refresh, paths.capabilities, paths.project]) {
+      const changed = tightenMode(path);
+      if (changed) changes.push(changed);
+    }
+  }
+  if (state.lock.exists && state.lock.text !== null && !isLiveLock(state.lock, state.now)) {
+    breakStaleLock(paths.deviceLock, state.lock.text);
+    changes.push(`removed the stale device lock ${tilde(paths.deviceLock)}`);
+  }
+  return changes;
+}
