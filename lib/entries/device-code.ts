@@ -1,6 +1,10 @@
-import { notYetImplemented } from '../plugin-kernel/cli.js';
+import { parseCommandLine } from '../plugin-kernel/cli.js';
+import { runDeviceFlow } from '../plugin-kernel/deviceFlow.js';
+import { createReporter } from '../plugin-kernel/deviceOutput.js';
+import { PluginError } from '../plugin-kernel/errors.js';
+import { BASE_SCOPES, DEFAULT_SCOPE_PRESET, isScopePreset, scopeStringFor } from '../plugin-kernel/scopes.js';
 
-notYetImplemented({
+const spec = {
   name: 'device-code',
   usage: `Usage: node device-code.mjs [options]
 
@@ -9,7 +13,8 @@ Signs this machine in to AgentStack with the OAuth Device Code flow and writes t
 
 Options:
   --scope-preset NAME  full (default), readonly or builder
-  --scopes "A B"       explicit space-separated scopes (overrides the preset)
+  --scopes "A B"       explicit space-separated scopes (overrides the preset; openid and
+                       offline_access are added)
   --no-browser         print the URL and code; do not open a browser (alias --headless)
   --json               one JSON event per line on stdout; human text on stderr
   -h, --help           show this help
@@ -17,6 +22,55 @@ Options:
 Environment: AGENTSTACK_BASE_URL, AGENTSTACK_CURSOR_DIR, AGENTSTACK_PROJECT_ID,
              AGENTSTACK_OAUTH_CLIENT_ID, AGENTSTACK_OAUTH_CLIENT_SECRET
 Exit codes: 0 signed in (or a sign-in is already running), 1 failed, 2 bad usage.`,
-  options: {},
-  allowPositionals: true,
-});
+  options: {
+    'scope-preset': { type: 'string' },
+    scopes: { type: 'string' },
+    'no-browser': { type: 'boolean' },
+    headless: { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
+} as const;
+
+function usageError(message: string): never {
+  process.stderr.write(`device-code: ${message}\nRun with --help for usage.\n`);
+  process.exit(2);
+}
+
+function scopesFrom(values: Record<string, unknown>): string {
+  if (typeof values.scopes === 'string') {
+    const asked = values.scopes.split(/[\s,]+/).filter(Boolean);
+    if (!asked.length) usageError('--scopes needs at least one scope');
+    return [...new Set([...BASE_SCOPES, ...asked])].join(' ');
+  }
+  const preset = typeof values['scope-preset'] === 'string' ? values['scope-preset'] : DEFAULT_SCOPE_PRESET;
+  if (!isScopePreset(preset)) usageError(`unknown --scope-preset ${JSON.stringify(preset)} (use full, readonly or builder)`);
+  return scopeStringFor(preset);
+}
+
+async function main(): Promise<number> {
+  const { values } = parseCommandLine({ ...spec, options: { ...spec.options } });
+  const scopes = scopesFrom(values);
+  const reporter = createReporter({ json: Boolean(values.json), streams: { stdout: process.stdout, stderr: process.stderr } });
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const outcome = await runDeviceFlow({
+      env: process.env,
+      scopes,
+      openBrowser: !(values['no-browser'] || values.headless),
+      signal: controller.signal,
+      onEvent: reporter.onEvent,
+    });
+    if (outcome.status === 'already_running') reporter.alreadyRunning(outcome.holder);
+    return 0;
+  } catch (error) {
+    if (controller.signal.aborted) return reporter.fail(new PluginError('aborted', 'Sign-in cancelled; nothing was changed. Run it again when you are ready.'));
+    return reporter.fail(error);
+  } finally {
+    reporter.stop();
+  }
+}
+
+process.exit(await main());
