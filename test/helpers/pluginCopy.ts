@@ -1,0 +1,14 @@
+import { cpSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from './repo.js';
+
+/** What an installed plugin folder holds: the repo's shipped files, without its build tooling or sources. */
+export const PLUGIN_FILES = ['.cursor-plugin', 'mcp.json', 'hooks', 'scripts', 'commands', 'assets', 'package.json', 'CHANGELOG.md', 'README.md', 'LICENSE'];
+
+/** Copies this repo's plugin files into `dest` (a plain plugin folder, as Cursor installs it). */
+export function copyPlugin(dest: string): string {
+  for (const name of PLUGIN_FILES) {
+    if (existsSync(join(REPO_ROOT, name))) cpSync(join(REPO_ROOT, name), join(dest, name), { recursive: true });
+  }
+  return dest;
+}
