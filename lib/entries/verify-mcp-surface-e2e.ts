@@ -1,6 +1,12 @@
-import { notYetImplemented } from '../plugin-kernel/cli.js';
+import { parseBaseUrl, resolveBaseUrl } from '../plugin-kernel/baseUrl.js';
+import { parseCommandLine } from '../plugin-kernel/cli.js';
+import { isPluginError } from '../plugin-kernel/errors.js';
+import { cursorPaths } from '../plugin-kernel/paths.js';
+import { exitCodeFor, renderJson, renderTable } from '../plugin-kernel/report.js';
+import { bearerFromEnv, bearerFromMcpJson } from '../plugin-kernel/verify/bearerSource.js';
+import { runVerify } from '../plugin-kernel/verify/runVerify.js';
 
-notYetImplemented({
+const { values } = parseCommandLine({
   name: 'verify-mcp-surface-e2e',
   usage: `Usage: node verify-mcp-surface-e2e.mjs [--base-url URL] [--token-env NAME] [--only mcp] [--json]
 
@@ -13,6 +19,34 @@ Options:
   --only mcp         run only the MCP checks
   --json             machine-readable output
   -h, --help         show this help`,
-  options: {},
-  allowPositionals: true,
+  options: {
+    'base-url': { type: 'string' },
+    'token-env': { type: 'string' },
+    only: { type: 'string' },
+    json: { type: 'boolean' },
+  },
 });
+
+function usageError(message: string): never {
+  process.stderr.write(`verify-mcp-surface-e2e: ${message}\nRun with --help for usage.\n`);
+  process.exit(2);
+}
+
+if (values.only !== undefined && values.only !== 'mcp') usageError(`--only accepts only "mcp" (got ${JSON.stringify(String(values.only).slice(0, 40))})`);
+let baseUrl: string;
+try {
+  baseUrl = typeof values['base-url'] === 'string' ? parseBaseUrl(values['base-url'], '--base-url') : resolveBaseUrl();
+} catch (error) {
+  usageError(isPluginError(error) ? error.message : String(error));
+}
+const tokenEnv = values['token-env'];
+const source = typeof tokenEnv === 'string' ? bearerFromEnv(tokenEnv, process.env) : bearerFromMcpJson(cursorPaths().mcpJson, baseUrl);
+const { checks, probe } = await runVerify({ baseUrl, ...(source.bearer ? { bearer: source.bearer } : {}), ...(values.only === 'mcp' ? { only: 'mcp' as const } : {}) });
+const all = [source.check, ...checks];
+const title = `AgentStack MCP surface: ${baseUrl}`;
+if (values.json) {
+  process.stdout.write(renderJson(title, all, { baseUrl, era: probe.era ?? null, protocolVersion: probe.protocolVersion ?? null, durationMs: probe.durationMs, exchanges: probe.exchanges, events: probe.events }));
+} else {
+  process.stdout.write(renderTable(title, all));
+}
+process.exitCode = exitCodeFor(all);

@@ -114,6 +114,7 @@ export async function probeMcpSurface(options: ProbeOptions): Promise<ProbeRepor
     report.checks.push(fail('mcp.tools_list', `tools/list failed: ${describeError(error)}`, 'the server must answer tools/list'));
   }
   if (walk) {
+    report.tools = walk.rows;
     report.checks.push(toolsListCheck(walk), singleToolCheck(walk));
     for (const c of [toolNameDotCheck(walk), toolIconsCheck(walk)]) if (c) report.checks.push(c);
     report.checks.push(actionsUrlCheck(walk));

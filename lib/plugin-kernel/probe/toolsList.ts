@@ -52,7 +52,7 @@ export async function walkToolsList(
   requestPage: (cursor: string | undefined, page: number) => Promise<unknown>,
   maxPages = DEFAULT_MAX_PAGES,
 ): Promise<ToolsWalk> {
-  const walk: ToolsWalk = { pages: 0, tools: [], actionsUrls: [] };
+  const walk: ToolsWalk = { pages: 0, tools: [], rows: [], actionsUrls: [] };
   const seenCursors = new Set<string>();
   let cursor: string | undefined;
   for (;;) {
@@ -64,7 +64,10 @@ export async function walkToolsList(
       walk.stopped = `page ${page} has no tools array`;
       return walk;
     }
-    result.tools.forEach((raw) => walk.tools.push(inspectTool(raw, page)));
+    for (const raw of result.tools) {
+      walk.rows.push(raw);
+      walk.tools.push(inspectTool(raw, page));
+    }
     const next = result.nextCursor;
     if (next === undefined || next === null || next === '') return walk;
     if (typeof next !== 'string') {

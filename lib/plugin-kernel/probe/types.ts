@@ -51,6 +51,8 @@ export interface ProbeReport {
   protocolVersion?: string;
   serverInfo?: { name?: string; version?: string };
   checks: Check[];
+  /** The raw tool rows of tools/list, all pages (absent when tools/list failed). */
+  tools?: unknown[];
   exchanges: Exchange[];
   events: ProbeEvent[];
   durationMs: number;
@@ -67,6 +69,8 @@ export interface ToolSeen {
 export interface ToolsWalk {
   pages: number;
   tools: ToolSeen[];
+  /** The tool rows exactly as listed, every page in order (for REST parity). */
+  rows: unknown[];
   /** `actions_url` of each page (null when absent). */
   actionsUrls: Array<string | null>;
   /** Set when the walk stopped early: a repeated cursor, the page cap, a malformed page. */
