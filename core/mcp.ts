@@ -50,6 +50,19 @@ export class McpSessions {
     for (const s of this.sessions.values()) s.expired = true;
   }
 
+  /**
+   * `expireSessions` given to startCore (no session exists yet): the first request after a session's handshake
+   * (not `notifications/initialized`) finds it expired, once. Lets a spawned client meet an expiry mid-run.
+   */
+  expireNextAfterHandshake = false;
+
+  private takeArmedExpiry(body: unknown): boolean {
+    const request = body && typeof body === 'object' && 'id' in body && 'method' in body;
+    if (!this.expireNextAfterHandshake || !request || isInitializeRequest(body)) return false;
+    this.expireNextAfterHandshake = false;
+    return true;
+  }
+
   async closeAll(): Promise<void> {
     const all = [...this.sessions.values()];
     this.sessions.clear();
@@ -116,7 +129,7 @@ export class McpSessions {
     if (typeof sid === 'string') {
       const session = this.sessions.get(sid);
       if (!session) return this.notFound(res, body);
-      if (session.expired) {
+      if (session.expired || this.takeArmedExpiry(body)) {
         this.sessions.delete(sid);
         void session.transport.close();
         return this.notFound(res, body);

@@ -100,7 +100,10 @@ export async function startCore(options: CoreOptions = {}): Promise<RunningCore>
   const providerCallback = provider.callback();
   const auth = new TokenAuth(state, keys);
   const mcp = new McpSessions(state);
-  if (faults.expireSessions) faults.expireSessions = false; // nothing to expire yet
+  if (faults.expireSessions) {
+    mcp.expireNextAfterHandshake = true; // nothing to expire yet: expire the first session right after its handshake
+    faults.expireSessions = false;
+  }
 
   const unauthorized = (res: ServerResponse, hadToken: boolean) => {
     const challenge = `Bearer resource_metadata="${baseUrl}/.well-known/oauth-protected-resource/mcp"${hadToken ? ', error="invalid_token"' : ''}`;
