@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { decidePreMcp, grantedCaps, parseExecuteArgs, type PreMcpContext } from '../../lib/plugin-kernel/preMcp/decide.js';
+import { classifyRawInput } from '../../lib/plugin-kernel/preMcp/front.js';
+import { isAgentStackServer, splitToolName } from '../../lib/plugin-kernel/preMcp/identify.js';
+import { indexSnapshot, type SnapshotRead } from '../../lib/plugin-kernel/preMcp/snapshotIndex.js';
+import { boundedEditDistance, closestActions } from '../../lib/plugin-kernel/preMcp/suggest.js';
+import { knownBaseUrls } from '../../lib/plugin-kernel/preMcp/run.js';
+import { bigSnapshot } from '../helpers/fixtures.js';
+
+const BASE = 'https://agentstack.tech';
+const snapshotOf = (extra: Record<string, unknown> = {}): SnapshotRead => {
+  const index = indexSnapshot({
+    fetched_at: new Date().toISOString(),
+    audience: 'tenant',
+    total_actions: 4,
+    actions: [
+      { action: 'system.ping', required_cap: null },
+      { action: 'projects.list', required_cap: 'projects:read' },
+      { action: 'projects.create', required_cap: 'projects:write' },
+      { action: 'data.write', required_cap: 'data:write' },
+    ],
+    ...extra,
+  });
+  return { kind: 'ok', index: index! };
+};
+const call = (steps: unknown, extra: Record<string, unknown> = {}) => ({
+  tool_name: 'agentstack.execute',
+  tool_input: typeof steps === 'string' ? steps : JSON.stringify({ steps }),
+  url: `${BASE}/mcp`,
+  ...extra,
+});
+const ctx = (input: PreMcpContext['input'], more: Partial<PreMcpContext> = {}): PreMcpContext => ({
+  input, snapshot: snapshotOf(), claims: null, now: Date.now(), knownBaseUrls: [BASE], ...more,
+});
+
+describe('pre-MCP decision', () => {
+  it('answers other servers and other tools neutrally ({}; never "allow")', () => {
+    expect(decidePreMcp(ctx({ tool_name: 'search', url: 'https://x.example/mcp' }))).toEqual({});
+    expect(decidePreMcp(ctx(call([{ action: 'nope' }], { url: 'https://other.example/mcp' })))).toEqual({});
+    expect(decidePreMcp(ctx(call([{ action: 'nope' }], { url: undefined, command: 'npx srv', mcp_server_name: 'user-other' })))).toEqual({});
+    expect(decidePreMcp(ctx(null))).toEqual({});
+    expect(classifyRawInput({ tool_name: 'read_file' })).toEqual({ kind: 'neutral' });
+  });
+
+  it('passes a known, granted, approved call without widening it', () => {
+    expect(decidePreMcp(ctx(call([{ id: 1, action: 'projects.list' }]), { claims: { caps: ['projects:read'] } }))).toEqual({});
+  });
+
+  it('denies an unknown action and names the closest existing ones', () => {
+    const answer = decidePreMcp(ctx(call([{ id: '1', action: 'projects.lst' }])));
+    expect(answer.permission).toBe('deny');
+    expect(answer.agent_message).toContain('projects.list');
+    expect(answer.user_message).toContain('projects.lst');
+  });
+
+  it('denies a step whose required capability the token lacks, naming it', () => {
+    const answer = decidePreMcp(ctx(call([{ action: 'projects.list' }, { action: 'data.write' }]), { claims: { caps: ['projects:read'] } }));
+    expect(answer.permission).toBe('deny');
+    expect(answer.user_message).toContain('"data:write"');
+    expect(answer.agent_message).toContain('data.write');
+    // no caps claim: nothing to check against
+    expect(decidePreMcp(ctx(call([{ action: 'data.write' }]), { claims: { sub: 'u' } }))).toEqual({});
+  });
+
+  it('asks before an action added since the last approval, naming it', () => {
+    const answer = decidePreMcp(ctx(call([{ action: 'projects.create' }]), { snapshot: snapshotOf({ unapproved: ['projects.create'] }), pluginRoot: '/p' }));
+    expect(answer.permission).toBe('ask');
+    expect(answer.user_message).toContain('projects.create');
+    expect(answer.user_message).toContain('--approve-actions');
+  });
+
+  it('is neutral with a sign-in hint when there is no usable snapshot', () => {
+    for (const snapshot of [null, { kind: 'missing' } as const, { kind: 'malformed' } as const]) {
+      const answer = decidePreMcp(ctx(call([{ action: 'x.y' }]), { snapshot }));
+      expect(answer.permission).toBeUndefined();
+      expect(answer.agent_message).toMatch(/agentstack-authorize/);
+    }
+  });
+
+  it('asks (never crashes) when tool_input cannot be read, and accepts an object or a double-encoded string', () => {
+    for (const bad of ['{not json', JSON.stringify({ steps: 'x' }), JSON.stringify([1])]) {
+      expect(decidePreMcp(ctx(call(bad))).permission).toBe('ask');
+    }
+    expect(decidePreMcp(ctx({ ...call([]), tool_input: { steps: [{ action: 'nope.x' }] } })).permission).toBe('deny');
+    expect(parseExecuteArgs(JSON.stringify(JSON.stringify({ steps: [{ action: 'a' }] }))).ok).toBe(true);
+  });
+
+  it('identifies AgentStack by Cursor server name or by url base', () => {
+    expect(isAgentStackServer({ tool_name: 'agentstack_execute', mcp_server_name: 'plugin-agentstack-agentstack' }, [])).toBe(true);
+    expect(isAgentStackServer({ tool_name: 'MCP:user-agentstack:agentstack.execute' }, [])).toBe(true);
+    expect(isAgentStackServer({ tool_name: 'agentstack.execute', url: 'http://127.0.0.1:9/mcp' }, ['http://127.0.0.1:9'])).toBe(true);
+    expect(isAgentStackServer({ tool_name: 'agentstack.execute', url: 'https://evil.example/mcp' }, [BASE])).toBe(false);
+    expect(splitToolName('MCP:a:b.c')).toEqual({ server: 'a', tool: 'b.c' });
+    const config = { mcpServers: { agentstack: { url: 'https://staging.agentstack.tech/mcp' } } };
+    expect(knownBaseUrls(config, { AGENTSTACK_BASE_URL: 'http://127.0.0.1:5' })).toEqual([BASE, 'https://staging.agentstack.tech', 'http://127.0.0.1:5']);
+    expect(knownBaseUrls({}, { AGENTSTACK_BASE_URL: 'ftp://x' })).toEqual([BASE]);
+  });
+
+  it('reads caps as an array or a space-separated string', () => {
+    expect([...grantedCaps({ caps: ['a', 1, 'b'] })!]).toEqual(['a', 'b']);
+    expect([...grantedCaps({ caps: 'a b' })!]).toEqual(['a', 'b']);
+    expect(grantedCaps({})).toBeNull();
+  });
+
+  it('rejects snapshot files of the wrong shape', () => {
+    expect(indexSnapshot({ audience: 'tenant', actions: [] })).toBeNull();
+    expect(indexSnapshot({ fetched_at: 'x', audience: 'tenant', actions: [{ action: 1 }] })).toBeNull();
+    expect(indexSnapshot({ fetched_at: 'x', audience: 'tenant', actions: 'no' })).toBeNull();
+  });
+});
+
+describe('suggestions', () => {
+  it('bounded edit distance', () => {
+    expect(boundedEditDistance('kitten', 'sitting', 5)).toBe(3);
+    expect(boundedEditDistance('a', 'abcdef', 2)).toBe(3);
+  });
+
+  it('finds near names quickly among 5,000 actions', () => {
+    const names = bigSnapshot(5000).actions.map((a) => a.action);
+    const started = performance.now();
+    const near = closestActions('projects.op_4990x', names);
+    expect(performance.now() - started).toBeLessThan(200);
+    expect(near[0]).toBe('projects.op_4990');
+    expect(closestActions('projects', names).every((n) => n.startsWith('projects'))).toBe(true);
+    expect(closestActions('zzzzzzzzzzzz', names)).toEqual([]);
+  });
+});
