@@ -27,6 +27,8 @@ export interface FinishArgs {
 
 export interface FinishResult {
   server_url: string;
+  /** The mcp.json written. */
+  mcp_json: string;
   project_id: number | null;
   expires_at: string | null;
   capabilities: number | null;
@@ -91,6 +93,7 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
   });
   return {
     server_url: `${baseUrl}/mcp`,
+    mcp_json: paths.mcpJson,
     project_id: args.projectId,
     expires_at: expiresAt,
     capabilities,

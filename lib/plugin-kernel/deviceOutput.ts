@@ -117,7 +117,7 @@ export function createReporter(options: { json: boolean; streams: OutputStreams;
         say(`  Token valid until: ${event.expires_at ?? 'the server did not say'}${event.refresh_stored ? ' (renewed automatically)' : ''}`);
         if (event.capabilities !== null) say(`  Actions available: ${event.capabilities}`);
         for (const warning of event.warnings) say(`  warning: ${warning}`);
-        say('Cursor picks up ~/.cursor/mcp.json by itself; if "user-agentstack" does not turn green, reload the window.');
+        say(`Cursor picks up ${event.mcp_json} by itself; if "user-agentstack" does not turn green, reload the window.`);
         return;
       }
     }

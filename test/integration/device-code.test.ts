@@ -1,0 +1,202 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startCore, type RunningCore } from '../../core/index.js';
+import { tempDir } from '../helpers/repo.js';
+import { runDeviceCode, type DeviceRun } from '../helpers/deviceCode.js';
+
+let core: RunningCore;
+let dir: ReturnType<typeof tempDir>;
+const runs: DeviceRun[] = [];
+const outputs: string[] = [];
+
+beforeAll(async () => {
+  core = await startCore({ port: 0, interval: 1 });
+});
+afterAll(async () => core?.close());
+beforeEach(() => {
+  dir = tempDir();
+  core.setFaults({ slowDown: 0, endpointFaults: {}, noDiscovery: false, hostileVerificationUri: null });
+});
+afterEach(async () => {
+  for (const run of runs.splice(0)) {
+    if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
+    const { stdout, stderr } = await run.done;
+    outputs.push(stdout, stderr);
+  }
+  dir.cleanup();
+});
+
+const file = (name: string) => join(dir.path, name);
+const mode = (name: string) => statSync(file(name)).mode & 0o777;
+function start(args?: string[], env?: Record<string, string>): DeviceRun {
+  const run = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: dir.path, args, env });
+  runs.push(run);
+  return run;
+}
+
+const OTHER_SERVERS = {
+  github: { command: 'docker', args: ['run', '-i', '--rm', 'ghcr.io/github/github-mcp-server'], env: { GITHUB_PERSONAL_ACCESS_TOKEN: '${env:GH}' } },
+  agentstack: { type: 'streamable-http', url: 'https://agentstack.tech/mcp', tools: ['agentstack.execute'], headers: { Authorization: 'Bearer ${env:AGENTSTACK_ACCESS_TOKEN}' } },
+  zeta: { url: 'https://zeta.example/mcp', headers: { 'X-Key': 'k' } },
+};
+
+describe('device-code.mjs against the reference core', () => {
+  it('signs in when approved: lean Bearer entry, other servers untouched, refresh + snapshot 0600, events in order, no secret in output', async () => {
+    writeFileSync(file('mcp.json'), JSON.stringify({ theme: 'x', mcpServers: OTHER_SERVERS }, null, 4));
+    writeFileSync(file('agentstack-project'), '42\n');
+    const run = start();
+    const code = await run.waitFor('device_code');
+    expect(code).toMatchObject({ interval: 1, verification_uri: `${core.baseUrl}/activate` });
+    expect(Object.keys(code)).toEqual(['event', 'user_code', 'verification_uri', 'verification_uri_complete', 'expires_in', 'interval']);
+    expect(mode('agentstack-device.lock')).toBe(0o600);
+    expect(JSON.parse(readFileSync(file('agentstack-device.lock'), 'utf8'))).toMatchObject({ user_code: code.user_code, verification_uri: code.verification_uri });
+    await run.waitFor('pending');
+    await core.approve(String(code.user_code));
+    const result = await run.done;
+    expect(result.code).toBe(0);
+
+    const names = run.events.map((e) => e.event);
+    expect(names[0]).toBe('device_code');
+    expect(names.at(-1)).toBe('authorized');
+    expect(names.slice(1, -1).every((n) => n === 'pending')).toBe(true);
+    const authorized = run.events.at(-1)!;
+    expect(Object.keys(authorized)).toEqual(['event', 'server_url', 'project_id', 'expires_at', 'capabilities']);
+    expect(authorized).toMatchObject({ server_url: `${core.baseUrl}/mcp`, project_id: 42 });
+    expect(authorized.capabilities).toBeGreaterThan(0);
+
+    const mcp = JSON.parse(readFileSync(file('mcp.json'), 'utf8'));
+    expect(Object.keys(mcp)).toEqual(['theme', 'mcpServers']);
+    expect(Object.keys(mcp.mcpServers)).toEqual(['github', 'agentstack', 'zeta']);
+    expect(mcp.mcpServers.github).toEqual(OTHER_SERVERS.github);
+    expect(mcp.mcpServers.zeta).toEqual(OTHER_SERVERS.zeta);
+    const entry = mcp.mcpServers.agentstack;
+    expect(entry).toEqual({ type: 'streamable-http', url: `${core.baseUrl}/mcp`, headers: { Authorization: expect.stringMatching(/^Bearer \S+$/), 'X-Project-ID': '42' } });
+    const accessToken = entry.headers.Authorization.slice('Bearer '.length);
+    const refresh = JSON.parse(readFileSync(file('agentstack-refresh'), 'utf8'));
+    expect(refresh).toMatchObject({ token_endpoint: `${core.baseUrl}/api/oauth2/token`, client_id: 'cursor-plugin', resource: `${core.baseUrl}/mcp`, token_type: 'bearer' });
+    const snapshot = JSON.parse(readFileSync(file('agentstack-capabilities.json'), 'utf8'));
+    expect(snapshot).toMatchObject({ audience: 'tenant', total_actions: authorized.capabilities, server_url: `${core.baseUrl}/mcp` });
+    expect(snapshot.catalog_etag).toBeTruthy();
+    for (const name of ['mcp.json', 'agentstack-refresh', 'agentstack-capabilities.json']) expect(mode(name)).toBe(0o600);
+    expect(existsSync(file('agentstack-device.lock'))).toBe(false);
+    expect(readFileSync(file('mcp.json'), 'utf8').endsWith('}\n')).toBe(true);
+
+    for (const secret of [accessToken, refresh.refresh_token]) {
+      expect(result.stdout).not.toContain(secret);
+      expect(result.stderr).not.toContain(secret);
+      expect(result.stderr).not.toContain(secret.slice(-24));
+    }
+    expect(result.stderr).toContain('✓ Signed in to AgentStack as');
+    expect(result.stderr).toContain('reload the window');
+    expect(core.counters.requests['POST /mcp/cache/clear']).toBeGreaterThan(0);
+  });
+
+  it('denied: exit 1 with access_denied and a next step; mcp.json untouched', async () => {
+    const original = JSON.stringify({ mcpServers: { zeta: OTHER_SERVERS.zeta } });
+    writeFileSync(file('mcp.json'), original);
+    const run = start();
+    const code = await run.waitFor('device_code');
+    await core.approve(String(code.user_code), { deny: true });
+    const result = await run.done;
+    expect(result.code).toBe(1);
+    expect(run.events.at(-1)).toMatchObject({ event: 'error', error: 'access_denied', message: expect.stringMatching(/denied.*Run it again/) });
+    expect(readFileSync(file('mcp.json'), 'utf8')).toBe(original);
+    expect(existsSync(file('agentstack-device.lock'))).toBe(false);
+  });
+
+  it('discovery absent: the legacy AgentStack paths are used', async () => {
+    core.setFaults({ noDiscovery: true });
+    const before = { ...core.counters.requests };
+    const run = start();
+    const code = await run.waitFor('device_code');
+    await core.approve(String(code.user_code));
+    expect((await run.done).code).toBe(0);
+    const delta = (key: string) => (core.counters.requests[key] ?? 0) - (before[key] ?? 0);
+    expect(delta('GET /.well-known/oauth-protected-resource/mcp')).toBeGreaterThan(0);
+    expect(delta('GET /.well-known/oauth-protected-resource')).toBeGreaterThan(0);
+    expect(delta('GET /.well-known/oauth-authorization-server')).toBeGreaterThan(0);
+    expect(delta('POST /api/oauth2/device/authorize')).toBe(1);
+    expect(delta('POST /api/oauth2/token')).toBeGreaterThan(0);
+    expect(existsSync(file('agentstack-refresh'))).toBe(true);
+  });
+
+  it('a second concurrent run sees already_running (exit 0, with the URL and code); a stale lock is replaced', async () => {
+    const first = start();
+    const code = await first.waitFor('device_code');
+    const second = start();
+    const result = await second.done;
+    expect(result.code).toBe(0);
+    expect(second.events).toEqual([{
+      event: 'error', error: 'already_running', message: expect.stringContaining('already running'),
+      verification_uri: code.verification_uri, verification_uri_complete: code.verification_uri_complete, user_code: code.user_code,
+    }]);
+    expect(result.stderr).toContain(String(code.user_code));
+    first.child.kill('SIGKILL');
+    await first.done;
+
+    // The killed run left its lock behind: its pid is dead, so the next run replaces it.
+    expect(existsSync(file('agentstack-device.lock'))).toBe(true);
+    const third = start();
+    const fresh = await third.waitFor('device_code');
+    expect(fresh.user_code).not.toBe(code.user_code);
+    await core.approve(String(fresh.user_code));
+    expect((await third.done).code).toBe(0);
+  });
+
+  it('replaces a lock from a dead pid written by hand', async () => {
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    writeFileSync(file('agentstack-device.lock'), JSON.stringify({ pid: dead, started_at: new Date().toISOString(), expires_at: new Date(Date.now() + 600_000).toISOString(), user_code: 'DEAD-CODE' }));
+    const run = start();
+    const code = await run.waitFor('device_code');
+    expect(code.user_code).not.toBe('DEAD-CODE');
+    run.child.kill('SIGINT');
+    await run.done;
+  });
+
+  it('Ctrl-C stops at once and releases the lock', async () => {
+    const run = start();
+    await run.waitFor('device_code');
+    expect(existsSync(file('agentstack-device.lock'))).toBe(true);
+    const sent = Date.now();
+    run.child.kill('SIGINT');
+    const result = await run.done;
+    expect(Date.now() - sent).toBeLessThan(1500);
+    expect(result.code).toBe(1);
+    expect(run.events.at(-1)).toMatchObject({ event: 'error', error: 'aborted' });
+    expect(existsSync(file('agentstack-device.lock'))).toBe(false);
+  });
+
+  it('malformed mcp.json: exit 1 before any request, file byte-identical, message names file and position', async () => {
+    const text = '{\n  "mcpServers": {\n    "zeta": {"url": "https://z/mcp",}\n  }\n}\n';
+    writeFileSync(file('mcp.json'), text, { mode: 0o644 });
+    const before = core.counters.deviceAuthorizations;
+    const run = start();
+    const result = await run.done;
+    expect(result.code).toBe(1);
+    expect(run.events).toEqual([{ event: 'error', error: 'invalid_config', message: expect.stringContaining('line 3, column 37') }]);
+    expect(result.stderr).toContain(file('mcp.json'));
+    expect(readFileSync(file('mcp.json'), 'utf8')).toBe(text);
+    expect(mode('mcp.json')).toBe(0o644);
+    expect(core.counters.deviceAuthorizations).toBe(before);
+  });
+
+  it('a hostile verification URL is refused with unsafe_url, never shown as a code to enter', async () => {
+    core.setFaults({ hostileVerificationUri: 'javascript:alert(document.cookie)' });
+    const run = start(['--json']);
+    const result = await run.done;
+    expect(result.code).toBe(1);
+    expect(run.events).toEqual([{ event: 'error', error: 'unsafe_url', message: expect.stringContaining('refusing to show or open it') }]);
+    expect(result.stderr).toMatch(/^X The server sent a verification URL that is not a plain https:\/\/ link \(javascript:alert/m);
+    expect(existsSync(file('agentstack-device.lock'))).toBe(false);
+  });
+
+  it('bad usage exits 2; --help exits 0', () => {
+    const bad = spawnSync(process.execPath, [join(__dirname, '../../hooks/scripts/device-code.mjs'), '--bogus'], { encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    const help = spawnSync(process.execPath, [join(__dirname, '../../hooks/scripts/device-code.mjs'), '--help'], { encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('--scope-preset');
+  });
+});
