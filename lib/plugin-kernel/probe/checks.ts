@@ -116,7 +116,11 @@ export function callCheck(name: string, outcome: CallOutcome): Check {
   const id = name === EXECUTE_TOOL ? 'mcp.call_canonical' : 'mcp.call_alias';
   const what = `tools/call ${name} {system.ping}`;
   if (!outcome.ok) return fail(id, `${what} failed: ${outcome.error}`, `the server must accept ${name} on tools/call and run system.ping`);
-  if (outcome.result.isError === true) return fail(id, `${what} returned isError: ${toolErrorText(outcome.result)}`, 'check the token\'s capabilities and the server logs');
+  if (outcome.result.isError === true) {
+    const text = toolErrorText(outcome.result);
+    const unknown = /not found|unknown tool/i.test(text);
+    return fail(id, `${what} returned isError: ${text}`, unknown ? `the server does not know ${name}: not AgentStack's endpoint, or the alias is missing` : 'check the token\'s capabilities and the server logs');
+  }
   return pass(id, `${what} answered without error (${Math.round(outcome.ms)} ms)`);
 }
 

@@ -1,0 +1,95 @@
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { exitCodeFor, fail, pass, renderJson, renderTable, warn } from '../../lib/plugin-kernel/report.js';
+import { canonicalJson } from '../../lib/plugin-kernel/verify/fetchJson.js';
+import { authorizationServerUrls, connectReadinessCheck, protectedResourceUrls } from '../../lib/plugin-kernel/verify/oauthChecks.js';
+import { bearerFromEnv, bearerFromMcpJson } from '../../lib/plugin-kernel/verify/bearerSource.js';
+import { tempDir } from '../helpers/repo.js';
+
+describe('report', () => {
+  const checks = [pass('a.one', 'fine'), warn('a.two', 'hmm', 'do this'), fail('a.three', 'broken\nbadly', 'fix that')];
+
+  it('renders one line per check, the fix under WARN/FAIL, and totals', () => {
+    const table = renderTable('Title', checks);
+    expect(table).toMatch(/^Title\n\nPASS  a\.one  {3}fine\n/);
+    expect(table).toContain('FAIL  a.three  broken badly');
+    expect(table).toContain('-> fix that');
+    expect(table).toContain('1 passed, 1 warning, 1 failed');
+  });
+
+  it('exits 1 on any FAIL, 0 on warnings only', () => {
+    expect(exitCodeFor(checks)).toBe(1);
+    expect(exitCodeFor(checks.slice(0, 2))).toBe(0);
+  });
+
+  it('JSON keeps title, ok, counts, checks and extras', () => {
+    const doc = JSON.parse(renderJson('T', checks, { extra: 1 }));
+    expect(doc).toMatchObject({ title: 'T', ok: false, counts: { PASS: 1, WARN: 1, FAIL: 1 }, extra: 1 });
+    expect(doc.checks).toHaveLength(3);
+  });
+});
+
+describe('discovery URLs and Connect readiness', () => {
+  it('builds RFC 9728 path-suffixed then root URLs', () => {
+    expect(protectedResourceUrls('https://h.example/mcp')).toEqual(['https://h.example/.well-known/oauth-protected-resource/mcp', 'https://h.example/.well-known/oauth-protected-resource']);
+  });
+
+  it('builds RFC 8414 then OpenID URLs, path-aware', () => {
+    expect(authorizationServerUrls('https://as.example')).toEqual(['https://as.example/.well-known/oauth-authorization-server', 'https://as.example/.well-known/openid-configuration']);
+    expect(authorizationServerUrls('https://as.example/t1')[0]).toBe('https://as.example/.well-known/oauth-authorization-server/t1');
+  });
+
+  it('needs authorization code, PKCE S256 and a registration endpoint', () => {
+    const good = { authorization_endpoint: 'https://a/auth', response_types_supported: ['code'], grant_types_supported: ['authorization_code'], code_challenge_methods_supported: ['S256'], registration_endpoint: 'https://a/reg' };
+    expect(connectReadinessCheck(good).status).toBe('PASS');
+    const { registration_endpoint: _r, ...noReg } = good;
+    expect(connectReadinessCheck(noReg).summary).toMatch(/registration_endpoint/);
+    expect(connectReadinessCheck({ ...good, code_challenge_methods_supported: ['plain'] }).summary).toMatch(/S256/);
+    expect(connectReadinessCheck(undefined).status).toBe('FAIL');
+  });
+
+  it('compares JSON documents whatever the key order', () => {
+    expect(canonicalJson({ b: 1, a: { d: 2, c: [3, { f: 1, e: 2 }] } })).toBe(canonicalJson({ a: { c: [3, { e: 2, f: 1 }], d: 2 }, b: 1 }));
+  });
+});
+
+describe('Bearer source', () => {
+  let dir: ReturnType<typeof tempDir> | undefined;
+  afterEach(() => dir?.cleanup());
+  const write = (content: string) => {
+    dir = tempDir();
+    mkdirSync(dir.path, { recursive: true });
+    const path = join(dir.path, 'mcp.json');
+    writeFileSync(path, content);
+    chmodSync(path, 0o600);
+    return path;
+  };
+  const entry = (url: string, auth?: string) => JSON.stringify({ mcpServers: { agentstack: { url, ...(auth ? { headers: { Authorization: auth } } : {}) } } });
+
+  it('takes --token-env, tolerating a "Bearer " prefix; warns when unset', () => {
+    expect(bearerFromEnv('T', { T: 'Bearer abc.def' }).bearer).toBe('abc.def');
+    expect(bearerFromEnv('T', {}).check.status).toBe('WARN');
+  });
+
+  it('uses the mcp.json Bearer only for the server its entry points at', () => {
+    const path = write(entry('http://127.0.0.1:9/mcp', 'Bearer real-token-1234567890'));
+    expect(bearerFromMcpJson(path, 'http://127.0.0.1:9')).toMatchObject({ bearer: 'real-token-1234567890', check: { status: 'PASS' } });
+    const other = bearerFromMcpJson(path, 'https://elsewhere.example');
+    expect(other.bearer).toBeUndefined();
+    expect(other.check.summary).toMatch(/not sent elsewhere/);
+  });
+
+  it('warns (never throws) on a missing, malformed, entry-less or placeholder file, without quoting it', () => {
+    dir = tempDir();
+    expect(bearerFromMcpJson(join(dir.path, 'nope.json'), 'https://a.example').check.status).toBe('WARN');
+    dir.cleanup();
+    const broken = bearerFromMcpJson(write('{"mcpServers": {"agentstack": {"headers": {"Authorization": "Bearer leaked-secret-value"'), 'https://a.example');
+    expect(broken.check.status).toBe('WARN');
+    expect(JSON.stringify(broken)).not.toContain('leaked-secret-value');
+    dir!.cleanup();
+    expect(bearerFromMcpJson(write('{"mcpServers": {}}'), 'https://a.example').check.summary).toMatch(/no "agentstack" entry/);
+    dir!.cleanup();
+    expect(bearerFromMcpJson(write(entry('https://a.example/mcp', 'Bearer ${env:AGENTSTACK_ACCESS_TOKEN}')), 'https://a.example').check.summary).toMatch(/no real Bearer/);
+  });
+});
