@@ -5,9 +5,9 @@
  */
 import { resolveBaseUrl } from './baseUrl.js';
 import { assertOpenableUrl, openInBrowser, type Opener, type OpenOutcome } from './browser.js';
-import { acquireDeviceLock } from './deviceLock.js';
+import { acquireDeviceLock, readDeviceLock } from './deviceLock.js';
 import { finishSignIn, type FinishResult } from './deviceFinish.js';
-import { pollUntilAuthorized, type PollEvent, type PollTiming, type Sleep } from './devicePoll.js';
+import { abortableSleep, pollUntilAuthorized, type PollEvent, type PollTiming, type Sleep } from './devicePoll.js';
 import { chooseBaseUrl } from './mcpConfig.js';
 import { readMcpConfigFile } from './mcpConfigFile.js';
 import { clientFromEnv, discoverEndpoints, requestDeviceCode, type DeviceCodeResponse, type OAuthClient, type OAuthEndpoints } from './oauth.js';
@@ -95,12 +95,23 @@ export async function completeDeviceFlow(args: CompleteArgs): Promise<FinishResu
 
 const LOCK_START_MS = 2 * 60_000;
 
+/** A flow that just started has no code yet: wait a moment for it, so the second caller can show it. */
+async function holderWithCode(path: string, holder: DeviceLock, io: FlowIo): Promise<DeviceLock> {
+  const sleep = io.sleep ?? abortableSleep;
+  let current = holder;
+  for (let i = 0; i < 15 && !current.user_code; i++) {
+    await sleep(200, io.signal);
+    current = readDeviceLock(path) ?? current;
+  }
+  return current;
+}
+
 export async function runDeviceFlow(options: DeviceFlowOptions): Promise<DeviceFlowOutcome> {
   const now = options.now ?? Date.now;
   const { baseUrl, paths, projectId } = prepareSignIn(options.env, options.baseUrl);
   const client = clientFromEnv(options.env);
   const taken = acquireDeviceLock(paths.deviceLock, { expiresAt: new Date(now() + LOCK_START_MS), now });
-  if (!taken.acquired) return { status: 'already_running', holder: taken.holder };
+  if (!taken.acquired) return { status: 'already_running', holder: await holderWithCode(paths.deviceLock, taken.holder, options) };
   const { lock } = taken;
   try {
     const { endpoints, device } = await startDeviceFlow({ baseUrl, client, scopes: options.scopes, signal: options.signal });

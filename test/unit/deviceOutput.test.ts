@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createReporter, jsonErrorCode } from '../../lib/plugin-kernel/deviceOutput.js';
+import type { FlowEvent } from '../../lib/plugin-kernel/deviceFlow.js';
 import { PluginError } from '../../lib/plugin-kernel/errors.js';
 import { findJsonError } from '../../lib/plugin-kernel/jsonPosition.js';
 
@@ -10,15 +11,15 @@ function streams(isTTY = false) {
   return { out, err, streams: { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t), isTTY } } };
 }
 
-const deviceCode = { event: 'device_code', user_code: 'ABCD-EFGH', verification_uri: 'https://a.tech/activate', verification_uri_complete: 'https://a.tech/activate?user_code=ABCD-EFGH', expires_in: 600, interval: 5 } as const;
-const authorized = { event: 'authorized', server_url: 'https://a.tech/mcp', mcp_json: '/x/mcp.json', project_id: 42, expires_at: '2030-01-01T00:00:00.000Z', capabilities: 9, who: 'dev@a.tech', refresh_stored: true, warnings: [] } as const;
+const deviceCode: Extract<FlowEvent, { event: 'device_code' }> = { event: 'device_code', user_code: 'ABCD-EFGH', verification_uri: 'https://a.tech/activate', verification_uri_complete: 'https://a.tech/activate?user_code=ABCD-EFGH', expires_in: 600, interval: 5 };
+const authorized: FlowEvent = { event: 'authorized', server_url: 'https://a.tech/mcp', mcp_json: '/x/mcp.json', project_id: 42, expires_at: '2030-01-01T00:00:00.000Z', capabilities: 9, who: 'dev@a.tech', refresh_stored: true, warnings: [] };
 
 describe('device-code output', () => {
   it('--json: exactly the issue\'s events and fields on stdout; human text on stderr', () => {
     const s = streams();
     const r = createReporter({ json: true, streams: s.streams });
     r.onEvent(deviceCode);
-    r.onEvent({ event: 'browser', outcome: 'skipped', url: deviceCode.verification_uri_complete });
+    r.onEvent({ event: 'browser', outcome: 'skipped', url: deviceCode.verification_uri_complete! });
     r.onEvent({ event: 'pending', seconds_left: 590 });
     r.onEvent({ event: 'retrying', message: 'HTTP 503', delay_s: 10 });
     r.onEvent({ event: 'slow_down', interval: 10 });
@@ -49,7 +50,7 @@ describe('device-code output', () => {
     let clock = 0;
     const r = createReporter({ json: false, streams: s.streams, now: () => clock });
     r.onEvent(deviceCode);
-    r.onEvent({ event: 'browser', outcome: 'opened', url: deviceCode.verification_uri_complete });
+    r.onEvent({ event: 'browser', outcome: 'opened', url: deviceCode.verification_uri_complete! });
     clock = 61_000;
     await new Promise((res) => setTimeout(res, 300));
     r.onEvent(authorized);
