@@ -1,0 +1,135 @@
+/**
+ * The probe in-process against real servers on 127.0.0.1: the reference core, a 2026-07-28-only server built on the
+ * SDK v2 server, and @modelcontextprotocol/server-everything started as a child process in streamableHttp mode.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCore } from '../../core/index.js';
+import { boundedFetch } from '../../lib/plugin-kernel/http.js';
+import { probeMcpSurface } from '../../lib/plugin-kernel/mcpSurfaceProbe.js';
+import type { Check } from '../../lib/plugin-kernel/report.js';
+import { startStatelessServer } from '../fixtures/statelessServer.js';
+import { REPO_ROOT } from '../helpers/repo.js';
+
+const statusOf = (checks: Check[], id: string) => checks.find((c) => c.id === id)?.status;
+const failures = (checks: Check[]) => checks.filter((c) => c.status === 'FAIL').map((c) => `${c.id}: ${c.summary}`);
+
+describe('probe against the reference core', () => {
+  let core: Awaited<ReturnType<typeof startCore>>;
+  let token: string;
+  beforeAll(async () => {
+    core = await startCore({ port: 0 });
+    token = (await core.issueTokens()).access_token;
+  });
+  afterAll(() => core.close());
+
+  it('passes the whole contract, records every exchange, ends the session, never leaks the Bearer', async () => {
+    const report = await probeMcpSurface({ mcpUrl: core.mcpUrl, bearer: token, timeoutMs: 5000 });
+    expect(failures(report.checks)).toEqual([]);
+    expect(report).toMatchObject({ era: 'legacy', protocolVersion: '2025-11-25', serverInfo: { name: 'agentstack' } });
+    expect(statusOf(report.checks, 'mcp.tool_name_dot')).toBe('WARN');
+    const methods = report.exchanges.map((x) => `${x.httpMethod} ${x.rpcMethod ?? ''}`.trim());
+    expect(methods).toEqual(expect.arrayContaining(['POST initialize', 'POST notifications/initialized', 'POST tools/list', 'POST tools/call', 'DELETE']));
+    const init = report.exchanges.find((x) => x.rpcMethod === 'initialize')!;
+    expect(init.sessionId).toMatch(/^\w{4}\*+$/);
+    expect(init.contentType).toMatch(/event-stream|json/);
+    expect(report.exchanges.filter((x) => x.rpcMethod === 'tools/call').map((x) => x.toolName)).toEqual(['agentstack_execute', 'agentstack.execute']);
+    expect(core.mcpSessionCount()).toBe(0);
+    expect(JSON.stringify(report)).not.toContain(token);
+  });
+
+  it('re-initializes on a new transport when the session expires mid-run, and says so', async () => {
+    const inner = boundedFetch({ timeoutMs: 5000 });
+    // Expire the live session right before the first tools/call: the retry must run on a fresh session.
+    const expiring = (async (input: string | URL | Request, init?: RequestInit) => {
+      if (typeof init?.body === 'string' && init.body.includes('"tools/call"') && !expiring.done) {
+        expiring.done = true;
+        core.setFaults({ expireSessions: true });
+      }
+      return inner(input, init);
+    }) as typeof fetch & { done?: boolean };
+    const report = await probeMcpSurface({ mcpUrl: core.mcpUrl, bearer: token, fetch: expiring });
+    expect(failures(report.checks)).toEqual([]);
+    const session = report.checks.find((c) => c.id === 'mcp.session')!;
+    expect(session.status).toBe('WARN');
+    expect(session.summary).toMatch(/expired during tools\/call agentstack_execute \(HTTP 404.*re-initialized/);
+    expect(report.exchanges.filter((x) => x.rpcMethod === 'initialize')).toHaveLength(2);
+  });
+
+  it('fails clearly without a Bearer (401), and on a port nobody listens on', async () => {
+    const unauth = await probeMcpSurface({ mcpUrl: core.mcpUrl });
+    expect(unauth.checks).toHaveLength(1);
+    expect(unauth.checks[0]).toMatchObject({ id: 'mcp.initialize', status: 'FAIL' });
+    expect(unauth.checks[0]!.summary).toMatch(/401: no Bearer was sent/);
+    const bad = await probeMcpSurface({ mcpUrl: core.mcpUrl, bearer: 'not-a-real-token-123456' });
+    expect(bad.checks[0]!.summary).toMatch(/401: the Bearer was not accepted/);
+    const down = await probeMcpSurface({ mcpUrl: 'http://127.0.0.1:9/mcp', bearer: token, timeoutMs: 2000 });
+    expect(down.checks[0]).toMatchObject({ id: 'mcp.initialize', status: 'FAIL' });
+    expect(down.checks[0]!.summary).toMatch(/Could not reach/);
+    const unsafe = await probeMcpSurface({ mcpUrl: 'http://example.com/mcp', bearer: token });
+    expect(unsafe.exchanges).toHaveLength(0);
+  });
+});
+
+describe('probe against a 2026-07-28-only server', () => {
+  it('falls back from initialize to server/discover and passes, sending the revision\'s headers', async () => {
+    const server = await startStatelessServer();
+    try {
+      const report = await probeMcpSurface({ mcpUrl: server.mcpUrl, bearer: 'test-token-0123456789', timeoutMs: 5000 });
+      expect(failures(report.checks)).toEqual([]);
+      expect(report).toMatchObject({ era: 'modern', protocolVersion: '2026-07-28' });
+      const calls = server.seen.filter((s) => s.mcpMethod === 'tools/call');
+      expect(calls.map((c) => c.mcpName)).toEqual(['agentstack_execute', 'agentstack.execute']);
+      expect(server.seen.filter((s) => s.mcpMethod).every((s) => s.protocolVersion === '2026-07-28' && s.authorization)).toBe(true);
+      expect(server.seen.some((s) => s.mcpMethod === 'server/discover')).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>((resolve) => srv.close(() => resolve()));
+  return port;
+}
+
+describe('probe against @modelcontextprotocol/server-everything', () => {
+  let child: ChildProcess | undefined;
+  let mcpUrl = '';
+  beforeAll(async () => {
+    const port = await freePort();
+    child = spawn(process.execPath, ['node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'streamableHttp'], {
+      cwd: REPO_ROOT, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('server-everything did not start')), 15_000);
+      child!.stderr!.on('data', (d: Buffer) => {
+        if (d.toString().includes('listening on port')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child!.once('exit', (code) => reject(new Error(`server-everything exited ${code}`)));
+    });
+    mcpUrl = `http://127.0.0.1:${port}/mcp`;
+  });
+  afterAll(() => {
+    child?.kill();
+  });
+
+  it('runs without crashing and reports that the surface is not AgentStack\'s', async () => {
+    const report = await probeMcpSurface({ mcpUrl, timeoutMs: 5000 });
+    expect(statusOf(report.checks, 'mcp.initialize')).toBe('PASS');
+    expect(statusOf(report.checks, 'mcp.tools_list')).toBe('PASS');
+    const single = report.checks.find((c) => c.id === 'mcp.single_tool')!;
+    expect(single.status).toBe('FAIL');
+    expect(single.summary).toMatch(/no agentstack\.execute among \d+ tools .*not AgentStack's/);
+    expect(statusOf(report.checks, 'mcp.call_alias')).toBe('FAIL');
+    expect(statusOf(report.checks, 'mcp.call_canonical')).toBe('FAIL');
+    expect(statusOf(report.checks, 'mcp.terminate')).toBe('PASS');
+  });
+});

@@ -1,0 +1,153 @@
+/**
+ * scripts/verify-mcp-surface-e2e.mjs as a person or CI runs it: the built bundle spawned with --json against the
+ * reference core, once clean and once per injected server fault, each turning the right check to FAIL or WARN.
+ */
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCore, type CoreFaults } from '../../core/index.js';
+import type { Check } from '../../lib/plugin-kernel/report.js';
+import { REPO_ROOT, tempDir } from '../helpers/repo.js';
+
+const SCRIPT = join(REPO_ROOT, 'scripts/verify-mcp-surface-e2e.mjs');
+const run = promisify(execFile);
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+  doc: { ok: boolean; checks: Check[]; exchanges: unknown[]; era: string | null };
+}
+
+async function verify(args: string[], env: Record<string, string>): Promise<Omit<Outcome, 'doc'>> {
+  const cursorDir = tempDir();
+  try {
+    const r = await run(process.execPath, [SCRIPT, ...args], { env: { PATH: process.env.PATH ?? '', AGENTSTACK_CURSOR_DIR: cursorDir.path, ...env }, timeout: 20_000 });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  } finally {
+    cursorDir.cleanup();
+  }
+}
+
+/** A core with `faults`, a token from it in $AS_TOKEN, the script run with --json. */
+async function verifyAgainst(faults: Partial<CoreFaults>, extra: string[] = []): Promise<Outcome> {
+  const core = await startCore({ port: 0, faults });
+  try {
+    const { access_token } = await core.issueTokens();
+    const r = await verify(['--base-url', core.baseUrl, '--token-env', 'AS_TOKEN', '--json', ...extra], { AS_TOKEN: access_token });
+    expect(r.stdout + r.stderr).not.toContain(access_token);
+    return { ...r, doc: JSON.parse(r.stdout) as Outcome['doc'] };
+  } finally {
+    await core.close();
+  }
+}
+
+const check = (o: Outcome, id: string) => {
+  const c = o.doc.checks.find((x) => x.id === id);
+  if (!c) throw new Error(`no check ${id} in ${o.doc.checks.map((x) => x.id).join(', ')}`);
+  return c;
+};
+const failed = (o: Outcome) => o.doc.checks.filter((c) => c.status === 'FAIL').map((c) => c.id);
+
+describe('verify-mcp-surface-e2e against the reference core', () => {
+  it('passes clean: exit 0, every check PASS except the tool-name-dot warning', async () => {
+    const o = await verifyAgainst({});
+    expect(o.code).toBe(0);
+    expect(o.doc.ok).toBe(true);
+    expect(o.doc.checks.filter((c) => c.status !== 'PASS').map((c) => c.id)).toEqual(['mcp.tool_name_dot']);
+    expect(o.doc.exchanges.length).toBeGreaterThan(4);
+  });
+
+  it('secondTool same-page: mcp.single_tool FAILs naming the extra tool', async () => {
+    const o = await verifyAgainst({ secondTool: 'same-page' });
+    expect(o.code).toBe(1);
+    expect(failed(o)).toEqual(['mcp.single_tool']);
+    expect(check(o, 'mcp.single_tool').summary).toMatch(/2 tools listed \(agentstack\.help besides agentstack\.execute\)/);
+  });
+
+  it('secondTool page2: found behind nextCursor, and the FAIL says which page', async () => {
+    const o = await verifyAgainst({ secondTool: 'page2' });
+    expect(failed(o)).toEqual(['mcp.single_tool']);
+    expect(check(o, 'mcp.single_tool').summary).toContain('agentstack.help (page 2)');
+    expect(check(o, 'mcp.tools_list').summary).toMatch(/2 tools on 2 pages/);
+  });
+
+  it('expireSessions: the 404 leads to one re-initialize, the run passes, and mcp.session says so', async () => {
+    const o = await verifyAgainst({ expireSessions: true }, ['--only', 'mcp']);
+    expect(o.code).toBe(0);
+    expect(check(o, 'mcp.session')).toMatchObject({ status: 'WARN' });
+    expect(check(o, 'mcp.session').summary).toMatch(/session expired during tools\/list page 1 \(HTTP 404.*re-initialized on a new transport and the retry passed/);
+  });
+
+  it('sessionNotFoundCode -32016: treated as an expired session too', async () => {
+    const o = await verifyAgainst({ expireSessions: true, sessionNotFoundCode: -32016 }, ['--only', 'mcp']);
+    expect(o.code).toBe(0);
+    expect(check(o, 'mcp.session').summary).toMatch(/JSON-RPC error -32016.*re-initialized/);
+  });
+
+  it('noIcons: the tool icons FAIL, the server icons WARN', async () => {
+    const o = await verifyAgainst({ noIcons: true });
+    expect(failed(o)).toEqual(['mcp.tool_icons']);
+    expect(check(o, 'mcp.tool_icons').summary).toMatch(/has no icons/);
+    expect(check(o, 'mcp.server_icons').status).toBe('WARN');
+  });
+
+  it('badIcon: rest.icon FAILs because the bytes are not a PNG', async () => {
+    const o = await verifyAgainst({ badIcon: true });
+    expect(failed(o)).toEqual(['rest.icon']);
+    expect(check(o, 'rest.icon').summary).toMatch(/not a PNG/);
+  });
+
+  it('actionsCountMismatch: rest.actions FAILs with both numbers', async () => {
+    const o = await verifyAgainst({ actionsCountMismatch: true });
+    expect(failed(o)).toEqual(['rest.actions']);
+    expect(check(o, 'rest.actions').summary).toMatch(/total_actions says (\d+) but the catalog lists (\d+) actions/);
+  });
+
+  it('noDiscovery: RFC 9728 metadata missing FAILs, and Connect is not ready', async () => {
+    const o = await verifyAgainst({ noDiscovery: true });
+    expect(failed(o)).toEqual(['oauth.protected_resource', 'oauth.as_metadata', 'oauth.connect_ready']);
+    expect(check(o, 'oauth.protected_resource').summary).toMatch(/no RFC 9728 protected-resource metadata/);
+  });
+});
+
+describe('verify-mcp-surface-e2e options', () => {
+  let core: Awaited<ReturnType<typeof startCore>>;
+  beforeAll(async () => {
+    core = await startCore({ port: 0 });
+  });
+  afterAll(() => core.close());
+
+  it('reads the Bearer from mcp.json by default and prints a table', async () => {
+    const { access_token } = await core.issueTokens();
+    const dir = tempDir();
+    try {
+      writeFileSync(join(dir.path, 'mcp.json'), JSON.stringify({ mcpServers: { agentstack: { url: core.mcpUrl, headers: { Authorization: `Bearer ${access_token}` } } } }), { mode: 0o600 });
+      const r = await run(process.execPath, [SCRIPT, '--only', 'mcp'], { env: { PATH: process.env.PATH ?? '', AGENTSTACK_CURSOR_DIR: dir.path, AGENTSTACK_BASE_URL: core.baseUrl } });
+      expect(r.stdout).toMatch(/^AgentStack MCP surface: http:\/\/127\.0\.0\.1:\d+\n/);
+      expect(r.stdout).toMatch(/PASS {2}config\.bearer +Bearer from the "agentstack" entry/);
+      expect(r.stdout).toMatch(/\d+ passed, 1 warning, 0 failed/);
+      expect(r.stdout).not.toMatch(/rest\.|oauth\./);
+      expect(r.stdout + r.stderr).not.toContain(access_token);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('without mcp.json: WARNs and probes unauthenticated, which FAILs with a readable 401, exit 1', async () => {
+    const r = await verify(['--base-url', core.baseUrl, '--only', 'mcp'], {});
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/WARN {2}config\.bearer +no .*mcp\.json; probing without a Bearer/);
+    expect(r.stdout).toMatch(/FAIL {2}mcp\.initialize +.*401: no Bearer was sent/);
+  });
+
+  it('bad usage exits 2', async () => {
+    expect((await verify(['--base-url', 'ftp://x'], {})).code).toBe(2);
+    expect((await verify(['--only', 'rest'], {})).code).toBe(2);
+  });
+});
