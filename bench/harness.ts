@@ -1,0 +1,71 @@
+/**
+ * Whole-process timing, side by side: every round runs each command once, in turn, so drift and noise hit all of
+ * them alike; the figure is the median wall time after warm-up, reported as a ratio to a baseline from the same run.
+ */
+import { spawnSync } from 'node:child_process';
+
+export interface TimedCommand {
+  name: string;
+  argv: string[];
+  stdin?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Runs before each timed run, outside the timing (e.g. put a token back near expiry). */
+  before?: () => void | Promise<void>;
+  /** Checked after each run; a command that fails is not a measurement. */
+  expectExit?: number;
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export async function timeSideBySide(commands: TimedCommand[], options: { runs: number; warmup: number }): Promise<Map<string, number[]>> {
+  const samples = new Map<string, number[]>(commands.map((c) => [c.name, []]));
+  for (let round = 0; round < options.warmup + options.runs; round++) {
+    for (const command of commands) {
+      await command.before?.();
+      const started = process.hrtime.bigint();
+      const result = spawnSync(command.argv[0]!, command.argv.slice(1), {
+        input: command.stdin ?? '',
+        env: command.env ?? process.env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const expected = command.expectExit ?? 0;
+      if (result.status !== expected) {
+        throw new Error(`${command.name} exited ${result.status} (expected ${expected}): ${String(result.stderr).slice(0, 400)}`);
+      }
+      if (round >= options.warmup) samples.get(command.name)!.push(ms);
+    }
+  }
+  return samples;
+}
+
+/** In-process timing of a function: median milliseconds per call. */
+export function timeInProcess(fn: () => unknown, options: { runs: number; warmup: number }): number {
+  for (let i = 0; i < options.warmup; i++) fn();
+  const times: number[] = [];
+  for (let i = 0; i < options.runs; i++) {
+    const started = process.hrtime.bigint();
+    fn();
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return median(times);
+}
+
+export interface Row {
+  what: string;
+  figure: string;
+  ratio?: string;
+  budget?: string;
+  verdict?: 'PASS' | 'FAIL' | '';
+}
+
+export function markdownTable(rows: Row[]): string {
+  const lines = ['| what | median | ratio | budget | verdict |', '|---|---:|---:|---:|---|'];
+  for (const r of rows) lines.push(`| ${r.what} | ${r.figure} | ${r.ratio ?? ''} | ${r.budget ?? ''} | ${r.verdict ?? ''} |`);
+  return lines.join('\n');
+}
