@@ -1,18 +1,47 @@
-import { notYetImplemented } from '../plugin-kernel/cli.js';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { answerHook, logHook, readStdinBounded } from '../plugin-kernel/hookIo.js';
 
-notYetImplemented({
-  name: 'session-start',
-  usage: `Usage: node session-start.mjs --from-hook
+const NAME = 'session-start';
+const USAGE = `Usage: node session-start.mjs --from-hook
 
 Cursor sessionStart hook: reads the hook JSON on stdin, keeps ~/.cursor/mcp.json lean, refreshes the
-AgentStack token, refreshes the capability snapshot, and prints {"additional_context": "..."}.
-Always exits 0.
+AgentStack token, starts a sign-in when one is needed, refreshes the capability snapshot, and prints
+{"additional_context": "..."}. Always exits 0.
 
 Options:
   --from-hook   run as Cursor's hook (stdin JSON in, one JSON object out)
   -h, --help    show this help
 
-Environment: AGENTSTACK_BASE_URL, AGENTSTACK_CURSOR_DIR, AGENTSTACK_DISABLE_AUTO_LOGIN=1`,
-  options: {},
-  allowPositionals: true,
-});
+Environment: AGENTSTACK_BASE_URL, AGENTSTACK_CURSOR_DIR, AGENTSTACK_DISABLE_AUTO_LOGIN=1`;
+const POLLER_FLAG = '--device-poller';
+
+const script = fileURLToPath(import.meta.url);
+// The bundle lives in <root>/hooks/scripts/.
+const pluginRoot = resolve(dirname(script), '../..');
+
+async function hook(): Promise<object> {
+  const { parseCommandLine } = await import('../plugin-kernel/cli.js');
+  parseCommandLine({ name: NAME, usage: USAGE, options: { 'from-hook': { type: 'boolean' } } });
+  const stdin = await readStdinBounded({ timeoutMs: 1_000, maxBytes: 1024 * 1024 });
+  if (stdin.problem) logHook(NAME, `stdin ${stdin.problem}; continuing without it`);
+  const { runSessionStart, SESSION_START_BUDGET_MS } = await import('../plugin-kernel/sessionStart/run.js');
+  const deadline = new Promise<object>((res) => {
+    // A last resort: every step has its own timeout, but the hook must answer even if one does not hold.
+    setTimeout(() => res({ additional_context: `AgentStack plugin: the status check did not finish in time. Plugin root: ${pluginRoot}. Run node "${pluginRoot}/scripts/diagnose-local.mjs" for details.` }), SESSION_START_BUDGET_MS + 1_500).unref();
+  });
+  const card = runSessionStart({ env: process.env, pluginRoot, script, log: (m) => logHook(NAME, m) }).then((text) => ({ additional_context: text }));
+  return Promise.race([card, deadline]);
+}
+
+if (process.argv.includes(POLLER_FLAG)) {
+  const { runDevicePoller } = await import('../plugin-kernel/sessionStart/poller.js');
+  process.exit(await runDevicePoller());
+} else {
+  hook()
+    .then(answerHook)
+    .catch((error: unknown) => {
+      logHook(NAME, `unexpected failure (${(error as Error)?.name ?? 'error'})`);
+      answerHook({ additional_context: `AgentStack plugin: the status check failed unexpectedly. Plugin root: ${pluginRoot}. Run node "${pluginRoot}/scripts/diagnose-local.mjs" for details.` });
+    });
+}

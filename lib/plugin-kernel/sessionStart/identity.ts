@@ -1,0 +1,54 @@
+/**
+ * Who is signed in, cached in `agentstack-identity.json` (0600) so the status card of a session start that needs
+ * no network names the person without calling `GET /api/auth/me`. Written whenever /me was asked anyway (snapshot
+ * refresh, sign-in); keyed by the token's `sub` and the server, so another account or server is looked up again.
+ */
+import { join } from 'node:path';
+import * as z from 'zod/mini';
+import { quoteShort } from '../errors.js';
+import type { CursorPaths } from '../paths.js';
+import { SECRET_FILE_MODE, readTextIfExists, writeFileAtomic } from '../secureFile.js';
+
+export const IDENTITY_FILE = 'agentstack-identity.json';
+
+const IdentitySchema = z.looseObject({
+  who: z.string(),
+  sub: z.optional(z.nullable(z.string())),
+  server_url: z.string(),
+  fetched_at: z.string(),
+});
+export type Identity = z.infer<typeof IdentitySchema>;
+
+export const identityPath = (paths: Pick<CursorPaths, 'dir'>) => join(paths.dir, IDENTITY_FILE);
+
+export function readIdentity(path: string): Identity | null {
+  try {
+    const text = readTextIfExists(path);
+    if (!text) return null;
+    const parsed = IdentitySchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+export function writeIdentity(path: string, identity: Identity): void {
+  writeFileAtomic(path, `${JSON.stringify(identity)}\n`, { mode: SECRET_FILE_MODE });
+}
+
+/** The cached identity when it belongs to this token's subject on this server. */
+export function identityFor(cached: Identity | null, sub: unknown, serverUrl: string): Identity | null {
+  if (!cached || cached.server_url !== serverUrl) return null;
+  if (typeof sub === 'string' && cached.sub && cached.sub !== sub) return null;
+  return cached;
+}
+
+/** `GET /api/auth/me`, bounded; the display string, or null. */
+export async function fetchWho(baseUrl: string, token: string, timeoutMs: number): Promise<string | null> {
+  const { httpRequest, parseJson } = await import('../http.js');
+  const { MeSchema } = await import('../schemas/server.js');
+  const res = await httpRequest({ url: `${baseUrl}/api/auth/me`, headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, timeoutMs });
+  if (res.status !== 200) return null;
+  const me = parseJson(res, MeSchema, 'The account').data;
+  return quoteShort(me.email || me.display_name || String(me.user_id), 120);
+}

@@ -1,0 +1,82 @@
+/**
+ * The detached device-code poller (`session-start.mjs --device-poller`): reads the issued device code from stdin,
+ * completes the flow with the same code as `device-code.mjs` (completeDeviceFlow), caches who signed in, and
+ * releases the device lock it was handed. Its stdout and stderr go to `agentstack-device.log`; nothing secret is
+ * written there (events carry codes, URLs, counts and times only).
+ */
+import { unlinkSync } from 'node:fs';
+import { readLockFile } from '../fileLock.js';
+import type { OAuthEndpoints, DeviceCodeResponse } from '../oauth.js';
+import { cursorPaths } from '../paths.js';
+import { readStdinBounded } from '../hookIo.js';
+import { decodeJwtClaims } from '../jwt.js';
+import { identityPath, writeIdentity } from './identity.js';
+
+export interface DevicePollerHandoff {
+  device: DeviceCodeResponse;
+  endpoints: OAuthEndpoints;
+  clientId: string;
+  baseUrl: string;
+  projectId: number | null;
+  issuedAt: number;
+}
+
+function line(event: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify({ at: new Date().toISOString(), pid: process.pid, ...event })}\n`);
+}
+
+function releaseLock(path: string, userCode: string): void {
+  const holder = readLockFile(path);
+  if (holder && holder.pid === process.pid && holder.user_code === userCode) {
+    try { unlinkSync(path); } catch { /* already gone */ }
+  }
+}
+
+export async function runDevicePoller(env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const input = await readStdinBounded({ timeoutMs: 5_000, maxBytes: 64 * 1024 });
+  let handoff: DevicePollerHandoff;
+  try {
+    handoff = JSON.parse(input.text) as DevicePollerHandoff;
+    if (!handoff?.device?.device_code || !handoff.endpoints?.tokenEndpoint) throw new Error('incomplete');
+  } catch {
+    line({ event: 'error', error: 'invalid_config', message: 'The poller got no usable device code on stdin' });
+    return 1;
+  }
+  const paths = cursorPaths(env);
+  const controller = new AbortController();
+  process.once('SIGTERM', () => controller.abort());
+  process.once('SIGINT', () => controller.abort());
+  line({ event: 'poller_started', user_code: handoff.device.user_code, server_url: `${handoff.baseUrl}/mcp` });
+  try {
+    const { completeDeviceFlow } = await import('../deviceFlow.js');
+    const { clientFromEnv } = await import('../oauth.js');
+    const fromEnv = clientFromEnv(env);
+    const client = fromEnv.clientId === handoff.clientId ? fromEnv : { clientId: handoff.clientId };
+    const result = await completeDeviceFlow({
+      device: handoff.device,
+      endpoints: handoff.endpoints,
+      client,
+      baseUrl: handoff.baseUrl,
+      paths,
+      projectId: handoff.projectId,
+      issuedAt: handoff.issuedAt,
+      signal: controller.signal,
+      onEvent: (event) => { if (event.event !== 'authorized') line(event as unknown as Record<string, unknown>); },
+    });
+    if (result.who) {
+      const { readMcpConfigFile } = await import('../mcpConfigFile.js');
+      const { bearerOf } = await import('../mcpConfig.js');
+      const token = bearerOf(readMcpConfigFile(paths.mcpJson).config);
+      const sub = token ? decodeJwtClaims(token)?.sub : null;
+      writeIdentity(identityPath(paths), { who: result.who, sub: typeof sub === 'string' ? sub : null, server_url: result.server_url, fetched_at: new Date().toISOString() });
+    }
+    line({ event: 'authorized', server_url: result.server_url, project_id: result.project_id, expires_at: result.expires_at, capabilities: result.capabilities, warnings: result.warnings });
+    return 0;
+  } catch (error) {
+    const code = (error as { code?: string })?.code ?? 'server';
+    line({ event: 'error', error: code, message: (error as Error)?.message ?? 'unexpected failure' });
+    return 1;
+  } finally {
+    releaseLock(paths.deviceLock, handoff.device.user_code);
+  }
+}

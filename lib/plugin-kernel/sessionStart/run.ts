@@ -1,0 +1,176 @@
+/**
+ * The session-start hook, in the issue's order: normalize mcp.json, gate the credential, refresh it (single-flight),
+ * start a sign-in when needed, refresh the capability snapshot, and build the status card. Only local files are
+ * touched on the fast path (fresh token, fresh snapshot, identity cached); every network step is reached through
+ * `await import()` and has its own timeout inside the hook's overall deadline.
+ */
+import { resolveBaseUrl } from '../baseUrl.js';
+import { quoteShort } from '../errors.js';
+import { classifyCredential, needsRefresh, needsSignIn, type Gate } from '../gate.js';
+import { chooseBaseUrl, normalizeMcpConfig, parseProjectId, type McpConfig } from '../mcpConfig.js';
+import { readMcpConfigFile, updateMcpConfigFile } from '../mcpConfigFile.js';
+import { cursorPaths } from '../paths.js';
+import { readRefreshFile, type StoredRefresh } from '../refreshStore.js';
+import { MCP_SERVER_KEY } from '../toolNames.js';
+import { renderCard } from './card.js';
+import { identityFor, identityPath, readIdentity, writeIdentity } from './identity.js';
+import { readSnapshotMeta, snapshotIsStale } from './snapshot.js';
+
+export interface SessionStartOptions {
+  env: NodeJS.ProcessEnv;
+  pluginRoot: string;
+  /** This bundle, run again as the detached device poller. */
+  script: string;
+  /** Overall deadline from now (ms); the hook's hooks.json timeout is 20 s. */
+  budgetMs?: number;
+  now?: () => number;
+  log?: (message: string) => void;
+}
+
+export const SESSION_START_BUDGET_MS = 8_000;
+
+interface Ctx {
+  notes: string[];
+  todo: string[];
+  deadline: number;
+  now: () => number;
+}
+
+const left = (ctx: Ctx) => ctx.deadline - ctx.now();
+const errText = (error: unknown) => quoteShort((error as Error)?.message ?? String(error), 240);
+
+async function normalize(path: string, envBaseUrl: string | null, ctx: Ctx): Promise<McpConfig | null> {
+  try {
+    const { config } = readMcpConfigFile(path);
+    if (!normalizeMcpConfig(config, { envBaseUrl }).changed) return config;
+    const result = await updateMcpConfigFile(path, (c) => normalizeMcpConfig(c, { envBaseUrl }), { timeoutMs: 2_000 });
+    if (result.changed) ctx.notes.push('Cleaned up the agentstack entry in mcp.json (lean form).');
+    return result.config;
+  } catch (error) {
+    ctx.todo.push(`${errText(error)}`);
+    return null;
+  }
+}
+
+function project(config: McpConfig, gate: Gate): string | null {
+  const entry = (config.mcpServers as Record<string, { headers?: Record<string, unknown> }> | undefined)?.[MCP_SERVER_KEY];
+  const header = entry?.headers ? Object.entries(entry.headers).find(([k]) => k.toLowerCase() === 'x-project-id')?.[1] : undefined;
+  const id = parseProjectId(header) ?? parseProjectId(gate.claims?.project_id);
+  return id === null ? null : String(id);
+}
+
+export async function runSessionStart(options: SessionStartOptions): Promise<string> {
+  const now = options.now ?? Date.now;
+  const env = options.env;
+  const ctx: Ctx = { notes: [], todo: [], deadline: now() + (options.budgetMs ?? SESSION_START_BUDGET_MS), now };
+  const paths = cursorPaths(env);
+  let envBaseUrl: string | null = null;
+  let offline = false;
+  try {
+    envBaseUrl = env.AGENTSTACK_BASE_URL?.trim() ? resolveBaseUrl(env) : null;
+  } catch (error) {
+    ctx.todo.push(`${errText(error)}; nothing was sent to any server.`);
+    offline = true;
+  }
+
+  // 1. normalize
+  const normalized = await normalize(paths.mcpJson, envBaseUrl, ctx);
+  const config = normalized ?? {};
+  if (normalized === null) offline = true;
+  const baseUrl = chooseBaseUrl((config.mcpServers as Record<string, unknown> | undefined)?.[MCP_SERVER_KEY], envBaseUrl);
+  const serverUrl = `${baseUrl}/mcp`;
+
+  // 2. gate
+  let stored: StoredRefresh | null = null;
+  try {
+    stored = readRefreshFile(paths.refresh);
+  } catch (error) {
+    ctx.notes.push(errText(error));
+  }
+  let gate = classifyCredential({ config, storedExpiresAt: stored?.expires_at, now: now() });
+  let finalConfig = config;
+
+  // 3. refresh
+  if (!offline && needsRefresh(gate, now()) && stored) {
+    const { refreshSingleFlight } = await import('./refresh.js');
+    const outcome = await refreshSingleFlight({ paths, env, baseUrl, deadline: ctx.deadline, seenToken: gate.token, now });
+    if (outcome.kind === 'refreshed') {
+      finalConfig = readMcpConfigFile(paths.mcpJson).config;
+      gate = classifyCredential({ config: finalConfig, now: now() });
+      ctx.notes.push(outcome.byThisProcess ? 'Refreshed the access token.' : 'The access token was refreshed by another session.');
+    } else if (outcome.kind === 'invalid_grant') {
+      gate = { ...gate, state: 'expired' };
+      ctx.notes.push('The stored refresh token was refused (invalid_grant) and removed; a new sign-in is needed.');
+    } else if (outcome.kind === 'failed') {
+      ctx.notes.push(`Could not refresh the token: ${outcome.message}.`);
+    }
+  }
+
+  // 4. sign-in
+  if (needsSignIn(gate.state)) {
+    if (env.AGENTSTACK_DISABLE_AUTO_LOGIN === '1') {
+      ctx.todo.push('Sign in again: run /agentstack-authorize (automatic sign-in is off: AGENTSTACK_DISABLE_AUTO_LOGIN=1).');
+    } else if (offline) {
+      ctx.todo.push('Sign in again with /agentstack-authorize once the problem above is fixed.');
+    } else {
+      const { startSignIn } = await import('./signIn.js');
+      const result = await startSignIn({ paths, env, baseUrl, projectId: null, deadline: ctx.deadline, script: options.script, now });
+      if (result.kind === 'failed') {
+        ctx.todo.push(`Sign in with /agentstack-authorize (automatic sign-in could not start: ${result.message}).`);
+      } else if (result.code && result.url) {
+        ctx.todo.push(`Sign in to AgentStack: open ${result.url} and enter the code ${result.code} (valid until ${result.expiresAt}). Cursor picks up the new token by itself; progress is logged in ${paths.deviceLog}.`);
+      } else {
+        ctx.todo.push('A sign-in is starting in another window; run /agentstack-authorize to see its code.');
+      }
+    }
+  } else if (gate.state === 'unsigned') {
+    ctx.todo.push('Connect AgentStack: click Connect next to AgentStack in Cursor\'s MCP settings, or run /agentstack-authorize.');
+  }
+
+  // 5. snapshot (and who, when unknown)
+  const signedIn = gate.state === 'ok' && gate.token !== null && !offline;
+  let meta = readSnapshotMeta(paths.capabilities);
+  let refreshedSnapshot = false;
+  if (signedIn && snapshotIsStale(meta, serverUrl, now()) && left(ctx) > 1_000) {
+    const { refreshSnapshot } = await import('./snapshot.js');
+    const result = await refreshSnapshot({ path: paths.capabilities, baseUrl, token: gate.token!, timeoutMs: Math.min(4_000, left(ctx) - 500), now });
+    if (result.kind === 'failed') {
+      ctx.notes.push(`Could not refresh the capability snapshot: ${result.message}.`);
+      if (result.unauthorized) ctx.todo.push('The server refused the token; run /agentstack-authorize to sign in again.');
+    } else {
+      refreshedSnapshot = true;
+      if (result.kind === 'updated' && (result.diff.added.length || result.diff.removed.length)) {
+        const parts = [];
+        if (result.diff.added.length) parts.push(`added ${result.diff.added.join(', ')}`);
+        if (result.diff.removed.length) parts.push(`removed ${result.diff.removed.join(', ')}`);
+        ctx.notes.push(`The server's action list changed since the last snapshot: ${parts.join('; ')}.`);
+      }
+    }
+    meta = readSnapshotMeta(paths.capabilities);
+  }
+  if (meta?.unapproved?.length) {
+    ctx.todo.push(`Review the actions not yet approved (${meta.unapproved.slice(0, 10).join(', ')}${meta.unapproved.length > 10 ? ', …' : ''}); calls using them ask first. Approve them with: node "${options.pluginRoot}/scripts/diagnose-local.mjs" --approve-actions`);
+  }
+  let who: string | null = null;
+  if (signedIn) {
+    const idPath = identityPath(paths);
+    who = identityFor(readIdentity(idPath), gate.claims?.sub, serverUrl)?.who ?? null;
+    if ((!who || refreshedSnapshot) && left(ctx) > 1_000) {
+      try {
+        const { fetchWho } = await import('./identity.js');
+        const fetched = await fetchWho(baseUrl, gate.token!, Math.min(2_000, left(ctx) - 500));
+        if (fetched) {
+          who = fetched;
+          writeIdentity(idPath, { who, sub: typeof gate.claims?.sub === 'string' ? gate.claims.sub : null, server_url: serverUrl, fetched_at: new Date(now()).toISOString() });
+        }
+      } catch (error) {
+        options.log?.(`who: ${errText(error)}`);
+      }
+    }
+  }
+
+  return renderCard({
+    serverUrl, state: gate.state, apiKey: gate.apiKey, who, project: project(finalConfig, gate), expiresAtMs: gate.expiresAtMs,
+    capabilities: meta ? meta.count : null, pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo, now: now(),
+  });
+}
