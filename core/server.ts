@@ -28,6 +28,12 @@ export interface CoreOptions {
   /** Device code lifetime in seconds; default 600. */
   deviceCodeTtl?: number;
   log?: (line: string) => void;
+  /**
+   * Serve /mcp to requests without a Bearer as the default test account. Off by default and never on in tests of
+   * the plugin: it exists so peers that cannot send headers (the MCP Inspector CLI 0.15, the last on Node 20) can
+   * be timed against the same core in `npm run bench`.
+   */
+  anonymousMcp?: boolean;
 }
 
 export interface RunningCore {
@@ -129,6 +135,10 @@ export async function startCore(options: CoreOptions = {}): Promise<RunningCore>
       return;
     }
     if (route === 'mcp') {
+      if (options.anonymousMcp && !req.headers.authorization) {
+        anonymousToken ??= core.issueTokens().then((t) => t.access_token);
+        req.headers.authorization = `Bearer ${await anonymousToken}`;
+      }
       const caller = await auth.verify(req);
       if (!caller) return unauthorized(res, bearerToken(req) !== null);
       await mcp.handle(req, res, caller, bearerToken(req)!);
@@ -166,6 +176,7 @@ export async function startCore(options: CoreOptions = {}): Promise<RunningCore>
   });
 
   let closing: Promise<void> | undefined;
+  let anonymousToken: Promise<string> | undefined;
   const core: RunningCore = {
     baseUrl,
     mcpUrl: state.mcpUrl,
