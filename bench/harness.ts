@@ -2,7 +2,7 @@
  * Whole-process timing, side by side: every round runs each command once, in turn, so drift and noise hit all of
  * them alike; the figure is the median wall time after warm-up, reported as a ratio to a baseline from the same run.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 
 export interface TimedCommand {
   name: string;
@@ -21,22 +21,31 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/**
+ * One run, timed from spawn to exit. Asynchronous on purpose: the reference core lives in this process and must keep
+ * answering while the child runs.
+ */
+function runOnce(command: TimedCommand): Promise<{ ms: number; status: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(command.argv[0]!, command.argv.slice(1), { env: command.env ?? process.env, stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d) => { stderr += d; });
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ ms: Number(process.hrtime.bigint() - started) / 1e6, status, stderr }));
+    child.stdin!.end(command.stdin ?? '');
+  });
+}
+
 export async function timeSideBySide(commands: TimedCommand[], options: { runs: number; warmup: number }): Promise<Map<string, number[]>> {
   const samples = new Map<string, number[]>(commands.map((c) => [c.name, []]));
   for (let round = 0; round < options.warmup + options.runs; round++) {
     for (const command of commands) {
       await command.before?.();
-      const started = process.hrtime.bigint();
-      const result = spawnSync(command.argv[0]!, command.argv.slice(1), {
-        input: command.stdin ?? '',
-        env: command.env ?? process.env,
-        stdio: ['pipe', 'pipe', 'pipe'],
-        maxBuffer: 64 * 1024 * 1024,
-      });
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const { ms, status, stderr } = await runOnce(command);
       const expected = command.expectExit ?? 0;
-      if (result.status !== expected) {
-        throw new Error(`${command.name} exited ${result.status} (expected ${expected}): ${String(result.stderr).slice(0, 400)}`);
+      if (status !== expected) {
+        throw new Error(`${command.name} exited ${status} (expected ${expected}): ${stderr.slice(0, 400)}`);
       }
       if (round >= options.warmup) samples.get(command.name)!.push(ms);
     }

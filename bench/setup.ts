@@ -1,0 +1,45 @@
+/** Cursor dirs the bench times the hooks in, built with the plugin's own kernel against the running core. */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RunningCore } from '../core/index.js';
+import { discoverEndpoints } from '../lib/plugin-kernel/oauth.js';
+import { applyBearer } from '../lib/plugin-kernel/mcpConfig.js';
+import { updateMcpConfigFile } from '../lib/plugin-kernel/mcpConfigFile.js';
+import { cursorPaths } from '../lib/plugin-kernel/paths.js';
+import { writeRefreshFile } from '../lib/plugin-kernel/refreshStore.js';
+import { writeSnapshot } from '../lib/plugin-kernel/capabilities.js';
+import { bigSnapshot } from '../test/helpers/fixtures.js';
+
+export function envFor(core: RunningCore, dir: string): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: dir, AGENTSTACK_BASE_URL: core.baseUrl, AGENTSTACK_CURSOR_DIR: dir, AGENTSTACK_DISABLE_AUTO_LOGIN: '1' };
+}
+
+/** Installs a token pair the way device-code does: refresh file first, then the Bearer. */
+export async function installTokens(core: RunningCore, dir: string, ttlSeconds: number): Promise<void> {
+  const previous = core.faults().accessTokenTtl;
+  core.setFaults({ accessTokenTtl: ttlSeconds });
+  const tokens = await core.issueTokens();
+  core.setFaults({ accessTokenTtl: previous });
+  const paths = cursorPaths({ AGENTSTACK_CURSOR_DIR: dir });
+  const endpoints = await discoverEndpoints(core.baseUrl);
+  writeRefreshFile(paths.refresh, {
+    refresh_token: tokens.refresh_token!, scope: tokens.scope, token_type: 'Bearer', obtained_at: new Date().toISOString(),
+    expires_at: new Date(Date.now() + ttlSeconds * 1000).toISOString(), token_endpoint: endpoints.tokenEndpoint,
+    client_id: 'cursor-plugin', resource: core.mcpUrl,
+  });
+  await updateMcpConfigFile(paths.mcpJson, (cfg) => applyBearer(cfg, { token: tokens.access_token, baseUrl: core.baseUrl }));
+}
+
+export function newCursorDir(name: string): string {
+  return mkdtempSync(join(tmpdir(), `agentstack-bench-${name}-`));
+}
+
+/** Replaces the snapshot with `count` actions, keeping it fresh. */
+export function installBigSnapshot(dir: string, count: number): void {
+  writeSnapshot(cursorPaths({ AGENTSTACK_CURSOR_DIR: dir }).capabilities, bigSnapshot(count));
+}
+
+export function copyFile(from: string, to: string): void {
+  writeFileSync(to, readFileSync(from), { mode: 0o600 });
+}
