@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { answerHook, logHook, readStdinBounded } from '../plugin-kernel/hookIo.js';
+import type { NetModule } from '../plugin-kernel/sessionStart/run.js';
 
 const NAME = 'session-start';
 const USAGE = `Usage: node session-start.mjs --from-hook
@@ -17,6 +18,8 @@ Environment: AGENTSTACK_BASE_URL, AGENTSTACK_CURSOR_DIR, AGENTSTACK_DISABLE_AUTO
 const POLLER_FLAG = '--device-poller';
 
 const script = fileURLToPath(import.meta.url);
+// The network steps are a sibling bundle, compiled only when needed (a computed specifier: esbuild leaves it alone).
+const loadNet = () => import(new URL('./session-start-net.mjs', import.meta.url).href) as Promise<NetModule>;
 // The bundle lives in <root>/hooks/scripts/.
 const pluginRoot = resolve(dirname(script), '../..');
 
@@ -30,12 +33,12 @@ async function hook(): Promise<object> {
     // A last resort: every step has its own timeout, but the hook must answer even if one does not hold.
     setTimeout(() => res({ additional_context: `AgentStack plugin: the status check did not finish in time. Plugin root: ${pluginRoot}. Run node "${pluginRoot}/scripts/diagnose-local.mjs" for details.` }), SESSION_START_BUDGET_MS + 1_500).unref();
   });
-  const card = runSessionStart({ env: process.env, pluginRoot, script, log: (m) => logHook(NAME, m) }).then((text) => ({ additional_context: text }));
+  const card = runSessionStart({ env: process.env, pluginRoot, script, loadNet, log: (m) => logHook(NAME, m) }).then((text) => ({ additional_context: text }));
   return Promise.race([card, deadline]);
 }
 
 if (process.argv.includes(POLLER_FLAG)) {
-  const { runDevicePoller } = await import('../plugin-kernel/sessionStart/poller.js');
+  const { runDevicePoller } = await loadNet();
   process.exit(await runDevicePoller());
 } else {
   hook()

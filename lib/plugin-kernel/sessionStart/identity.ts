@@ -5,7 +5,6 @@
  */
 import { join } from 'node:path';
 import * as z from 'zod/mini';
-import { quoteShort } from '../errors.js';
 import type { CursorPaths } from '../paths.js';
 import { SECRET_FILE_MODE, readTextIfExists, writeFileAtomic } from '../secureFile.js';
 
@@ -41,14 +40,4 @@ export function identityFor(cached: Identity | null, sub: unknown, serverUrl: st
   if (!cached || cached.server_url !== serverUrl) return null;
   if (typeof sub === 'string' && cached.sub && cached.sub !== sub) return null;
   return cached;
-}
-
-/** `GET /api/auth/me`, bounded; the display string, or null. */
-export async function fetchWho(baseUrl: string, token: string, timeoutMs: number): Promise<string | null> {
-  const { httpRequest, parseJson } = await import('../http.js');
-  const { MeSchema } = await import('../schemas/server.js');
-  const res = await httpRequest({ url: `${baseUrl}/api/auth/me`, headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, timeoutMs });
-  if (res.status !== 200) return null;
-  const me = parseJson(res, MeSchema, 'The account').data;
-  return quoteShort(me.email || me.display_name || String(me.user_id), 120);
 }

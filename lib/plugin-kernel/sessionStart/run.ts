@@ -1,8 +1,8 @@
 /**
  * The session-start hook, in the issue's order: normalize mcp.json, gate the credential, refresh it (single-flight),
  * start a sign-in when needed, refresh the capability snapshot, and build the status card. Only local files are
- * touched on the fast path (fresh token, fresh snapshot, identity cached); every network step is reached through
- * `await import()` and has its own timeout inside the hook's overall deadline.
+ * touched on the fast path (fresh token, fresh snapshot, identity cached); every network step lives in the separate
+ * net bundle (`loadNet`, see net.ts) and has its own timeout inside the hook's overall deadline.
  */
 import { resolveBaseUrl } from '../baseUrl.js';
 import { quoteShort } from '../errors.js';
@@ -16,7 +16,11 @@ import { renderCard } from './card.js';
 import { identityFor, identityPath, readIdentity, writeIdentity } from './identity.js';
 import { readSnapshotMeta, snapshotIsStale } from './snapshot.js';
 
+export type NetModule = typeof import('./net.js');
+
 export interface SessionStartOptions {
+  /** Loads the network steps (the sibling bundle `session-start-net.mjs`). */
+  loadNet: () => Promise<NetModule>;
   env: NodeJS.ProcessEnv;
   pluginRoot: string;
   /** This bundle, run again as the detached device poller. */
@@ -39,13 +43,15 @@ interface Ctx {
 const left = (ctx: Ctx) => ctx.deadline - ctx.now();
 const errText = (error: unknown) => quoteShort((error as Error)?.message ?? String(error), 240);
 
-async function normalize(path: string, envBaseUrl: string | null, ctx: Ctx): Promise<McpConfig | null> {
+/** Normalizes mcp.json (writing only on a change); returns what was read before (the gate needs to see a
+ * placeholder Bearer that normalization removes) and after, or null when the file is unreadable. */
+async function normalize(path: string, envBaseUrl: string | null, ctx: Ctx): Promise<{ before: McpConfig; after: McpConfig } | null> {
   try {
     const { config } = readMcpConfigFile(path);
-    if (!normalizeMcpConfig(config, { envBaseUrl }).changed) return config;
+    if (!normalizeMcpConfig(config, { envBaseUrl }).changed) return { before: config, after: config };
     const result = await updateMcpConfigFile(path, (c) => normalizeMcpConfig(c, { envBaseUrl }), { timeoutMs: 2_000 });
     if (result.changed) ctx.notes.push('Cleaned up the agentstack entry in mcp.json (lean form).');
-    return result.config;
+    return { before: config, after: result.config };
   } catch (error) {
     ctx.todo.push(`${errText(error)}`);
     return null;
@@ -75,7 +81,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
 
   // 1. normalize
   const normalized = await normalize(paths.mcpJson, envBaseUrl, ctx);
-  const config = normalized ?? {};
+  const config = normalized?.after ?? {};
   if (normalized === null) offline = true;
   const baseUrl = chooseBaseUrl((config.mcpServers as Record<string, unknown> | undefined)?.[MCP_SERVER_KEY], envBaseUrl);
   const serverUrl = `${baseUrl}/mcp`;
@@ -87,12 +93,12 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   } catch (error) {
     ctx.notes.push(errText(error));
   }
-  let gate = classifyCredential({ config, storedExpiresAt: stored?.expires_at, now: now() });
+  let gate = classifyCredential({ config: normalized?.before ?? {}, storedExpiresAt: stored?.expires_at, now: now() });
   let finalConfig = config;
 
   // 3. refresh
   if (!offline && needsRefresh(gate, now()) && stored) {
-    const { refreshSingleFlight } = await import('./refresh.js');
+    const { refreshSingleFlight } = await options.loadNet();
     const outcome = await refreshSingleFlight({ paths, env, baseUrl, deadline: ctx.deadline, seenToken: gate.token, now });
     if (outcome.kind === 'refreshed') {
       finalConfig = readMcpConfigFile(paths.mcpJson).config;
@@ -107,24 +113,26 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   }
 
   // 4. sign-in
-  if (needsSignIn(gate.state)) {
-    if (env.AGENTSTACK_DISABLE_AUTO_LOGIN === '1') {
+  if (needsSignIn(gate.state) || gate.state === 'unsigned') {
+    const { runningFlow, startSignIn } = await options.loadNet();
+    const running = runningFlow(paths.deviceLock, now());
+    const disabled = env.AGENTSTACK_DISABLE_AUTO_LOGIN === '1';
+    const result = running ?? (gate.state === 'unsigned' || disabled || offline ? null
+      : await startSignIn({ paths, env, baseUrl, projectId: null, deadline: ctx.deadline, script: options.script, now }));
+    if (result?.kind === 'failed') {
+      ctx.todo.push(`Sign in with /agentstack-authorize (automatic sign-in could not start: ${result.message}).`);
+    } else if (result?.code && result.url) {
+      ctx.todo.push(`Sign in to AgentStack: open ${result.url} and enter the code ${result.code} (valid until ${result.expiresAt}). Cursor picks up the new token by itself; progress is logged in ${paths.deviceLog}.`);
+    } else if (result) {
+      ctx.todo.push('A sign-in is starting in another window; run /agentstack-authorize to see its code.');
+    } else if (gate.state === 'unsigned') {
+      // Never signed in: no browser or device code unasked, only the way to do it.
+      ctx.todo.push('Connect AgentStack: click Connect next to AgentStack in Cursor\'s MCP settings, or run /agentstack-authorize.');
+    } else if (disabled) {
       ctx.todo.push('Sign in again: run /agentstack-authorize (automatic sign-in is off: AGENTSTACK_DISABLE_AUTO_LOGIN=1).');
-    } else if (offline) {
-      ctx.todo.push('Sign in again with /agentstack-authorize once the problem above is fixed.');
     } else {
-      const { startSignIn } = await import('./signIn.js');
-      const result = await startSignIn({ paths, env, baseUrl, projectId: null, deadline: ctx.deadline, script: options.script, now });
-      if (result.kind === 'failed') {
-        ctx.todo.push(`Sign in with /agentstack-authorize (automatic sign-in could not start: ${result.message}).`);
-      } else if (result.code && result.url) {
-        ctx.todo.push(`Sign in to AgentStack: open ${result.url} and enter the code ${result.code} (valid until ${result.expiresAt}). Cursor picks up the new token by itself; progress is logged in ${paths.deviceLog}.`);
-      } else {
-        ctx.todo.push('A sign-in is starting in another window; run /agentstack-authorize to see its code.');
-      }
+      ctx.todo.push('Sign in again with /agentstack-authorize once the problem above is fixed.');
     }
-  } else if (gate.state === 'unsigned') {
-    ctx.todo.push('Connect AgentStack: click Connect next to AgentStack in Cursor\'s MCP settings, or run /agentstack-authorize.');
   }
 
   // 5. snapshot (and who, when unknown)
@@ -132,7 +140,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   let meta = readSnapshotMeta(paths.capabilities);
   let refreshedSnapshot = false;
   if (signedIn && snapshotIsStale(meta, serverUrl, now()) && left(ctx) > 1_000) {
-    const { refreshSnapshot } = await import('./snapshot.js');
+    const { refreshSnapshot } = await options.loadNet();
     const result = await refreshSnapshot({ path: paths.capabilities, baseUrl, token: gate.token!, timeoutMs: Math.min(4_000, left(ctx) - 500), now });
     if (result.kind === 'failed') {
       ctx.notes.push(`Could not refresh the capability snapshot: ${result.message}.`);
@@ -157,7 +165,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     who = identityFor(readIdentity(idPath), gate.claims?.sub, serverUrl)?.who ?? null;
     if ((!who || refreshedSnapshot) && left(ctx) > 1_000) {
       try {
-        const { fetchWho } = await import('./identity.js');
+        const { fetchWho } = await options.loadNet();
         const fetched = await fetchWho(baseUrl, gate.token!, Math.min(2_000, left(ctx) - 500));
         if (fetched) {
           who = fetched;

@@ -33,7 +33,8 @@ export interface SignInArgs {
 
 export const POLLER_FLAG = '--device-poller';
 
-function runningFlow(path: string, now: number): SignInOutcome | null {
+/** The device flow running right now (its URL and code), or null. */
+export function runningFlow(path: string, now: number): SignInOutcome | null {
   const holder = readDeviceLock(path);
   if (!holder || isStaleDeviceLock(holder, now)) return null;
   return { kind: 'running', url: holder.verification_uri_complete ?? holder.verification_uri ?? null, code: holder.user_code ?? null, expiresAt: holder.expires_at };
