@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { classifyCredential, needsRefresh, needsSignIn } from '../../lib/plugin-kernel/gate.js';
+
+const NOW = Date.parse('2026-11-30T12:00:00Z');
+const jwt = (claims: object) => `eyJhbGciOiJFUzI1NiJ9.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`;
+const config = (headers?: Record<string, string>) => ({ mcpServers: { other: { url: 'https://x/mcp' }, agentstack: { url: 'https://agentstack.tech/mcp', ...(headers ? { headers } : {}) } } });
+const gate = (c: Record<string, unknown>, storedExpiresAt?: string) => classifyCredential({ config: c, storedExpiresAt, now: NOW });
+
+describe('credential gate', () => {
+  it('unsigned: no entry, or an entry without Authorization', () => {
+    expect(gate({}).state).toBe('unsigned');
+    expect(gate({ mcpServers: { other: {} } }).state).toBe('unsigned');
+    expect(gate(config()).state).toBe('unsigned');
+    expect(gate(config({ 'X-API-Key': '${env:KEY}' })).state).toBe('unsigned');
+  });
+
+  it('placeholder: ${...}, AGENTSTACK_ACCESS_TOKEN or an empty Bearer', () => {
+    for (const value of ['Bearer ${env:AGENTSTACK_ACCESS_TOKEN}', 'Bearer AGENTSTACK_ACCESS_TOKEN', 'Bearer ', '', 'Bearer <token>']) {
+      expect(gate(config({ Authorization: value })).state, value).toBe('placeholder');
+    }
+  });
+
+  it('expired: the JWT exp passed, or (for an opaque token) the stored expires_at', () => {
+    expect(gate(config({ Authorization: `Bearer ${jwt({ exp: NOW / 1000 - 1 })}` })).state).toBe('expired');
+    expect(gate(config({ Authorization: 'Bearer opaque-token-123456' }), '2026-11-30T11:00:00Z').state).toBe('expired');
+    // the JWT's own exp wins over a stale stored value
+    expect(gate(config({ Authorization: `Bearer ${jwt({ exp: NOW / 1000 + 600 })}` }), '2026-11-30T11:00:00Z').state).toBe('ok');
+  });
+
+  it('null_caps: a user_api_key JWT with service_caps: null', () => {
+    const g = gate(config({ Authorization: `Bearer ${jwt({ token_type: 'user_api_key', service_caps: null, exp: NOW / 1000 + 600 })}` }));
+    expect(g.state).toBe('null_caps');
+    expect(gate(config({ Authorization: `Bearer ${jwt({ token_type: 'user_api_key', service_caps: ['a'] })}` })).state).toBe('ok');
+    expect(gate(config({ Authorization: `Bearer ${jwt({ token_type: 'user_api_key' })}` })).state).toBe('ok');
+  });
+
+  it('ok: a real Bearer (token and expiry exposed), or an X-API-Key', () => {
+    const token = jwt({ sub: 'u', exp: NOW / 1000 + 3600 });
+    const g = gate(config({ Authorization: `Bearer ${token}` }));
+    expect(g).toMatchObject({ state: 'ok', token, expiresAtMs: NOW + 3600_000, apiKey: false });
+    expect(gate(config({ 'X-API-Key': 'ak_live_123' }))).toMatchObject({ state: 'ok', apiKey: true, token: null });
+  });
+
+  it('refresh within 120 s of expiry or after it; sign-in for placeholder, expired and null_caps only', () => {
+    expect(needsRefresh({ state: 'ok', expiresAtMs: NOW + 119_000 }, NOW)).toBe(true);
+    expect(needsRefresh({ state: 'ok', expiresAtMs: NOW + 121_000 }, NOW)).toBe(false);
+    expect(needsRefresh({ state: 'expired', expiresAtMs: NOW - 1 }, NOW)).toBe(true);
+    expect(needsRefresh({ state: 'ok', expiresAtMs: null }, NOW)).toBe(false);
+    expect(needsRefresh({ state: 'null_caps', expiresAtMs: NOW }, NOW)).toBe(false);
+    expect(['unsigned', 'placeholder', 'expired', 'null_caps', 'ok'].filter((s) => needsSignIn(s as never))).toEqual(['placeholder', 'expired', 'null_caps']);
+  });
+});
