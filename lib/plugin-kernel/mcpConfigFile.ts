@@ -8,6 +8,7 @@ import { withLock, type LockOptions } from './fileLock.js';
 import { findJsonError } from './jsonPosition.js';
 import type { McpConfig, McpConfigUpdate } from './mcpConfig.js';
 import { SECRET_FILE_MODE, readTextIfExists, writeFileAtomic } from './secureFile.js';
+import { sweepLeftovers } from './tempSweep.js';
 
 export interface ReadMcpConfig {
   config: McpConfig;
@@ -69,6 +70,8 @@ export async function updateMcpConfigFile(
     } else if (text !== null) {
       tightenMode(path);
     }
+    // Under the lock no other writer of ours is mid-write: remove temp files left by writers that were killed.
+    sweepLeftovers(path);
     return { ...result, path };
   }, lockOptions);
 }
