@@ -1,0 +1,286 @@
+/**
+ * Hostile server. Each case names the hostility, drives the plugin's real code (the kernel in-process over real HTTP,
+ * or the built scripts as child processes) and asserts the exact outcome: a typed PluginError / a clear script error,
+ * or a safe fallback; never a crash, never a Bearer sent to another origin, never a hostile URL opened.
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startCore, type RunningCore } from '../../core/index.js';
+import { fetchCatalog } from '../../lib/plugin-kernel/capabilities.js';
+import { isPluginError, type PluginError } from '../../lib/plugin-kernel/errors.js';
+import { httpRequest } from '../../lib/plugin-kernel/http.js';
+import { discoverEndpoints, pollDeviceToken, refreshAccessToken, requestDeviceCode, type OAuthEndpoints } from '../../lib/plugin-kernel/oauth.js';
+import { runDeviceCode } from '../helpers/deviceCode.js';
+import { tempDir } from '../helpers/repo.js';
+import { sessionStart, signInWith } from '../helpers/sessionStart.js';
+import { json, redirect, startHostileServer, type HostileServer } from './fixtures/hostileServer.js';
+
+let core: RunningCore;
+let hostile: HostileServer;
+let elsewhere: HostileServer;
+let tmp: ReturnType<typeof tempDir>;
+
+beforeAll(async () => {
+  [core, hostile, elsewhere] = await Promise.all([startCore({ port: 0, interval: 1 }), startHostileServer(), startHostileServer()]);
+  tmp = tempDir('agentstack-hostile-');
+});
+afterAll(async () => {
+  await Promise.all([core?.close(), hostile?.close(), elsewhere?.close()]);
+  tmp?.cleanup();
+});
+beforeEach(() => {
+  core.setFaults({ endpointFaults: {}, hostileVerificationUri: null, noDiscovery: false });
+  hostile.reset();
+  elsewhere.reset();
+});
+
+async function failure(promise: Promise<unknown>): Promise<PluginError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(isPluginError(error), `not a PluginError: ${String(error)}`).toBe(true);
+    return error as PluginError;
+  }
+  throw new Error('expected a failure, got a result');
+}
+
+const legacy = (base: string): OAuthEndpoints => ({
+  issuer: base, deviceAuthorizationEndpoint: `${base}/api/oauth2/device/authorize`, tokenEndpoint: `${base}/api/oauth2/token`, resource: `${base}/mcp`, source: 'legacy',
+});
+const client = { clientId: 'cursor-plugin' };
+let dirCount = 0;
+const freshDir = () => {
+  const d = join(tmp.path, `d${dirCount++}`);
+  mkdirSync(d);
+  return d;
+};
+
+describe('oversized and malformed bodies (core faults)', () => {
+  it.each(['oversized', 'malformed'] as const)('GET /mcp/actions %s: the catalog fetch fails with invalid_response', async (kind) => {
+    core.setFaults({ endpointFaults: { actions: { kind } } });
+    const { access_token } = await core.issueTokens();
+    const error = await failure(fetchCatalog({ baseUrl: core.baseUrl, token: access_token, timeoutMs: 5_000 }));
+    expect(error.code).toBe('invalid_response');
+    expect(error.message).toMatch(kind === 'oversized' ? /larger than 4194304 bytes; refused/ : /not valid JSON/);
+  });
+
+  it.each(['oversized', 'malformed'] as const)('device authorization %s: requestDeviceCode fails with invalid_response', async (kind) => {
+    core.setFaults({ endpointFaults: { device: { kind } } });
+    const error = await failure(requestDeviceCode({ endpoints: legacy(core.baseUrl), client, scope: 'openid', timeoutMs: 5_000 }));
+    expect(error.code).toBe('invalid_response');
+  });
+
+  it.each(['oversized', 'malformed'] as const)('token endpoint %s during a poll: an error result, never a throw', async (kind) => {
+    core.setFaults({ endpointFaults: { token: { kind } } });
+    const result = await pollDeviceToken({ endpoints: legacy(core.baseUrl), client, deviceCode: 'x', timeoutMs: 5_000 });
+    expect(result.status).toBe('error');
+    if (result.status === 'error') expect(result.error.code).toBe('invalid_response');
+  });
+
+  it('device-code.mjs against an oversized device response: exit 1, one invalid_response error event', async () => {
+    core.setFaults({ endpointFaults: { device: { kind: 'oversized' } } });
+    const run = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: freshDir() });
+    const done = await run.done;
+    expect(done.code).toBe(1);
+    expect(run.events.at(-1)).toMatchObject({ event: 'error', error: 'invalid_response' });
+  });
+});
+
+/** A device authorization response with one field of the wrong type. */
+const goodDevice = { device_code: 'dc', user_code: 'ABCD-EFGH', verification_uri: 'https://agentstack.tech/activate', expires_in: 600, interval: 1 };
+const goodToken = { access_token: 'at', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt', scope: 'openid' };
+
+describe('wrong types in every field the plugin reads (hostile server)', () => {
+  it.each([
+    ['device_code', 5], ['device_code', null], ['user_code', {}], ['verification_uri', 7], ['verification_uri', ['https://x']],
+    ['verification_uri_complete', 9], ['expires_in', 'soon'], ['expires_in', -1], ['interval', 'fast'],
+  ] as const)('device response %s = %j: invalid_response', async (field, value) => {
+    hostile.route('POST /api/oauth2/device/authorize', json({ ...goodDevice, [field]: value }));
+    const error = await failure(requestDeviceCode({ endpoints: legacy(hostile.baseUrl), client, scope: 'openid', timeoutMs: 3_000 }));
+    expect(error.code).toBe('invalid_response');
+  });
+
+  it('device response expires_in = "600" (a numeric string): read as the number 600 (oauth4webapi parses it), never as text', async () => {
+    hostile.route('POST /api/oauth2/device/authorize', json({ ...goodDevice, expires_in: '600' }));
+    const device = await requestDeviceCode({ endpoints: legacy(hostile.baseUrl), client, scope: 'openid', timeoutMs: 3_000 });
+    expect(device.expires_in).toBe(600);
+  });
+
+  it.each([
+    ['access_token', 123], ['access_token', ''], ['token_type', 1], ['refresh_token', {}], ['expires_in', 'soon'], ['scope', 7],
+  ] as const)('token response %s = %j: the poll ends with invalid_response and the refresh grant throws it', async (field, value) => {
+    hostile.route('POST /api/oauth2/token', json({ ...goodToken, [field]: value }));
+    const poll = await pollDeviceToken({ endpoints: legacy(hostile.baseUrl), client, deviceCode: 'dc', timeoutMs: 3_000 });
+    expect(poll).toMatchObject({ status: 'error', transient: false });
+    if (poll.status === 'error') expect(poll.error.code).toBe('invalid_response');
+    const error = await failure(refreshAccessToken({ tokenEndpoint: `${hostile.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken: 'rt', resource: `${hostile.baseUrl}/mcp`, timeoutMs: 3_000 }));
+    expect(error.code).toBe('invalid_response');
+  });
+
+  it.each([
+    ['OAuth error field of the wrong type', { error: 42, error_description: { x: 1 } }],
+    ['an array body', [1, 2]],
+  ])('token 400 with %s: a typed error, the body never quoted raw', async (_name, body) => {
+    hostile.route('POST /api/oauth2/token', json(body, 400));
+    const poll = await pollDeviceToken({ endpoints: legacy(hostile.baseUrl), client, deviceCode: 'dc', timeoutMs: 3_000 });
+    expect(poll.status).toBe('error');
+    if (poll.status === 'error') expect(poll.error.message).not.toContain('{"x":1}');
+  });
+
+  it.each([
+    ['domains', []], ['domains', { a: 'b' }], ['domains', { a: [{ action: 5 }] }], ['total_actions', 'many'], ['total_actions', -2],
+    ['domains', { a: [{ action: 'a.b', required_cap: 9 }] }], ['catalog_etag', 12],
+  ] as const)('GET /mcp/actions with %s = %j: invalid_response naming where', async (field, value) => {
+    hostile.route('GET /mcp/actions', json({ total_actions: 0, domains: {}, [field]: value }));
+    const error = await failure(fetchCatalog({ baseUrl: hostile.baseUrl, token: 't', timeoutMs: 3_000 }));
+    expect(error.code).toBe('invalid_response');
+    expect(error.message).toContain('unexpected shape at');
+  });
+
+  it.each([
+    ['PRM resource', '/.well-known/oauth-protected-resource/mcp', { resource: 5, authorization_servers: 'x' }],
+    ['PRM authorization_servers', '/.well-known/oauth-protected-resource/mcp', { resource: 'RESOURCE', authorization_servers: [5, { a: 1 }] }],
+    ['AS issuer', '/.well-known/oauth-authorization-server', { issuer: 12, token_endpoint: 'ISSUER/t' }],
+  ])('discovery with a wrong-typed %s: falls back to AgentStack paths on the same server', async (_name, path, doc) => {
+    const body = JSON.parse(JSON.stringify(doc).replaceAll('RESOURCE', `${hostile.baseUrl}/mcp`).replaceAll('ISSUER', hostile.baseUrl));
+    hostile.route(path, json(body));
+    const endpoints = await discoverEndpoints(hostile.baseUrl, { timeoutMs: 3_000 });
+    expect(endpoints).toEqual(legacy(hostile.baseUrl));
+  });
+});
+
+describe('RFC 9728 metadata whose resource does not match (refused)', () => {
+  const prm = (resource: string) => json({ resource, authorization_servers: [elsewhere.baseUrl] });
+  const asDoc = () => json({ issuer: elsewhere.baseUrl, token_endpoint: `${elsewhere.baseUrl}/token`, device_authorization_endpoint: `${elsewhere.baseUrl}/device` });
+
+  it('resource names another server: its authorization server is never contacted; AgentStack paths on the base are used', async () => {
+    hostile.route('/.well-known/oauth-protected-resource/mcp', prm('https://other.example/mcp'));
+    hostile.route('/.well-known/oauth-protected-resource', prm('https://other.example/mcp'));
+    elsewhere.route('/.well-known/oauth-authorization-server', asDoc());
+    const endpoints = await discoverEndpoints(hostile.baseUrl, { timeoutMs: 3_000 });
+    expect(endpoints.source).toBe('legacy');
+    expect(endpoints.tokenEndpoint.startsWith(hostile.baseUrl)).toBe(true);
+    expect(elsewhere.requests).toEqual([]);
+  });
+
+  it('control: a matching resource does send discovery to the named authorization server', async () => {
+    hostile.route('/.well-known/oauth-protected-resource/mcp', prm(`${hostile.baseUrl}/mcp`));
+    elsewhere.route('/.well-known/oauth-authorization-server', asDoc());
+    const endpoints = await discoverEndpoints(hostile.baseUrl, { timeoutMs: 3_000 });
+    expect(endpoints.tokenEndpoint).toBe(`${elsewhere.baseUrl}/token`);
+  });
+
+  it('AS metadata with token_endpoint = 5 and device_authorization_endpoint = []: unsafe_url, refused before any use', async () => {
+    hostile.route('/.well-known/oauth-authorization-server', json({ issuer: hostile.baseUrl, token_endpoint: 5, device_authorization_endpoint: [] }));
+    const error = await failure(discoverEndpoints(hostile.baseUrl, { timeoutMs: 3_000 }));
+    expect(error.code).toBe('unsafe_url');
+    expect(hostile.requests.map((r) => r.path)).not.toContain('/api/oauth2/token');
+  });
+
+  it('AS metadata naming a plain-http, non-loopback token endpoint: unsafe_url, refused before any use', async () => {
+    hostile.route('/.well-known/oauth-authorization-server', json({ issuer: hostile.baseUrl, token_endpoint: 'http://evil.example/token', device_authorization_endpoint: `${hostile.baseUrl}/d` }));
+    const error = await failure(discoverEndpoints(hostile.baseUrl, { timeoutMs: 3_000 }));
+    expect(error.code).toBe('unsafe_url');
+  });
+});
+
+describe('redirects to another origin: never followed, the Bearer never leaves', () => {
+  it.each([301, 302, 307, 308])('GET /mcp/actions answers %i to another origin: refused, the other origin sees nothing', async (status) => {
+    hostile.route('GET /mcp/actions', redirect(`${elsewhere.baseUrl}/steal`, status));
+    const error = await failure(fetchCatalog({ baseUrl: hostile.baseUrl, token: 'bearer-must-not-travel', timeoutMs: 3_000 }));
+    expect(error.code).toBe('server');
+    expect(hostile.requests.filter((r) => r.authorization === 'Bearer bearer-must-not-travel')).toHaveLength(1);
+    expect(elsewhere.requests).toEqual([]);
+  });
+
+  it('token endpoint redirects a refresh (307, body and all) elsewhere: refused, the refresh token never travels', async () => {
+    hostile.route('POST /api/oauth2/token', redirect(`${elsewhere.baseUrl}/token`, 307));
+    const error = await failure(refreshAccessToken({ tokenEndpoint: `${hostile.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken: 'rt-must-not-travel', resource: `${hostile.baseUrl}/mcp`, timeoutMs: 3_000 }));
+    expect(error.code).toBe('invalid_response');
+    expect(elsewhere.requests).toEqual([]);
+  });
+
+  it('session-start against a server that redirects every call elsewhere: answers one JSON object, elsewhere sees nothing', async () => {
+    for (const path of ['/api/auth/me', '/mcp/actions', '/api/oauth2/token', '/mcp/cache/clear']) hostile.route(path, redirect(`${elsewhere.baseUrl}${path}`, 307));
+    const dir = freshDir();
+    await signInWith(dir, hostile.baseUrl, { access_token: 'hostile.bearer.token', expires_in: 3600, scope: 'openid' });
+    const run = await sessionStart(dir, hostile.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' });
+    expect(run.code).toBe(0);
+    expect(typeof run.json).toBe('object');
+    expect(elsewhere.requests).toEqual([]);
+    expect(run.stdout + run.stderr).not.toContain('hostile.bearer.token');
+  });
+});
+
+describe('a server that hangs: every call bounded', () => {
+  it.each(['me', 'actions', 'token', 'device'] as const)('route %s hangs: the kernel call ends with timeout within its deadline', async (route) => {
+    core.setFaults({ endpointFaults: { [route]: { kind: 'hang' } } });
+    const started = Date.now();
+    const call = route === 'me' ? httpRequest({ url: `${core.baseUrl}/api/auth/me`, timeoutMs: 400 })
+      : route === 'actions' ? fetchCatalog({ baseUrl: core.baseUrl, token: 't', timeoutMs: 400 })
+      : route === 'device' ? requestDeviceCode({ endpoints: legacy(core.baseUrl), client, scope: 'openid', timeoutMs: 400 })
+      : refreshAccessToken({ tokenEndpoint: `${core.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken: 'r', resource: `${core.baseUrl}/mcp`, timeoutMs: 400 });
+    const error = await failure(call);
+    expect(error.code).toBe('timeout');
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('session-start with me, actions and token all hanging and an expiring token: answers within its 20 s hook timeout', async () => {
+    const dir = freshDir();
+    await signInWith(dir, core.baseUrl, await core.issueTokens({ accessTokenTtl: 30 }));
+    core.setFaults({ endpointFaults: { me: { kind: 'hang' }, actions: { kind: 'hang' }, token: { kind: 'hang' }, protected_resource: { kind: 'hang' }, as_metadata: { kind: 'hang' } } });
+    const run = await sessionStart(dir, core.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' });
+    expect(run.code).toBe(0);
+    expect(run.ms).toBeLessThan(12_000);
+    expect(String(run.json.additional_context ?? '')).not.toBe('');
+  }, 20_000);
+});
+
+describe('hostile verification_uri: refused and never opened (device-code.mjs, real opener path)', () => {
+  /** A fake `xdg-open` first on PATH: the `open` package runs it when it opens anything on Linux. */
+  function fakeOpener(dir: string): { env: Record<string, string>; opened: () => string[] } {
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    const log = join(dir, 'opened.log');
+    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$1" >> '${log}'\n`);
+    chmodSync(join(bin, 'xdg-open'), 0o755);
+    return {
+      env: { PATH: `${bin}:${process.env.PATH}`, DISPLAY: ':99' },
+      opened: () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []),
+    };
+  }
+
+  it.each([
+    'file:///etc/passwd',
+    'javascript:alert(document.cookie)',
+    'data:text/html,<script>alert(1)</script>',
+    'http://evil.example/activate',
+    'https://agentstack.tech/activate?x=$(touch /tmp/pwned)',
+    'https://agentstack.tech/activate;rm -rf ~',
+    'https://agentstack.tech/`id`',
+  ])('%s: exit 1 with unsafe_url, no code shown, the opener never runs', async (uri) => {
+    core.setFaults({ hostileVerificationUri: uri });
+    const dir = freshDir();
+    const opener = fakeOpener(dir);
+    const run = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: dir, args: ['--json'], env: opener.env });
+    const done = await run.done;
+    expect(done.code).toBe(1);
+    expect(run.events.map((e) => e.event)).toEqual(['error']);
+    expect(run.events[0]).toMatchObject({ error: 'unsafe_url' });
+    expect(opener.opened()).toEqual([]);
+    expect(existsSync('/tmp/pwned')).toBe(false);
+  });
+
+  it('control: a safe verification URL does reach the fake opener (so the cases above prove something)', async () => {
+    const dir = freshDir();
+    const opener = fakeOpener(dir);
+    const run = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: dir, args: ['--json'], env: opener.env });
+    const code = await run.waitFor('device_code');
+    await core.approve(String(code.user_code));
+    const done = await run.done;
+    expect(done.code).toBe(0);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(opener.opened()).toEqual([String(code.verification_uri_complete)]);
+  });
+});
