@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decidePreMcp, grantedCaps, parseExecuteArgs, type PreMcpContext } from '../../lib/plugin-kernel/preMcp/decide.js';
 import { classifyRawInput } from '../../lib/plugin-kernel/preMcp/front.js';
 import { isAgentStackServer, splitToolName } from '../../lib/plugin-kernel/preMcp/identify.js';
-import { indexSnapshot, type SnapshotRead } from '../../lib/plugin-kernel/preMcp/snapshotIndex.js';
+import { indexSnapshot, scanSnapshot, type SnapshotRead } from '../../lib/plugin-kernel/preMcp/snapshotIndex.js';
 import { boundedEditDistance, closestActions } from '../../lib/plugin-kernel/preMcp/suggest.js';
 import { knownBaseUrls } from '../../lib/plugin-kernel/preMcp/run.js';
 import { bigSnapshot } from '../helpers/fixtures.js';
@@ -106,6 +106,26 @@ describe('pre-MCP decision', () => {
     expect(indexSnapshot({ audience: 'tenant', actions: [] })).toBeNull();
     expect(indexSnapshot({ fetched_at: 'x', audience: 'tenant', actions: [{ action: 1 }] })).toBeNull();
     expect(indexSnapshot({ fetched_at: 'x', audience: 'tenant', actions: 'no' })).toBeNull();
+  });
+});
+
+describe('snapshot fast scan', () => {
+  const big = { ...bigSnapshot(5000), unapproved: ['data.op_11'] };
+  big.actions[7] = { ...big.actions[7]!, summary: 'has } and { and "action": "fake.one" inside' };
+  const pretty = `${JSON.stringify(big, null, 2)}\n`;
+
+  it('agrees with the full parse for the actions of a call, and proves nothing it cannot find', () => {
+    const wanted = new Set(['system.ping', 'projects.list', 'data.op_11', big.actions[8]!.action]);
+    const fast = scanSnapshot(pretty, wanted)!;
+    const full = indexSnapshot(big)!;
+    for (const name of wanted) expect([fast.has(name), fast.capOf(name)]).toEqual([full.has(name), full.capOf(name)]);
+    expect([...fast.unapproved]).toEqual(['data.op_11']);
+    expect(fast.names()).toEqual(full.names());
+    expect(scanSnapshot(pretty, new Set(['fake.one']))).toBeNull();
+    expect(scanSnapshot(pretty, new Set([big.actions[7]!.action]))).toBeNull(); // braces in its summary: full parse
+    expect(scanSnapshot(pretty, new Set(['nope.none']))).toBeNull();
+    expect(scanSnapshot(JSON.stringify(big), new Set(['system.ping']))).toBeNull();
+    expect(scanSnapshot(pretty.replace('"audience": "tenant"', '"audience": "operator"'), new Set(['system.ping']))).toBeNull();
   });
 });
 

@@ -102,18 +102,18 @@ export function decidePreMcp(ctx: PreMcpContext): PreMcpAnswer {
   const unapproved: string[] = [];
   for (const step of parsed.args.steps) {
     const action = step.action;
-    if (!index.requiredCap.has(action)) {
+    if (!index.has(action)) {
       if (!unknown.includes(action)) unknown.push(action);
       continue;
     }
-    const cap = index.requiredCap.get(action) ?? null;
+    const cap = index.capOf(action);
     if (cap && caps && !caps.has(cap) && !missing.some((m) => m.action === action)) missing.push({ action, cap });
     if (index.unapproved.has(action) && !unapproved.includes(action)) unapproved.push(action);
   }
 
   if (unknown.length) {
     const hints = unknown.slice(0, MAX_NAMED).map((name) => {
-      const near = closestActions(name, index.names);
+      const near = closestActions(name, index.names());
       return near.length ? `"${name}" (closest: ${near.join(', ')})` : `"${name}" (no similar action)`;
     });
     return {

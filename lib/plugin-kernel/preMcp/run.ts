@@ -10,7 +10,7 @@ import { readMcpConfigFile } from '../mcpConfigFile.js';
 import { cursorPaths } from '../paths.js';
 import { BeforeMcpInputSchema } from '../schemas/hooks.js';
 import { MCP_SERVER_KEY } from '../toolNames.js';
-import { NEUTRAL, decidePreMcp, type PreMcpAnswer } from './decide.js';
+import { NEUTRAL, decidePreMcp, parseExecuteArgs, type PreMcpAnswer } from './decide.js';
 import { isAgentStackServer, isExecuteCall } from './identify.js';
 import { readSnapshotIndex } from './snapshotIndex.js';
 
@@ -59,9 +59,11 @@ export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMc
   const bases = knownBaseUrls(config, env);
   if (!isAgentStackServer(input, bases)) return NEUTRAL;
   const bearer = bearerOf(config);
+  const parsedArgs = parseExecuteArgs(input.tool_input);
+  const wanted = parsedArgs.ok ? new Set(parsedArgs.args.steps.map((s) => s.action)) : new Set<string>();
   const answer = decidePreMcp({
     input,
-    snapshot: readSnapshotIndex(paths.capabilities),
+    snapshot: readSnapshotIndex(paths.capabilities, wanted),
     claims: bearer ? decodeJwtClaims(bearer) : null,
     now: options.now ?? Date.now(),
     knownBaseUrls: bases,
