@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { answerHook, logHook, readStdinBounded } from '../plugin-kernel/hookIo.js';
+import { answerHook, logHook, parseHookJson, readStdinBounded } from '../plugin-kernel/hookIo.js';
+import { SessionStartInputSchema } from '../plugin-kernel/schemas/hooks.js';
 import type { NetModule } from '../plugin-kernel/sessionStart/run.js';
 
 const NAME = 'session-start';
@@ -28,6 +29,8 @@ async function hook(): Promise<object> {
   parseCommandLine({ name: NAME, usage: USAGE, options: { 'from-hook': { type: 'boolean' } } });
   const stdin = await readStdinBounded({ timeoutMs: 1_000, maxBytes: 1024 * 1024 });
   if (stdin.problem) logHook(NAME, `stdin ${stdin.problem}; continuing without it`);
+  // Nothing in the input changes what the hook does; an unexpected shape is only logged.
+  else if (!SessionStartInputSchema.safeParse(parseHookJson(stdin.text)).success) logHook(NAME, 'stdin is not a sessionStart JSON object; continuing');
   const { runSessionStart, SESSION_START_BUDGET_MS } = await import('../plugin-kernel/sessionStart/run.js');
   const deadline = new Promise<object>((res) => {
     // A last resort: every step has its own timeout, but the hook must answer even if one does not hold.
