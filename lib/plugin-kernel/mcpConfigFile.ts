@@ -40,8 +40,20 @@ export function parseMcpConfigText(text: string, path: string): McpConfig {
   return value as McpConfig;
 }
 
+const UNREADABLE: Record<string, string> = { EISDIR: 'it is a folder, not a file', EACCES: 'permission denied', EPERM: 'permission denied', ELOOP: 'it is a symlink loop' };
+
+/** The file's text; a path that exists but cannot be read (a folder, no permission) is `malformed_file`, not a raw errno. */
+function readConfigText(path: string): string | null {
+  try {
+    return readTextIfExists(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new PluginError('malformed_file', `${path} cannot be read (${UNREADABLE[code] ?? code}). It was left unchanged; move it aside or fix it, then run this again.`, { details: { path, errno: code } });
+  }
+}
+
 export function readMcpConfigFile(path: string): ReadMcpConfig {
-  const text = readTextIfExists(path);
+  const text = readConfigText(path);
   return { text, config: text === null ? {} : parseMcpConfigText(text, path) };
 }
 
