@@ -18,10 +18,14 @@ export interface TestProxy {
   url: string;
   port: number;
   records: ProxyRecord[];
-  /** CONNECT targets are refused with 502 when false (default): nothing in these tests needs a real TLS peer. */
   close(): Promise<void>;
 }
 
+/**
+ * `allowConnect: false` refuses every tunnel with 502. Note that undici's ProxyAgent tunnels plain http:// targets
+ * through CONNECT too (its `proxyTunnel` default), so HTTP_PROXY tests see one CONNECT per connection, not one
+ * absolute-form request per request.
+ */
 export async function startProxy(options: { allowConnect?: boolean } = {}): Promise<TestProxy> {
   const records: ProxyRecord[] = [];
   const sockets = new Set<Socket>();
@@ -47,7 +51,7 @@ export async function startProxy(options: { allowConnect?: boolean } = {}): Prom
   server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     records.push({ method: 'CONNECT', target: req.url ?? '', hadAuthorization: false });
-    if (!options.allowConnect) {
+    if (options.allowConnect === false) {
       client.end('HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n');
       return;
     }
