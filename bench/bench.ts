@@ -27,6 +27,12 @@ const WARMUP = 3;
 const node = process.execPath;
 const bundle = (p: string) => join(ROOT, p);
 const ms = (v: number) => `${v.toFixed(1)} ms`;
+/**
+ * Environments for whole-process timing. NODE_EXTRA_CA_CERTS (set on this machine) makes every Node start-up ~40 ms
+ * slower, which flatters every ratio to `node -e 0`; so the hooks are timed both ways.
+ */
+const CLEAN_ENV: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
+const MACHINE_ENV: NodeJS.ProcessEnv = { ...process.env };
 
 function ratioRow(what: string, value: number, baseline: number, budget?: number): Row {
   const ratio = value / baseline;
@@ -57,41 +63,47 @@ async function main() {
     await installTokens(core, refreshing, 60);
     await timeSideBySide([{ name: 'prime', argv: [node, bundle('hooks/scripts/session-start.mjs'), '--from-hook'], env: envFor(core, refreshing), stdin: sessionInput }], { runs: 1, warmup: 0 });
 
-    const requestsBefore = Object.values(core.counters.requests).reduce((a, b) => a + b, 0);
-    const hookCommands: TimedCommand[] = [
-      { name: 'node -e 0', argv: [node, '-e', '0'] },
-      { name: 'pre-mcp (other server)', argv: [node, bundle('hooks/scripts/pre-mcp-cap-check.mjs')], env: freshEnv, stdin: preMcpInput('read_file', 'https://files.example.com/mcp', 'user-files', { path: '/x' }) },
-      { name: 'pre-mcp (execute, 5,000 actions)', argv: [node, bundle('hooks/scripts/pre-mcp-cap-check.mjs')], env: envFor(core, big), stdin: preMcpInput('agentstack.execute', core.mcpUrl, 'user-agentstack', { steps: [{ id: '1', action: 'data.op_4001' }, { id: '2', action: 'projects.list' }] }) },
-      { name: 'session-start (fresh, no network)', argv: [node, bundle('hooks/scripts/session-start.mjs'), '--from-hook'], env: freshEnv, stdin: sessionInput },
-    ];
-    const hookSamples = await timeSideBySide(hookCommands, { runs: RUNS, warmup: WARMUP });
-    const requestsDuringFresh = Object.values(core.counters.requests).reduce((a, b) => a + b, 0) - requestsBefore;
-
-    const refreshBefore = core.counters.refreshGrants;
-    const refreshSamples = await timeSideBySide([
-      { name: 'node -e 0', argv: [node, '-e', '0'] },
-      { name: 'session-start (refresh against the core)', argv: [node, bundle('hooks/scripts/session-start.mjs'), '--from-hook'], env: envFor(core, refreshing), stdin: sessionInput, before: () => installTokens(core, refreshing, 60) },
-    ], { runs: Math.max(5, Math.round(RUNS / 2)), warmup: 1 });
-    const refreshes = core.counters.refreshGrants - refreshBefore;
-
-    const baseline = median(hookSamples.get('node -e 0')!);
-    const rows: Row[] = [
-      { what: '`node -e 0` (baseline)', figure: ms(baseline), ratio: '1.00x' },
-      ratioRow('pre-mcp-cap-check, call to another server', median(hookSamples.get('pre-mcp (other server)')!), baseline, 1.25),
-      ratioRow('pre-mcp-cap-check, execute vs 5,000-action snapshot', median(hookSamples.get('pre-mcp (execute, 5,000 actions)')!), baseline, 1.4),
-      ratioRow('session-start, fresh token and snapshot', median(hookSamples.get('session-start (fresh, no network)')!), baseline, 1.5),
-      ratioRow('session-start, refresh against the core', median(refreshSamples.get('session-start (refresh against the core)')!), median(refreshSamples.get('node -e 0')!)),
-    ];
-    out.push('## Hooks (whole process)', '', markdownTable(rows), '',
-      `Requests the fresh session-start runs sent to the server: ${requestsDuringFresh} (expected 0). Refresh runs: ${refreshes} refresh grants for ${refreshSamples.get('node -e 0')!.length + 1} runs.`, '');
+    const floor = join(fresh, 'floor.mjs');
+    writeFileSync(floor, "import{readFileSync as r,writeSync as w}from'node:fs';r(0);w(1,'{}\\n');\n");
+    // The same hooks timed twice: in this machine's own environment, as Cursor would start them here, and in a
+    // minimal one. Within each table every process, the baseline included, gets the same environment.
+    for (const [label, base] of [['this machine\'s environment (NODE_EXTRA_CA_CERTS set)', MACHINE_ENV], ['minimal environment (PATH and HOME only)', CLEAN_ENV]] as const) {
+      const withBase = (env: NodeJS.ProcessEnv) => ({ ...base, ...env, HOME: env.HOME });
+      const requestsBefore = Object.values(core.counters.requests).reduce((a, b) => a + b, 0);
+      const hookSamples = await timeSideBySide([
+        { name: 'node -e 0', argv: [node, '-e', '0'], env: base },
+        { name: 'floor', argv: [node, floor], env: base, stdin: '{}' },
+        { name: 'pre-mcp (other server)', argv: [node, bundle('hooks/scripts/pre-mcp-cap-check.mjs')], env: withBase(freshEnv), stdin: preMcpInput('read_file', 'https://files.example.com/mcp', 'user-files', { path: '/x' }) },
+        { name: 'pre-mcp (execute, 5,000 actions)', argv: [node, bundle('hooks/scripts/pre-mcp-cap-check.mjs')], env: withBase(envFor(core, big)), stdin: preMcpInput('agentstack.execute', core.mcpUrl, 'user-agentstack', { steps: [{ id: '1', action: 'data.op_4001' }, { id: '2', action: 'projects.list' }] }) },
+        { name: 'session-start (fresh, no network)', argv: [node, bundle('hooks/scripts/session-start.mjs'), '--from-hook'], env: withBase(freshEnv), stdin: sessionInput },
+      ], { runs: RUNS, warmup: WARMUP });
+      const requestsDuringFresh = Object.values(core.counters.requests).reduce((a, b) => a + b, 0) - requestsBefore;
+      const refreshBefore = core.counters.refreshGrants;
+      const refreshSamples = await timeSideBySide([
+        { name: 'node -e 0', argv: [node, '-e', '0'], env: base },
+        { name: 'session-start (refresh against the core)', argv: [node, bundle('hooks/scripts/session-start.mjs'), '--from-hook'], env: withBase(envFor(core, refreshing)), stdin: sessionInput, before: () => installTokens(core, refreshing, 60) },
+      ], { runs: Math.max(5, Math.round(RUNS / 2)), warmup: 1 });
+      const refreshes = core.counters.refreshGrants - refreshBefore;
+      const baseline = median(hookSamples.get('node -e 0')!);
+      const rows: Row[] = [
+        { what: '`node -e 0` (baseline)', figure: ms(baseline), ratio: '1.00x' },
+        ratioRow('floor: an empty .mjs that reads stdin and writes `{}`', median(hookSamples.get('floor')!), baseline),
+        ratioRow('pre-mcp-cap-check, call to another server', median(hookSamples.get('pre-mcp (other server)')!), baseline, 1.25),
+        ratioRow('pre-mcp-cap-check, execute vs 5,000-action snapshot', median(hookSamples.get('pre-mcp (execute, 5,000 actions)')!), baseline, 1.4),
+        ratioRow('session-start, fresh token and snapshot', median(hookSamples.get('session-start (fresh, no network)')!), baseline, 1.5),
+        ratioRow('session-start, refresh against the core', median(refreshSamples.get('session-start (refresh against the core)')!), median(refreshSamples.get('node -e 0')!)),
+      ];
+      out.push(`## Hooks (whole process), ${label}`, '', markdownTable(rows), '',
+        `Requests the fresh session-start runs sent to the server: ${requestsDuringFresh} (expected 0). Refresh runs: ${refreshes} refresh grants for ${refreshSamples.get('node -e 0')!.length + 1} runs (one per run).`, '');
+    }
 
     // The probe vs the MCP Inspector CLI, against the same core.
     const token = (await core.issueTokens()).access_token;
     const probeEnv = { ...freshEnv, BENCH_TOKEN: token };
     const probe: TimedCommand = { name: 'probe', argv: [node, bundle('scripts/verify-mcp-surface-e2e.mjs'), '--json', '--only', 'mcp', '--base-url', core.baseUrl, '--token-env', 'BENCH_TOKEN'], env: probeEnv };
     const cli = inspectorCli(join(ROOT, 'bench'));
-    const probeCommands: TimedCommand[] = [{ name: 'node -e 0', argv: [node, '-e', '0'] }, probe];
-    if (cli) probeCommands.push({ name: 'inspector', argv: [node, cli, '--cli', core.mcpUrl, '--transport', 'http', '--method', 'tools/list'], env: process.env });
+    const probeCommands: TimedCommand[] = [{ name: 'node -e 0', argv: [node, '-e', '0'], env: CLEAN_ENV }, probe];
+    if (cli) probeCommands.push({ name: 'inspector', argv: [node, cli, '--cli', core.mcpUrl, '--transport', 'http', '--method', 'tools/list'], env: CLEAN_ENV });
     const probeSamples = await timeSideBySide(probeCommands, { runs: Math.max(5, Math.round(RUNS / 2)), warmup: 1 });
     const probeBase = median(probeSamples.get('node -e 0')!);
     const probeRows: Row[] = [
@@ -132,7 +144,7 @@ async function main() {
   const header = [
     '# Benchmark results', '',
     `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run bench\` on ${cpu.length} x ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}.`,
-    `Whole-process figures are medians of ${RUNS} runs after ${WARMUP} warm-up runs, every command run in turn in each round ("side by side"), as ratios to \`node -e 0\` measured in the same rounds. Budgets from issue #5; the bench never fails on noise.`, '',
+    `Whole-process figures are medians of ${RUNS} runs after ${WARMUP} warm-up runs, every command run in turn in each round ("side by side"), as ratios to \`node -e 0\` measured in the same rounds, every process in a table with the same environment. The hooks are timed in this machine's own environment (where NODE_EXTRA_CA_CERTS alone adds ~40 ms to every Node start-up, the baseline's included) and in a minimal one; the other tables use the minimal one. The "floor" row is the least any \`.mjs\` hook can cost: the ES module loader plus reading stdin and writing one line. Budgets from issue #5; the bench never fails on noise.`, '',
   ];
   const text = `${header.join('\n')}${out.join('\n')}`;
   writeFileSync(join(ROOT, 'bench/results.md'), text);

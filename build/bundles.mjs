@@ -2,7 +2,6 @@
 // (Cursor installs plugins as plain files, with no npm install). Shared by the build, the tests and the audit.
 export const BUNDLES = [
   { entry: 'lib/entries/session-start.ts', out: 'hooks/scripts/session-start.mjs' },
-  { entry: 'lib/entries/session-start-net.ts', out: 'hooks/scripts/session-start-net.mjs' },
   { entry: 'lib/entries/device-code.ts', out: 'hooks/scripts/device-code.mjs' },
   { entry: 'lib/entries/pre-mcp-cap-check.ts', out: 'hooks/scripts/pre-mcp-cap-check.mjs' },
   { entry: 'lib/entries/diagnose-local.ts', out: 'scripts/diagnose-local.mjs' },

@@ -19,8 +19,9 @@ Environment: AGENTSTACK_BASE_URL, AGENTSTACK_CURSOR_DIR, AGENTSTACK_DISABLE_AUTO
 const POLLER_FLAG = '--device-poller';
 
 const script = fileURLToPath(import.meta.url);
-// The network steps are a sibling bundle, compiled only when needed (a computed specifier: esbuild leaves it alone).
-const loadNet = () => import(new URL('./session-start-net.mjs', import.meta.url).href) as Promise<NetModule>;
+// The network steps stay in this one bundle, but behind import(): esbuild then evaluates undici and oauth4webapi only
+// when a step needs the network, which keeps the no-network path inside its start-up budget.
+const loadNet = (): Promise<NetModule> => import('../plugin-kernel/sessionStart/net.js');
 // The bundle lives in <root>/hooks/scripts/.
 const pluginRoot = resolve(dirname(script), '../..');
 

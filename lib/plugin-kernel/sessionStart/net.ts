@@ -1,7 +1,6 @@
 /**
- * Everything session start does over the network, bundled separately as `hooks/scripts/session-start-net.mjs` and
- * loaded only when a network step is needed: the HTTP and OAuth clients weigh ~600 KB, and merely compiling them
- * would cost the no-network path more than its whole start-up budget (measured: ~15 ms of module compile).
+ * Everything session start does over the network. The entry reaches it through `await import()`, so esbuild
+ * evaluates the HTTP and OAuth clients (~600 KB) only when a network step is needed.
  */
 import { httpRequest, parseJson } from '../http.js';
 import { quoteShort } from '../errors.js';

@@ -19,7 +19,7 @@ import { readSnapshotMeta, snapshotIsStale } from './snapshot.js';
 export type NetModule = typeof import('./net.js');
 
 export interface SessionStartOptions {
-  /** Loads the network steps (the sibling bundle `session-start-net.mjs`). */
+  /** Loads the network steps (lazily evaluated: see lib/entries/session-start.ts). */
   loadNet: () => Promise<NetModule>;
   env: NodeJS.ProcessEnv;
   pluginRoot: string;
