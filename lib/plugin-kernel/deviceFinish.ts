@@ -11,6 +11,7 @@ import type { CursorPaths } from './paths.js';
 import { clearRefreshFile, writeRefreshFile } from './refreshStore.js';
 import { MeSchema } from './schemas/server.js';
 import { quoteShort } from './errors.js';
+import { rememberIdentity } from './identity.js';
 
 export interface FinishArgs {
   tokens: TokenSet;
@@ -78,18 +79,26 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
     if (res.status >= 400) throw new Error(`HTTP ${res.status}`);
   });
   const capabilities = await attempt('Saving the capability snapshot', async () => {
-    const { fetchCatalog, flattenCatalog, writeSnapshot } = await import('./capabilities.js');
+    const { fetchCatalog, flattenCatalog, readSnapshot, writeSnapshot } = await import('./capabilities.js');
+    const { applySnapshotDiff } = await import('./snapshotDiff.js');
     const fetched = await fetchCatalog({ baseUrl, token: tokens.access_token, signal: args.signal, timeoutMs });
     if (fetched.status !== 'ok') throw new Error('the server answered 304 to a request without an etag');
-    const snapshot = flattenCatalog(fetched.catalog, { fetchedAt: new Date(now()), serverUrl: `${baseUrl}/mcp` });
-    writeSnapshot(paths.capabilities, { ...snapshot, catalog_etag: fetched.etag ?? snapshot.catalog_etag });
+    const current = flattenCatalog(fetched.catalog, { fetchedAt: new Date(now()), serverUrl: `${baseUrl}/mcp` });
+    // Signing in again must not approve what the server added meanwhile: the diff against the previous snapshot
+    // keeps unapproved actions unapproved (a first snapshot, or one from another server, starts approved).
+    let previous = null;
+    try { previous = readSnapshot(paths.capabilities); } catch { /* unreadable: start afresh */ }
+    const { snapshot } = applySnapshotDiff(previous, { ...current, catalog_etag: fetched.etag ?? current.catalog_etag }, new Date(now()));
+    writeSnapshot(paths.capabilities, snapshot);
     return snapshot.total_actions;
   });
   const who = await attempt('Looking up who signed in', async () => {
     const res = await httpRequest({ url: `${baseUrl}/api/auth/me`, headers: auth, timeoutMs, signal: args.signal });
     if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
     const me = parseJson(res, MeSchema, 'The account').data;
-    return quoteShort(me.email || me.display_name || String(me.user_id), 120);
+    const name = quoteShort(me.email || me.display_name || String(me.user_id), 120);
+    rememberIdentity(paths.identity, { who: name, token: tokens.access_token, serverUrl: `${baseUrl}/mcp`, now: new Date(now()) });
+    return name;
   });
   return {
     server_url: `${baseUrl}/mcp`,

@@ -9,6 +9,7 @@ export const CURSOR_FILES = {
   deviceLock: 'agentstack-device.lock',
   project: 'agentstack-project',
   deviceLog: 'agentstack-device.log',
+  identity: 'agentstack-identity.json',
 } as const;
 
 export type CursorPaths = { dir: string } & { [K in keyof typeof CURSOR_FILES]: string };

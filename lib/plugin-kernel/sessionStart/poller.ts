@@ -9,8 +9,6 @@ import { readLockFile } from '../fileLock.js';
 import type { OAuthEndpoints, DeviceCodeResponse } from '../oauth.js';
 import { cursorPaths } from '../paths.js';
 import { readStdinBounded } from '../hookIo.js';
-import { decodeJwtClaims } from '../jwt.js';
-import { identityPath, writeIdentity } from './identity.js';
 
 export interface DevicePollerHandoff {
   device: DeviceCodeResponse;
@@ -63,13 +61,6 @@ export async function runDevicePoller(env: NodeJS.ProcessEnv = process.env): Pro
       signal: controller.signal,
       onEvent: (event) => { if (event.event !== 'authorized') line(event as unknown as Record<string, unknown>); },
     });
-    if (result.who) {
-      const { readMcpConfigFile } = await import('../mcpConfigFile.js');
-      const { bearerOf } = await import('../mcpConfig.js');
-      const token = bearerOf(readMcpConfigFile(paths.mcpJson).config);
-      const sub = token ? decodeJwtClaims(token)?.sub : null;
-      writeIdentity(identityPath(paths), { who: result.who, sub: typeof sub === 'string' ? sub : null, server_url: result.server_url, fetched_at: new Date().toISOString() });
-    }
     line({ event: 'authorized', server_url: result.server_url, project_id: result.project_id, expires_at: result.expires_at, capabilities: result.capabilities, warnings: result.warnings });
     return 0;
   } catch (error) {

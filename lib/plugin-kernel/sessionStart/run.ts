@@ -13,7 +13,7 @@ import { cursorPaths } from '../paths.js';
 import { readRefreshFile, type StoredRefresh } from '../refreshStore.js';
 import { MCP_SERVER_KEY } from '../toolNames.js';
 import { renderCard } from './card.js';
-import { identityFor, identityPath, readIdentity, writeIdentity } from './identity.js';
+import { identityFor, readIdentity, writeIdentity } from '../identity.js';
 import { readSnapshotMeta, snapshotIsStale } from './snapshot.js';
 
 export type NetModule = typeof import('./net.js');
@@ -161,7 +161,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   }
   let who: string | null = null;
   if (signedIn) {
-    const idPath = identityPath(paths);
+    const idPath = paths.identity;
     who = identityFor(readIdentity(idPath), gate.claims?.sub, serverUrl)?.who ?? null;
     if ((!who || refreshedSnapshot) && left(ctx) > 1_000) {
       try {

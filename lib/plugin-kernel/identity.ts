@@ -3,12 +3,9 @@
  * no network names the person without calling `GET /api/auth/me`. Written whenever /me was asked anyway (snapshot
  * refresh, sign-in); keyed by the token's `sub` and the server, so another account or server is looked up again.
  */
-import { join } from 'node:path';
 import * as z from 'zod/mini';
-import type { CursorPaths } from '../paths.js';
-import { SECRET_FILE_MODE, readTextIfExists, writeFileAtomic } from '../secureFile.js';
-
-export const IDENTITY_FILE = 'agentstack-identity.json';
+import { decodeJwtClaims } from './jwt.js';
+import { SECRET_FILE_MODE, readTextIfExists, writeFileAtomic } from './secureFile.js';
 
 const IdentitySchema = z.looseObject({
   who: z.string(),
@@ -17,8 +14,6 @@ const IdentitySchema = z.looseObject({
   fetched_at: z.string(),
 });
 export type Identity = z.infer<typeof IdentitySchema>;
-
-export const identityPath = (paths: Pick<CursorPaths, 'dir'>) => join(paths.dir, IDENTITY_FILE);
 
 export function readIdentity(path: string): Identity | null {
   try {
@@ -40,4 +35,10 @@ export function identityFor(cached: Identity | null, sub: unknown, serverUrl: st
   if (!cached || cached.server_url !== serverUrl) return null;
   if (typeof sub === 'string' && cached.sub && cached.sub !== sub) return null;
   return cached;
+}
+
+/** Caches who holds `token` on `serverUrl`, keyed by the token's `sub`. */
+export function rememberIdentity(path: string, args: { who: string; token: string; serverUrl: string; now?: Date }): void {
+  const sub = decodeJwtClaims(args.token)?.sub;
+  writeIdentity(path, { who: args.who, sub: typeof sub === 'string' ? sub : null, server_url: args.serverUrl, fetched_at: (args.now ?? new Date()).toISOString() });
 }
