@@ -59,6 +59,24 @@ function expectSignInCard(run: HookRun): string {
 }
 
 describe('session-start.mjs: sign-in when needed', () => {
+  it('the background sign-in keeps the project pin (file), and a broken pin stops it with a clear message', async () => {
+    writeFileSync(file('agentstack-project'), '42\n');
+    writeFileSync(file('mcp.json'), JSON.stringify({ mcpServers: { agentstack: { url: `${core.baseUrl}/mcp`, headers: { Authorization: 'Bearer ${env:AGENTSTACK_ACCESS_TOKEN}', 'X-Project-ID': '42' } } } }));
+    const code = expectSignInCard(await hook());
+    await core.approve(code);
+    await until(() => bearer() !== null, 20_000);
+    const entry = JSON.parse(readFileSync(file('mcp.json'), 'utf8')).mcpServers.agentstack;
+    expect(entry.headers['X-Project-ID']).toBe('42');
+
+    placeholder();
+    writeFileSync(file('agentstack-project'), 'abc\n');
+    await until(() => !existsSync(file('agentstack-device.lock')), 5_000);
+    const devices = core.counters.deviceAuthorizations;
+    const broken = await hook();
+    expect(context(broken)).toMatch(/automatic sign-in could not start: .*agentstack-project must be a project id/);
+    expect(core.counters.deviceAuthorizations).toBe(devices);
+  }, 40_000);
+
   it('placeholder: requests a device code, shows URL and code; the detached poller finishes after approval', async () => {
     placeholder();
     const run = await hook();

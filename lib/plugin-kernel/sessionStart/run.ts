@@ -4,8 +4,9 @@
  * touched on the fast path (fresh token, fresh snapshot, identity cached); every network step lives in the separate
  * net bundle (`loadNet`, see net.ts) and has its own timeout inside the hook's overall deadline.
  */
+import { readProjectPin, type ProjectPin } from '../projectPin.js';
 import { resolveBaseUrl } from '../baseUrl.js';
-import { quoteShort } from '../errors.js';
+import { quoteShort, type PluginError } from '../errors.js';
 import { classifyCredential, needsRefresh, needsSignIn, type Gate } from '../gate.js';
 import { chooseBaseUrl, normalizeMcpConfig, parseProjectId, type McpConfig } from '../mcpConfig.js';
 import { readMcpConfigFile, updateMcpConfigFile } from '../mcpConfigFile.js';
@@ -117,8 +118,12 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     const { runningFlow, startSignIn } = await options.loadNet();
     const running = runningFlow(paths.deviceLock, now());
     const disabled = env.AGENTSTACK_DISABLE_AUTO_LOGIN === '1';
+    // The background sign-in keeps the project pin exactly as device-code would; a broken pin stops it instead.
+    let pin: ProjectPin | PluginError;
+    try { pin = readProjectPin(env, paths.project); } catch (error) { pin = error as PluginError; }
     const result = running ?? (gate.state === 'unsigned' || disabled || offline ? null
-      : await startSignIn({ paths, env, baseUrl, projectId: null, deadline: ctx.deadline, script: options.script, now }));
+      : pin instanceof Error ? { kind: 'failed' as const, message: pin.message }
+      : await startSignIn({ paths, env, baseUrl, projectId: pin.projectId, deadline: ctx.deadline, script: options.script, now }));
     if (result?.kind === 'failed') {
       ctx.todo.push(`Sign in with /agentstack-authorize (automatic sign-in could not start: ${result.message}).`);
     } else if (result?.code && result.url) {
