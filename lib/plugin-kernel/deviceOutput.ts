@@ -19,6 +19,7 @@ const JSON_ERROR_CODES: Partial<Record<PluginErrorCode, string>> = {
   malformed_file: 'invalid_config',
   usage: 'invalid_config',
   locked: 'server',
+  io: 'invalid_config',
 };
 
 export function jsonErrorCode(error: unknown): string {

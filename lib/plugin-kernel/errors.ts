@@ -15,6 +15,7 @@ export type PluginErrorCode =
   | 'already_running'
   | 'malformed_file'
   | 'locked'
+  | 'io'
   | 'aborted'
   | 'usage';
 

@@ -55,6 +55,18 @@ export function breakStaleLock(path: string, expected: string): void {
   try { unlinkSync(aside); } catch { /* already gone */ }
 }
 
+const UNWRITABLE: Record<string, string> = { EACCES: 'permission denied', EPERM: 'permission denied', EROFS: 'read-only file system', ENOSPC: 'disk full', ENOTDIR: 'a parent is not a folder' };
+
+/** createExclusive with a person-readable error when the folder cannot take the lock file. */
+function createLockFile(path: string, payload: string): boolean {
+  try {
+    return createExclusive(path, payload);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new PluginError('io', `Cannot create the lock file ${path} (${UNWRITABLE[code] ?? code}); nothing was changed. Check that the folder is writable.`, { cause: error, details: { path, errno: code } });
+  }
+}
+
 export interface LockOptions {
   /** How long to wait for the lock before giving up. */
   timeoutMs?: number;
@@ -72,7 +84,7 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
   const payload = JSON.stringify({ pid: process.pid, acquired_at: new Date().toISOString(), nonce: randomBytes(6).toString('hex') });
   let delay = 5;
   for (;;) {
-    if (createExclusive(path, payload)) {
+    if (createLockFile(path, payload)) {
       return () => {
         try {
           if (readFileSync(path, 'utf8') === payload) unlinkSync(path);

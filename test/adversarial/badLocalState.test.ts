@@ -110,8 +110,9 @@ describe('mcp.json that cannot be used: left byte for byte, with a message namin
     const error = await deviceCodeError(dir);
     expect(error).toMatchObject({ error: 'invalid_config' });
     expect(String(error.message)).toContain('cannot be read (it is a folder, not a file)');
-    // diagnose reads the file itself and reports the raw errno (no path, no fix): reported, not asserted here
-    expect((await diagnoseChecks(dir))['mcp.readable']).toMatchObject({ status: 'FAIL' });
+    const readable = (await diagnoseChecks(dir))['mcp.readable']!;
+    expect(readable.status).toBe('FAIL');
+    expect(readable.summary).toContain('cannot be read (it is a folder, not a file)');
     expect(lstatSync(join(dir, 'mcp.json')).isDirectory()).toBe(true);
   });
 });
@@ -186,10 +187,15 @@ describe('mcp.json that is odd but usable', () => {
       const context = await sessionStartContext(dir, { uid });
       expect(context).toContain('permission denied');
       expect(context).toContain(join(dir, 'mcp.json'));
-      // diagnose --fix here dies with an uncaught EACCES (reported); without --fix it reads and reports
+      expect(context).toContain('Cannot create the lock file');
       const checks = await diagnoseChecks(dir, [], { uid });
       expect(checks['mcp.readable']?.status).toBe('PASS');
       expect(checks['mcp.no-tools']?.status).toBe('FAIL');
+      // --fix cannot repair a read-only folder: it says so in a line and still reports every gate
+      const fixed = await run(DIAGNOSE, ['--fix'], dir, { uid });
+      expect(fixed.code).toBe(1);
+      expect(fixed.stdout).toMatch(/could not normalize .*mcp\.json: Cannot create the lock file .* \(permission denied\)/);
+      expect(fixed.stderr).not.toMatch(/at .*\.mjs:\d+/);
       expect(readFileSync(join(dir, 'mcp.json'), 'utf8')).toBe(text);
     } finally {
       chmodSync(dir, 0o700);

@@ -24,23 +24,37 @@ export interface FixOptions {
   platform?: NodeJS.Platform;
 }
 
-/** Applies the repairs the state calls for and returns one line per change made. */
+/** Applies the repairs the state calls for and returns one line per change made, or per repair that failed. */
 export async function applySafeFixes(state: LocalState, options: FixOptions = {}): Promise<string[]> {
   const changes: string[] = [];
   const { paths } = state;
+  // Each repair stands alone: one that fails (a read-only folder, say) is reported and the others still run.
+  const attempt = async (what: string, repair: () => Promise<void> | void) => {
+    try {
+      await repair();
+    } catch (error) {
+      changes.push(`could not ${what}: ${(error as Error).message}`);
+    }
+  };
   if (state.mcp.config && state.mcp.notLean) {
-    const result = await updateMcpConfigFile(paths.mcpJson, (config) => normalizeMcpConfig(config, { envBaseUrl: options.envBaseUrl ?? null }));
-    if (result.changed) changes.push(`normalized the "agentstack" entry of ${tilde(paths.mcpJson)} (other servers untouched)`);
+    await attempt(`normalize ${tilde(paths.mcpJson)}`, async () => {
+      const result = await updateMcpConfigFile(paths.mcpJson, (config) => normalizeMcpConfig(config, { envBaseUrl: options.envBaseUrl ?? null }));
+      if (result.changed) changes.push(`normalized the "agentstack" entry of ${tilde(paths.mcpJson)} (other servers untouched)`);
+    });
   }
   if ((options.platform ?? process.platform) !== 'win32') {
-    for (const path of [paths.mcpJson, paths.refresh, paths.capabilities, paths.project]) {
-      const changed = tightenMode(path);
-      if (changed) changes.push(changed);
+    for (const path of [paths.mcpJson, paths.refresh, paths.capabilities, paths.project, paths.identity]) {
+      await attempt(`chmod 600 ${tilde(path)}`, () => {
+        const changed = tightenMode(path);
+        if (changed) changes.push(changed);
+      });
     }
   }
   if (state.lock.exists && state.lock.text !== null && !isLiveLock(state.lock, state.now)) {
-    breakStaleLock(paths.deviceLock, state.lock.text);
-    changes.push(`removed the stale device lock ${tilde(paths.deviceLock)}`);
+    await attempt(`remove the stale device lock ${tilde(paths.deviceLock)}`, () => {
+      breakStaleLock(paths.deviceLock, state.lock.text!);
+      changes.push(`removed the stale device lock ${tilde(paths.deviceLock)}`);
+    });
   }
   return changes;
 }

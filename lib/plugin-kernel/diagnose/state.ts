@@ -8,7 +8,7 @@ import { checkShippedMcpJson } from '../audit/pluginRules.js';
 import { isProcessAlive, readLockFile } from '../fileLock.js';
 import { jwtExpiryMs } from '../jwt.js';
 import { bearerOf, normalizeMcpConfig, type McpConfig } from '../mcpConfig.js';
-import { parseMcpConfigText } from '../mcpConfigFile.js';
+import { readMcpConfigFile } from '../mcpConfigFile.js';
 import { cursorPaths, type CursorPaths } from '../paths.js';
 import { readRefreshFile } from '../refreshStore.js';
 import { activeCopy, inspectCopies, findInstalls, readManifest, type CopyKind, type CopyReport } from '../runtimeCopies.js';
@@ -71,11 +71,11 @@ export function readPluginState(name: string, env: NodeJS.ProcessEnv): PluginSta
 
 export function readMcpState(path: string, envBaseUrl: string | null): McpState {
   const base = { path, mode: fileMode(path), entry: null, notLean: false };
-  let text: string | null;
-  try { text = readTextIfExists(path); } catch (error) { return { ...base, exists: true, error: message(error), config: null }; }
-  if (text === null) return { ...base, exists: false, error: null, config: null };
-  let config: McpConfig;
-  try { config = parseMcpConfigText(text, path); } catch (error) { return { ...base, exists: true, error: message(error), config: null }; }
+  // The manager's reader: a folder, an unreadable file or broken JSON each get its clear message (file, position).
+  let read: ReturnType<typeof readMcpConfigFile>;
+  try { read = readMcpConfigFile(path); } catch (error) { return { ...base, exists: true, error: message(error), config: null }; }
+  if (read.text === null) return { ...base, exists: false, error: null, config: null };
+  const config: McpConfig = read.config;
   const servers = config.mcpServers;
   const entry = isObject(servers) && isObject(servers[MCP_SERVER_KEY]) ? servers[MCP_SERVER_KEY] : null;
   let notLean = false;
