@@ -183,7 +183,10 @@ export async function discoverEndpoints(baseUrl: string, options: RequestOptions
     resource,
     source: 'discovery',
   };
-  for (const url of [endpoints.deviceAuthorizationEndpoint, endpoints.tokenEndpoint]) {
+  for (const url of [endpoints.deviceAuthorizationEndpoint, endpoints.tokenEndpoint] as unknown[]) {
+    if (typeof url !== 'string' || !url) {
+      throw new PluginError('invalid_response', `The server's OAuth metadata names an endpoint that is not a URL (${url === '' ? 'empty' : typeof url}); refusing to use it`);
+    }
     if (!isSafeWebUrl(url)) {
       throw new PluginError('unsafe_url', `The server's OAuth metadata names an endpoint that is not https: ${quoteShort(url, 120)}; refusing to use it`);
     }

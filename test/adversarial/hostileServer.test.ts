@@ -171,10 +171,11 @@ describe('RFC 9728 metadata whose resource does not match (refused)', () => {
     expect(endpoints.tokenEndpoint).toBe(`${elsewhere.baseUrl}/token`);
   });
 
-  it('AS metadata with token_endpoint = 5 and device_authorization_endpoint = []: unsafe_url, refused before any use', async () => {
+  it('AS metadata with token_endpoint = 5 and device_authorization_endpoint = []: invalid_response naming the problem, refused before any use', async () => {
     hostile.route('/.well-known/oauth-authorization-server', json({ issuer: hostile.baseUrl, token_endpoint: 5, device_authorization_endpoint: [] }));
     const error = await failure(discoverEndpoints(hostile.baseUrl, { timeoutMs: 3_000 }));
-    expect(error.code).toBe('unsafe_url');
+    expect(error.code).toBe('invalid_response');
+    expect(error.message).toMatch(/names an endpoint that is not a URL \((object|number)\)/);
     expect(hostile.requests.map((r) => r.path)).not.toContain('/api/oauth2/token');
   });
 
