@@ -93,6 +93,27 @@ describe('device-code.mjs against the reference core', () => {
     expect(core.counters.requests['POST /mcp/cache/clear']).toBeGreaterThan(0);
   });
 
+  it('signing in again keeps actions added since the last approval unapproved, and caches who signed in', async () => {
+    const signIn = async () => {
+      const run = start();
+      const code = await run.waitFor('device_code');
+      await core.approve(String(code.user_code));
+      expect((await run.done).code).toBe(0);
+    };
+    await signIn();
+    const first = JSON.parse(readFileSync(file('agentstack-capabilities.json'), 'utf8'));
+    expect(first.unapproved).toEqual([]);
+    expect(JSON.parse(readFileSync(file('agentstack-identity.json'), 'utf8'))).toMatchObject({ who: 'dev@agentstack.test', server_url: `${core.baseUrl}/mcp` });
+    expect(mode('agentstack-identity.json')).toBe(0o600);
+    // Pretend the previous snapshot lacked projects.list: to the next sign-in, the server has just added it.
+    const trimmed = { ...first, actions: first.actions.filter((a: { action: string }) => a.action !== 'projects.list') };
+    writeFileSync(file('agentstack-capabilities.json'), JSON.stringify(trimmed, null, 2));
+    await signIn();
+    const second = JSON.parse(readFileSync(file('agentstack-capabilities.json'), 'utf8'));
+    expect(second.unapproved).toEqual(['projects.list']);
+    expect(second.last_diff).toMatchObject({ added: ['projects.list'], removed: [] });
+  });
+
   it('denied: exit 1 with access_denied and a next step; mcp.json untouched', async () => {
     const original = JSON.stringify({ mcpServers: { zeta: OTHER_SERVERS.zeta } });
     writeFileSync(file('mcp.json'), original);
