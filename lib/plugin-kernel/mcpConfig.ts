@@ -69,14 +69,25 @@ export interface LeanEntryOptions {
   projectId?: number | null;
 }
 
+/**
+ * Whether credentials in `entry` were meant for `baseUrl`: an entry without a URL gives nothing to compare, any other
+ * must name the same AgentStack server. A token is issued for one server (its audience); when the server changes,
+ * say through AGENTSTACK_BASE_URL, the old Bearer must not travel to the new one.
+ */
+export function credentialsBelongTo(entry: unknown, baseUrl: string): boolean {
+  if (!isObject(entry) || entry.url === undefined) return true;
+  return baseUrlFromMcpUrl(entry.url) === baseUrl;
+}
+
 /** The lean entry `{type, url, headers: {Authorization?, X-API-Key?, X-Project-ID?}}` built from an existing one. */
 export function leanEntry(existing: unknown, options: LeanEntryOptions): Json {
   const old = isObject(existing) ? existing : {};
   const oldHeaders = isObject(old.headers) ? old.headers : {};
-  const authorization = options.token !== undefined ? `Bearer ${options.token}` : headerValue(oldHeaders, 'Authorization');
+  const keepCredentials = credentialsBelongTo(old, options.baseUrl);
+  const authorization = options.token !== undefined ? `Bearer ${options.token}` : keepCredentials ? headerValue(oldHeaders, 'Authorization') : undefined;
   const headers: Json = {};
   if (isRealBearer(authorization)) headers.Authorization = authorization.trim();
-  const apiKey = headerValue(oldHeaders, 'X-API-Key');
+  const apiKey = keepCredentials ? headerValue(oldHeaders, 'X-API-Key') : undefined;
   if (!headers.Authorization && typeof apiKey === 'string' && apiKey.trim() && !apiKey.includes('${')) headers['X-API-Key'] = apiKey;
   const project = options.projectId === undefined ? parseProjectId(headerValue(oldHeaders, 'X-Project-ID')) : options.projectId;
   if (project !== null && parseProjectId(project) !== null) headers['X-Project-ID'] = String(project);

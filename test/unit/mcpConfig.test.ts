@@ -64,6 +64,22 @@ describe('which server', () => {
     expect(chooseBaseUrl(undefined)).toBe(DEFAULT_BASE_URL);
   });
 
+  it('credentials never follow a change of server: a Bearer or API key for another server is dropped', () => {
+    const entry = (url?: string) => ({ mcpServers: { agentstack: { ...(url ? { url } : {}), headers: { Authorization: 'Bearer for-the-old-server', 'X-Project-ID': '7' } } } });
+    const moved = normalizeMcpConfig(entry(`${DEFAULT_BASE_URL}/mcp`), { envBaseUrl: STAGING }).config as any;
+    expect(moved.mcpServers.agentstack).toEqual({ url: `${STAGING}/mcp`, headers: { 'X-Project-ID': '7' }, type: 'http' });
+    const fromElsewhere = normalizeMcpConfig(entry('http://evil.example/mcp')).config as any;
+    expect(fromElsewhere.mcpServers.agentstack.url).toBe(`${DEFAULT_BASE_URL}/mcp`);
+    expect(bearerOf(fromElsewhere)).toBeNull();
+    const apiKey = { mcpServers: { agentstack: { url: `${DEFAULT_BASE_URL}/mcp`, headers: { 'X-API-Key': 'key-for-prod' } } } };
+    expect((normalizeMcpConfig(apiKey, { envBaseUrl: STAGING }).config as any).mcpServers.agentstack.headers).toBeUndefined();
+    // Same server (trailing slash), or no URL to compare: the credential stays.
+    expect(bearerOf(normalizeMcpConfig(entry(`${STAGING}/mcp/`), { envBaseUrl: STAGING }).config)).toBe('for-the-old-server');
+    expect(bearerOf(normalizeMcpConfig(entry()).config)).toBe('for-the-old-server');
+    // Signing in to the new server writes its own Bearer there.
+    expect(bearerOf(applyBearer(entry(`${DEFAULT_BASE_URL}/mcp`), { token: 'fresh', baseUrl: STAGING }).config)).toBe('fresh');
+  });
+
   it('a hand-set staging URL survives normalization', () => {
     const config = { mcpServers: { agentstack: { type: 'http', url: `${STAGING}/mcp`, headers: { Authorization: 'Bearer t' } } } };
     expect(normalizeMcpConfig(config)).toEqual({ config, changed: false });

@@ -8,7 +8,7 @@ import { readProjectPin, type ProjectPin } from '../projectPin.js';
 import { resolveBaseUrl } from '../baseUrl.js';
 import { quoteShort, type PluginError } from '../errors.js';
 import { classifyCredential, needsRefresh, needsSignIn, type Gate } from '../gate.js';
-import { chooseBaseUrl, normalizeMcpConfig, parseProjectId, type McpConfig } from '../mcpConfig.js';
+import { chooseBaseUrl, credentialsBelongTo, normalizeMcpConfig, parseProjectId, type McpConfig } from '../mcpConfig.js';
 import { readMcpConfigFile, updateMcpConfigFile } from '../mcpConfigFile.js';
 import { cursorPaths } from '../paths.js';
 import { readRefreshFile, type StoredRefresh } from '../refreshStore.js';
@@ -94,7 +94,11 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   } catch (error) {
     ctx.notes.push(errText(error));
   }
-  let gate = classifyCredential({ config: normalized?.before ?? {}, storedExpiresAt: stored?.expires_at, now: now() });
+  // The gate reads the file as it was (normalizing hides a placeholder Bearer), unless its credential was for
+  // another server: normalizing dropped that one, and it must not be refreshed or used here.
+  const beforeEntry = (normalized?.before.mcpServers as Record<string, unknown> | undefined)?.[MCP_SERVER_KEY];
+  const gateConfig = credentialsBelongTo(beforeEntry, baseUrl) ? normalized?.before ?? {} : config;
+  let gate = classifyCredential({ config: gateConfig, storedExpiresAt: stored?.expires_at, now: now() });
   let finalConfig = config;
 
   // 3. refresh
