@@ -1,5 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { quoteShort } from '../plugin-kernel/errors.js';
 import { answerHook, logHook, parseHookJson, readStdinBounded } from '../plugin-kernel/hookIo.js';
 import { SessionStartInputSchema } from '../plugin-kernel/schemas/hooks.js';
 import type { NetModule } from '../plugin-kernel/sessionStart/run.js';
@@ -48,7 +49,11 @@ if (process.argv.includes(POLLER_FLAG)) {
   hook()
     .then(answerHook)
     .catch((error: unknown) => {
-      logHook(NAME, `unexpected failure (${(error as Error)?.name ?? 'error'})`);
-      answerHook({ additional_context: `AgentStack plugin: the status check failed unexpectedly. Plugin root: ${pluginRoot}. Run node "${pluginRoot}/scripts/diagnose-local.mjs" for details.` });
+      // Our own errors never carry a secret; the message says what broke (e.g. an unusable AGENTSTACK_CURSOR_DIR).
+      const err = error as NodeJS.ErrnoException;
+      const message = err?.message ?? String(error);
+      const what = quoteShort(err?.code && !message.startsWith(err.code) ? `${err.code}: ${message}` : message, 200);
+      logHook(NAME, `unexpected failure (${err?.name ?? 'error'}): ${what}`);
+      answerHook({ additional_context: `AgentStack plugin: the status check failed (${what}). Plugin root: ${pluginRoot}. Run node "${pluginRoot}/scripts/diagnose-local.mjs" for details.` });
     });
 }

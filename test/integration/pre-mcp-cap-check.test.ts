@@ -21,14 +21,17 @@ const run = (stdin: string) => runHook(PRE_MCP_SCRIPT, [], hookEnv(dir.path, 'ht
 const execute = (steps: object[]) => JSON.stringify({ hook_event_name: 'beforeMCPExecution', tool_name: 'agentstack.execute', tool_input: JSON.stringify({ steps }), url: 'https://agentstack.tech/mcp', mcp_server_name: 'user-agentstack' });
 
 describe('pre-mcp-cap-check.mjs', () => {
-  it('another server: {} at once', async () => {
+  it('another server: exactly {} (no permission at all), and no snapshot read', async () => {
     const r = await run(JSON.stringify({ tool_name: 'search', tool_input: '{}', url: 'https://other.example/mcp' }));
-    expect(r).toMatchObject({ code: 0, json: {} });
+    expect(r.code).toBe(0);
+    expect(r.json).toEqual({});
+    expect(r.stderr).toBe('');
   });
 
   it('malformed stdin: {} and one stderr line', async () => {
     const r = await run('{"tool_name": ');
-    expect(r).toMatchObject({ code: 0, json: {} });
+    expect(r.code).toBe(0);
+    expect(r.json).toEqual({});
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 

@@ -14,6 +14,7 @@ import { cursorPaths } from '../paths.js';
 import { readRefreshFile, type StoredRefresh } from '../refreshStore.js';
 import { MCP_SERVER_KEY } from '../toolNames.js';
 import { renderCard } from './card.js';
+import { runningFlow } from './signIn.js';
 import { identityFor, readIdentity, writeIdentity } from '../identity.js';
 import { readSnapshotMeta, snapshotIsStale } from './snapshot.js';
 
@@ -119,7 +120,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
 
   // 4. sign-in
   if (needsSignIn(gate.state) || gate.state === 'unsigned') {
-    const { runningFlow, startSignIn } = await options.loadNet();
+    // Reading the lock needs no network code: an unsigned Cursor dir never loads the HTTP and OAuth clients.
     const running = runningFlow(paths.deviceLock, now());
     const disabled = env.AGENTSTACK_DISABLE_AUTO_LOGIN === '1';
     // The background sign-in keeps the project pin exactly as device-code would; a broken pin stops it instead.
@@ -127,7 +128,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     try { pin = readProjectPin(env, paths.project); } catch (error) { pin = error as PluginError; }
     const result = running ?? (gate.state === 'unsigned' || disabled || offline ? null
       : pin instanceof Error ? { kind: 'failed' as const, message: pin.message }
-      : await startSignIn({ paths, env, baseUrl, projectId: pin.projectId, deadline: ctx.deadline, script: options.script, now }));
+      : await (await options.loadNet()).startSignIn({ paths, env, baseUrl, projectId: pin.projectId, deadline: ctx.deadline, script: options.script, now }));
     if (result?.kind === 'failed') {
       ctx.todo.push(`Sign in with /agentstack-authorize (automatic sign-in could not start: ${result.message}).`);
     } else if (result?.code && result.url) {
