@@ -42,3 +42,15 @@ export function quoteShort(text: unknown, max = 200): string {
   const clean = s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
   return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }
+
+/**
+ * A copy of `error` whose message has every one of `secrets` masked. Server text is quoted in messages, and a
+ * hostile server can echo back what it was sent (a refresh token, a device code, a client secret).
+ */
+export function redactError(error: PluginError, secrets: ReadonlyArray<string | null | undefined>): PluginError {
+  let message = error.message;
+  for (const secret of secrets) {
+    if (secret && secret.length >= 8) message = message.split(secret).join(`${secret.slice(0, 4)}****`);
+  }
+  return message === error.message ? error : new PluginError(error.code, message, { cause: error.cause, details: error.details });
+}

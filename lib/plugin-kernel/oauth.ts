@@ -6,7 +6,7 @@
  */
 import * as o from 'oauth4webapi';
 import { isLoopbackHost, isSafeWebUrl, mcpUrlFor } from './baseUrl.js';
-import { PluginError, quoteShort } from './errors.js';
+import { PluginError, quoteShort, redactError } from './errors.js';
 import { boundedFetch } from './http.js';
 
 export const DEFAULT_CLIENT_ID = 'cursor-plugin';
@@ -115,11 +115,12 @@ export function toPluginError(error: unknown, what: string): PluginError {
   return new PluginError('invalid_response', `${what} failed: ${message}`);
 }
 
-async function attempt<T>(what: string, fn: () => Promise<T>): Promise<T> {
+/** Runs one protocol step; a failure becomes a PluginError whose message masks the secrets the step sent. */
+async function attempt<T>(what: string, fn: () => Promise<T>, secrets: ReadonlyArray<string | null | undefined> = []): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    throw toPluginError(error, what);
+    throw redactError(toPluginError(error, what), secrets);
   }
 }
 
@@ -221,7 +222,7 @@ export async function requestDeviceCode(
       expires_in: body.expires_in,
       ...(typeof body.interval === 'number' ? { interval: body.interval } : {}),
     };
-  });
+  }, [client.clientSecret]);
 }
 
 /**
@@ -276,7 +277,7 @@ export async function pollDeviceToken(
   } catch (error) {
     if (error instanceof o.ResponseBodyError && error.error === 'authorization_pending') return { status: 'pending' };
     if (error instanceof o.ResponseBodyError && error.error === 'slow_down') return { status: 'slow_down' };
-    const mapped = toPluginError(error, 'Signing in');
+    const mapped = redactError(toPluginError(error, 'Signing in'), [args.deviceCode, client.clientSecret]);
     if (args.signal?.aborted || mapped.code === 'aborted') throw new PluginError('aborted', 'Sign-in cancelled');
     return { status: 'error', error: mapped, transient: isTransientError(mapped) };
   }
@@ -304,7 +305,7 @@ export async function refreshAccessToken(args: RefreshArgs): Promise<TokenSet> {
       additionalParameters: { resource: args.resource },
     });
     return tokenSetOf(await o.processRefreshTokenResponse(as, oclient, await withoutIdToken(res)));
-  });
+  }, [args.refreshToken, args.clientSecret]);
 }
 
 /** When the access token expires (ISO), from `expires_in`; null when the server did not say. */

@@ -195,6 +195,20 @@ describe('redirects to another origin: never followed, the Bearer never leaves',
     expect(elsewhere.requests).toEqual([]);
   });
 
+  it('a token endpoint that echoes the secrets it was sent in error_description: they are masked in the error', async () => {
+    const refreshToken = 'rt-echoed-back-by-a-hostile-server';
+    hostile.route('POST /api/oauth2/token', json({ error: 'invalid_grant', error_description: `bad token ${refreshToken}` }, 400));
+    const refresh = await failure(refreshAccessToken({ tokenEndpoint: `${hostile.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken, resource: `${hostile.baseUrl}/mcp`, timeoutMs: 3_000 }));
+    expect(refresh.code).toBe('invalid_grant');
+    expect(refresh.message).toContain('rt-e****');
+    expect(refresh.message).not.toContain(refreshToken);
+    const deviceCode = 'device-code-echoed-back-1234';
+    hostile.route('POST /api/oauth2/token', json({ error: 'server_error', error_description: `cannot use ${deviceCode}` }, 400));
+    const poll = await pollDeviceToken({ endpoints: legacy(hostile.baseUrl), client, deviceCode, timeoutMs: 3_000 });
+    expect(poll.status).toBe('error');
+    if (poll.status === 'error') expect(poll.error.message).not.toContain(deviceCode);
+  });
+
   it('token endpoint redirects a refresh (307, body and all) elsewhere: refused, the refresh token never travels', async () => {
     hostile.route('POST /api/oauth2/token', redirect(`${elsewhere.baseUrl}/token`, 307));
     const error = await failure(refreshAccessToken({ tokenEndpoint: `${hostile.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken: 'rt-must-not-travel', resource: `${hostile.baseUrl}/mcp`, timeoutMs: 3_000 }));
