@@ -13,35 +13,53 @@ const HELP = `Usage: npm run dev-core -- [options]
   --no-enforce-interval    do not answer slow_down to clients polling too fast
   --fault ROUTE=KIND[:N]   endpoint fault (repeatable); KIND: 5xx|hang|reset|malformed|oversized
   --second-tool MODE       same-page | page2
+  --expire-sessions        the first MCP session answers 404 once right after its handshake
   --session-not-found-code N   e.g. -32016
   --hostile-verification-uri URI
   --no-discovery  --no-refresh-tokens  --no-icons  --bad-icon  --actions-count-mismatch
+  --connect-stub           serve a home-made Connect page at /mcp/.well-known/oauth-authorize
+  --rest-tools-drift       GET /mcp/tools and /mcp/tools/list differ from JSON-RPC tools/list
   --verbose                log core errors
 Routes: ${ROUTE_NAMES.join(', ')}`;
 
-const { values } = parseArgs({
-  args: process.argv.slice(2),
-  options: {
-    port: { type: 'string', default: process.env.AGENTSTACK_CORE_PORT },
-    interval: { type: 'string', default: process.env.AGENTSTACK_CORE_INTERVAL },
-    'access-token-ttl': { type: 'string', default: process.env.AGENTSTACK_CORE_ACCESS_TOKEN_TTL },
-    'device-code-ttl': { type: 'string' },
-    'slow-down': { type: 'string' },
-    'always-pending': { type: 'boolean' },
-    'no-enforce-interval': { type: 'boolean' },
-    fault: { type: 'string', multiple: true },
-    'second-tool': { type: 'string' },
-    'session-not-found-code': { type: 'string' },
-    'hostile-verification-uri': { type: 'string' },
-    'no-discovery': { type: 'boolean' },
-    'no-refresh-tokens': { type: 'boolean' },
-    'no-icons': { type: 'boolean' },
-    'bad-icon': { type: 'boolean' },
-    'actions-count-mismatch': { type: 'boolean' },
-    verbose: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  },
-});
+const OPTIONS = {
+  port: { type: 'string', default: process.env.AGENTSTACK_CORE_PORT },
+  interval: { type: 'string', default: process.env.AGENTSTACK_CORE_INTERVAL },
+  'access-token-ttl': { type: 'string', default: process.env.AGENTSTACK_CORE_ACCESS_TOKEN_TTL },
+  'device-code-ttl': { type: 'string' },
+  'slow-down': { type: 'string' },
+  'always-pending': { type: 'boolean' },
+  'no-enforce-interval': { type: 'boolean' },
+  fault: { type: 'string', multiple: true },
+  'second-tool': { type: 'string' },
+  'expire-sessions': { type: 'boolean' },
+  'session-not-found-code': { type: 'string' },
+  'hostile-verification-uri': { type: 'string' },
+  'no-discovery': { type: 'boolean' },
+  'no-refresh-tokens': { type: 'boolean' },
+  'no-icons': { type: 'boolean' },
+  'bad-icon': { type: 'boolean' },
+  'actions-count-mismatch': { type: 'boolean' },
+  'connect-stub': { type: 'boolean' },
+  'rest-tools-drift': { type: 'boolean' },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function usageError(message: string): never {
+  console.error(`dev-core: ${message}\nRun with --help for usage.`);
+  process.exit(2);
+}
+
+function parseCli() {
+  try {
+    return parseArgs({ args: process.argv.slice(2), options: OPTIONS });
+  } catch (error) {
+    // ERR_PARSE_ARGS_*: an unknown flag, a missing value or a stray argument; the message says which
+    return usageError((error as Error).message);
+  }
+}
+const { values } = parseCli();
 
 if (values.help) {
   console.log(HELP);
@@ -50,10 +68,7 @@ if (values.help) {
 
 function int(name: string, value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
-  if (!/^-?\d+$/.test(value)) {
-    console.error(`--${name} must be an integer (got ${value})`);
-    process.exit(2);
-  }
+  if (!/^-?\d+$/.test(value)) usageError(`--${name} must be an integer (got ${JSON.stringify(value)})`);
   return Number(value);
 }
 
@@ -62,7 +77,10 @@ const slowDown = int('slow-down', values['slow-down']);
 if (slowDown !== undefined) faults.slowDown = slowDown;
 if (values['always-pending']) faults.alwaysPending = true;
 if (values['no-enforce-interval']) faults.enforceInterval = false;
-if (values['second-tool'] === 'same-page' || values['second-tool'] === 'page2') faults.secondTool = values['second-tool'];
+const secondTool = values['second-tool'];
+if (secondTool === 'same-page' || secondTool === 'page2') faults.secondTool = secondTool;
+else if (secondTool !== undefined) usageError(`--second-tool must be same-page or page2 (got ${JSON.stringify(secondTool)})`);
+if (values['expire-sessions']) faults.expireSessions = true;
 const snf = int('session-not-found-code', values['session-not-found-code']);
 if (snf !== undefined) faults.sessionNotFoundCode = snf;
 if (values['hostile-verification-uri']) faults.hostileVerificationUri = values['hostile-verification-uri'];
@@ -71,11 +89,12 @@ if (values['no-refresh-tokens']) faults.noRefreshTokens = true;
 if (values['no-icons']) faults.noIcons = true;
 if (values['bad-icon']) faults.badIcon = true;
 if (values['actions-count-mismatch']) faults.actionsCountMismatch = true;
+if (values['connect-stub']) faults.connectStub = true;
+if (values['rest-tools-drift']) faults.restToolsDrift = true;
 for (const spec of values.fault ?? []) {
   const m = /^([a-z_]+)=(5xx|hang|reset|malformed|oversized)(?::(\d+))?$/.exec(spec);
   if (!m || !ROUTE_NAMES.includes(m[1] as RouteName)) {
-    console.error(`bad --fault ${spec}; expected ROUTE=KIND[:times] with ROUTE one of ${ROUTE_NAMES.join(', ')}`);
-    process.exit(2);
+    usageError(`bad --fault ${spec}; expected ROUTE=KIND[:times] with ROUTE one of ${ROUTE_NAMES.join(', ')}`);
   }
   faults.endpointFaults = { ...faults.endpointFaults, [m[1]!]: { kind: m[2] as EndpointFaultKind, ...(m[3] ? { times: Number(m[3]) } : {}) } };
 }

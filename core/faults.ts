@@ -60,6 +60,10 @@ export interface CoreFaults {
   badIcon: boolean;
   /** `total_actions` of /mcp/actions and its summary is off by this many (true = +3). */
   actionsCountMismatch: boolean | number;
+  /** Serve a 200 page at /mcp/.well-known/oauth-authorize, the home-made Connect stub the old server had. */
+  connectStub: boolean;
+  /** GET /mcp/tools and /mcp/tools/list serve stale rows (other description, no icons) unlike JSON-RPC tools/list. */
+  restToolsDrift: boolean;
 }
 
 export function defaultFaults(): CoreFaults {
@@ -79,6 +83,8 @@ export function defaultFaults(): CoreFaults {
     noIcons: false,
     badIcon: false,
     actionsCountMismatch: false,
+    connectStub: false,
+    restToolsDrift: false,
   };
 }
 

@@ -99,3 +99,10 @@ export function deniedPage(message = 'The sign-in request was denied. Cursor was
 export function errorPage(title: string, message: string): string {
   return layout(title, `<h1 id="error-title">${esc(title)}</h1><p class="error" id="error">${esc(message)}</p>`, 'error');
 }
+
+/** Where the old AgentStack server served its ChatGPT-verifier stub (the `connectStub` fault). */
+export const CONNECT_STUB_PATH = '/mcp/.well-known/oauth-authorize';
+
+export function connectStubPage(): string {
+  return layout('Connect', `<h1 id="connect-stub">Connect AgentStack</h1><p>OAuth authorization endpoint for ChatGPT verification.</p>`, 'connect-stub');
+}

@@ -7,7 +7,7 @@ import { ALL_SCOPES } from './oauth.js';
 import { buildCatalog } from './registry.js';
 import type { CoreState } from './state.js';
 import { EXECUTE_TOOL } from '../lib/plugin-kernel/toolNames.js';
-import { allToolRows, executeToolRow } from './tools.js';
+import { allToolRows, executeToolRow, type ToolRow } from './tools.js';
 
 export interface RestRoute {
   name: RouteName;
@@ -42,7 +42,15 @@ function catalogFor(state: CoreState) {
   return buildCatalog(countMismatch(state.faults));
 }
 
-const tools = ({ state, res }: RestContext) => sendJson(res, 200, { tools: allToolRows(state), actions_url: `${state.baseUrl}/mcp/actions` });
+/** The `restToolsDrift` fault: a REST copy that fell behind tools/list (old description, icons lost). */
+function staleRow({ icons: _icons, ...row }: ToolRow): ToolRow {
+  return { ...row, description: 'Run AgentStack actions (REST copy, out of date).' };
+}
+
+const tools = ({ state, res }: RestContext) => {
+  const rows = allToolRows(state);
+  sendJson(res, 200, { tools: state.faults.restToolsDrift ? rows.map(staleRow) : rows, actions_url: `${state.baseUrl}/mcp/actions` });
+};
 
 export const REST_ROUTES: RestRoute[] = [
   { name: 'protected_resource', methods: ['GET'], path: '/.well-known/oauth-protected-resource', auth: 'public',

@@ -7,11 +7,12 @@ import { SEEDED_ACCOUNTS, type CoreAccount } from './accounts.js';
 import { INTERNAL_HEADER, TokenAuth, approveDevice, generateSigningKeys, issueTokensDirect, type IssuedTokens } from './auth.js';
 import { tokenGate } from './deviceflow.js';
 import { applyEndpointFault, defaultFaults, mergeFaults, type CoreFaults, type RouteName } from './faults.js';
-import { HttpError, bearerToken, sendError, sendJson } from './http.js';
+import { HttpError, bearerToken, sendError, sendHtml, sendJson } from './http.js';
 import { buildLogoPng } from './icon.js';
 import { handleInteraction } from './interactions.js';
 import { McpSessions } from './mcp.js';
 import { OAUTH_ROUTES, createProvider } from './oauth.js';
+import { CONNECT_STUB_PATH, connectStubPage } from './pages.js';
 import { buildCatalog, CoreStore } from './registry.js';
 import { REST_ROUTES } from './rest.js';
 import { countMismatch } from './faults.js';
@@ -132,6 +133,10 @@ export async function startCore(options: CoreOptions = {}): Promise<RunningCore>
     if (!internal && applyEndpointFault(faults, route, req, res, state.hung)) return;
     if (faults.noDiscovery && path.startsWith('/.well-known/')) {
       sendError(res, 404, 'not_found', 'no discovery documents here');
+      return;
+    }
+    if (faults.connectStub && path === CONNECT_STUB_PATH) {
+      sendHtml(res, 200, connectStubPage());
       return;
     }
     if (route === 'mcp') {

@@ -30,8 +30,58 @@ describe('dev-core CLI', () => {
   }, 30_000);
 
   it('refuses a malformed fault flag with exit 2', () => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', CLI, '--fault', 'nowhere=5xx'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 20_000 });
+    const result = devCore(['--fault', 'nowhere=5xx']);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('bad --fault nowhere=5xx');
   }, 30_000);
+
+  it('an unknown flag: one line saying which, a pointer to --help, exit 2, no stack trace', () => {
+    const result = devCore(['--bogus']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^dev-core: Unknown option '--bogus'.*\nRun with --help for usage\.\n$/);
+    expect(result.stderr).not.toMatch(/ERR_PARSE_ARGS|\n\s+at /);
+    expect(result.stdout).toBe('');
+  }, 30_000);
+
+  it('--second-tool accepts only same-page or page2', () => {
+    const result = devCore(['--second-tool', 'bogus']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe('dev-core: --second-tool must be same-page or page2 (got "bogus")\nRun with --help for usage.\n');
+    expect(result.stdout).toBe('');
+  }, 30_000);
+
+  it('--expire-sessions, --connect-stub and --rest-tools-drift are accepted and listed in the faults line', async () => {
+    const { out, stop } = await startDevCore(['--expire-sessions', '--connect-stub', '--rest-tools-drift']);
+    expect(out).toContain('faults:     {"expireSessions":true,"connectStub":true,"restToolsDrift":true}');
+    const base = /AGENTSTACK_BASE_URL=(http:\/\/127\.0\.0\.1:\d+)/.exec(out)!;
+    expect((await fetch(`${base[1]}/mcp/.well-known/oauth-authorize`)).status).toBe(200);
+    expect(await stop()).toBe(0);
+  }, 30_000);
+
+  it('--help lists the fault flags', () => {
+    const result = devCore(['--help']);
+    expect(result.status).toBe(0);
+    for (const flag of ['--expire-sessions', '--connect-stub', '--rest-tools-drift']) expect(result.stdout).toContain(flag);
+  }, 30_000);
 });
+
+function devCore(args: string[]) {
+  return spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 20_000 });
+}
+
+/** Starts dev-core with `args`, waits for its banner; `stop()` sends SIGINT and resolves with the exit code. */
+async function startDevCore(args: string[]): Promise<{ out: string; stop: () => Promise<number | null> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const deadline = Date.now() + 20_000;
+  while (!out.includes('Ctrl-C to stop.')) {
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill('SIGKILL');
+      throw new Error(`dev-core did not start: ${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { out, stop: () => (child.kill('SIGINT'), exited) };
+}

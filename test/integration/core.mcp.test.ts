@@ -163,6 +163,26 @@ describe('MCP faults', () => {
     await client.close();
   });
 
+  it('restToolsDrift: the REST tool rows lose their icons and change description; tools/list does not', async () => {
+    const rest = async (method: string, path: string) =>
+      ((await (await fetch(core.baseUrl + path, { method, headers: { authorization: `Bearer ${token}` } })).json()) as { tools: Array<Record<string, unknown>> }).tools;
+    const { client } = await connect();
+    const rpcTools = (await client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema.passthrough())).tools as Array<Record<string, unknown>>;
+    expect(await rest('GET', '/mcp/tools')).toEqual(rpcTools);
+    core.setFaults({ restToolsDrift: true });
+    expect((await client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema.passthrough())).tools).toEqual(rpcTools);
+    for (const [method, path] of [['GET', '/mcp/tools'], ['GET', '/mcp/tools/list'], ['POST', '/mcp/tools/list']] as const) {
+      const [row] = await rest(method, path);
+      expect(row!.name).toBe(EXECUTE_TOOL);
+      expect(row!.icons).toBeUndefined();
+      expect(row!.description).not.toBe(rpcTools[0]!.description);
+      expect(row!.inputSchema).toEqual(rpcTools[0]!.inputSchema);
+    }
+    core.setFaults({ restToolsDrift: false });
+    expect(await rest('GET', '/mcp/tools')).toEqual(rpcTools);
+    await client.close();
+  });
+
   it("endpointFaults.mcp '5xx' with times", async () => {
     core.setFaults({ endpointFaults: { mcp: { kind: '5xx', times: 1 } } });
     expect((await rpc({ jsonrpc: '2.0', id: 1, method: 'ping' })).status).toBe(503);

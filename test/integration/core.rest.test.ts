@@ -133,6 +133,17 @@ describe('fault options', () => {
     core.setFaults({ noDiscovery: false, actionsCountMismatch: false });
   });
 
+  it('connectStub serves a 200 Connect page at /mcp/.well-known/oauth-authorize; without it the path is not served', async () => {
+    expect((await get('/mcp/.well-known/oauth-authorize', {})).status).toBeGreaterThanOrEqual(400);
+    core.setFaults({ connectStub: true });
+    const res = await get('/mcp/.well-known/oauth-authorize', {});
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await res.text()).toContain('data-page="connect-stub"');
+    core.setFaults({ connectStub: false });
+    expect((await get('/mcp/.well-known/oauth-authorize', {})).status).toBeGreaterThanOrEqual(400);
+  });
+
   it('starts and stops fast, and close() does not hang on hung requests', async () => {
     const t0 = performance.now();
     const c = await startCore({ faults: { endpointFaults: { health: { kind: 'hang' } } } });

@@ -109,6 +109,25 @@ describe('verify-mcp-surface-e2e against the reference core', () => {
     expect(check(o, 'rest.actions').summary).toMatch(/total_actions says (\d+) but the catalog lists (\d+) actions/);
   });
 
+  it('connectStub: a home-made Connect page at /mcp/.well-known/oauth-authorize WARNs, the run still passes', async () => {
+    const o = await verifyAgainst({ connectStub: true });
+    expect(o.code).toBe(0);
+    expect(failed(o)).toEqual([]);
+    expect(check(o, 'oauth.connect_antipattern')).toMatchObject({
+      status: 'WARN',
+      summary: '/mcp/.well-known/oauth-authorize answers HTTP 200: a home-made Connect endpoint Cursor never calls',
+    });
+    expect(check(o, 'oauth.connect_antipattern').fix).toMatch(/remove it; Connect uses RFC 9728 \+ RFC 8414 discovery/);
+  });
+
+  it('restToolsDrift: rest.tools_parity FAILs naming the tool, the endpoint and the fields that differ', async () => {
+    const o = await verifyAgainst({ restToolsDrift: true });
+    expect(o.code).toBe(1);
+    expect(failed(o)).toEqual(['rest.tools_parity']);
+    expect(check(o, 'rest.tools_parity').summary).toBe('GET /mcp/tools, GET /mcp/tools/list, POST /mcp/tools/list: agentstack.execute differs from tools/list in description, icons (missing)');
+    expect(check(o, 'rest.tools_parity').fix).toBe('serve the REST mirrors from the same tool rows as tools/list');
+  });
+
   it('noDiscovery: RFC 9728 metadata missing FAILs, and Connect is not ready', async () => {
     const o = await verifyAgainst({ noDiscovery: true });
     expect(failed(o)).toEqual(['oauth.protected_resource', 'oauth.as_metadata', 'oauth.connect_ready']);

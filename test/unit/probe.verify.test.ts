@@ -5,6 +5,7 @@ import { exitCodeFor, fail, pass, renderJson, renderTable, warn } from '../../li
 import { canonicalJson } from '../../lib/plugin-kernel/verify/fetchJson.js';
 import { authorizationServerUrls, connectReadinessCheck, protectedResourceUrls } from '../../lib/plugin-kernel/verify/oauthChecks.js';
 import { bearerFromEnv, bearerFromMcpJson } from '../../lib/plugin-kernel/verify/bearerSource.js';
+import { describeRowDrift } from '../../lib/plugin-kernel/verify/restChecks.js';
 import { tempDir } from '../helpers/repo.js';
 
 describe('report', () => {
@@ -51,6 +52,13 @@ describe('discovery URLs and Connect readiness', () => {
 
   it('compares JSON documents whatever the key order', () => {
     expect(canonicalJson({ b: 1, a: { d: 2, c: [3, { f: 1, e: 2 }] } })).toBe(canonicalJson({ a: { c: [3, { e: 2, f: 1 }], d: 2 }, b: 1 }));
+  });
+
+  it('names the fields in which same-named REST and tools/list rows differ', () => {
+    const rpc = [{ name: 'a.x', description: 'd', icons: [1], inputSchema: { type: 'object' } }, { name: 'a.y', title: 't' }];
+    const rest = [{ name: 'a.x', description: 'old', inputSchema: { type: 'object' }, extra: true }, { title: 't', name: 'a.y' }];
+    expect(describeRowDrift(rest, rpc)).toBe('a.x differs from tools/list in description, extra (extra), icons (missing)');
+    expect(describeRowDrift(rpc, rpc)).toBe('the rows differ from tools/list');
   });
 });
 

@@ -16,25 +16,48 @@ function names(rows: unknown[]): string {
   return rows.map((r) => quoteShort((r as { name?: unknown })?.name ?? '?', 60)).join(', ') || 'none';
 }
 
+/** "agentstack.execute differs from tools/list in description, icons (missing)": the unequal fields of same-named rows. */
+export function describeRowDrift(rows: unknown[], rpcRows: unknown[]): string {
+  const parts: string[] = [];
+  rows.forEach((row, i) => {
+    const a = (row ?? {}) as Record<string, unknown>;
+    const b = (rpcRows[i] ?? {}) as Record<string, unknown>;
+    const fields = [...new Set([...Object.keys(b), ...Object.keys(a)])].sort()
+      .filter((k) => canonicalJson(a[k]) !== canonicalJson(b[k]))
+      .map((k) => (!(k in a) ? `${k} (missing)` : !(k in b) ? `${k} (extra)` : k));
+    if (fields.length) parts.push(`${quoteShort(a.name ?? '?', 60)} differs from tools/list in ${fields.join(', ')}`);
+  });
+  return parts.join('; ') || 'the rows differ from tools/list';
+}
+
 /** GET /mcp/tools, GET and POST /mcp/tools/list must list the same rows as JSON-RPC tools/list (all pages). */
 export async function toolsParityCheck(ctx: VerifyContext, rpcRows: unknown[] | undefined): Promise<Check> {
   const id = 'rest.tools_parity';
   if (!rpcRows) return warn(id, 'not compared: the JSON-RPC tools/list failed (see mcp.tools_list)');
-  const problems: string[] = [];
+  const problems: Array<{ where: string; what: string }> = [];
   for (const { method, path } of TOOL_MIRRORS) {
+    const where = `${method} ${path}`;
     const answer = await requestJson(ctx, `${ctx.baseUrl}${path}`, { method, auth: true, ...(method === 'POST' ? { headers: { 'content-type': 'application/json' }, body: '{}' } : {}) });
-    if (!answer.ok) problems.push(`${method} ${path}: ${answer.error}`);
-    else if (answer.res.status !== 200) problems.push(`${method} ${path}: ${statusLine(answer.res, answer.json)}`);
+    if (!answer.ok) problems.push({ where, what: answer.error });
+    else if (answer.res.status !== 200) problems.push({ where, what: statusLine(answer.res, answer.json) });
     else {
       const rows = (answer.json as { tools?: unknown })?.tools;
-      if (!Array.isArray(rows)) problems.push(`${method} ${path}: no tools array`);
+      if (!Array.isArray(rows)) problems.push({ where, what: 'no tools array' });
       else if (canonicalJson(rows) !== canonicalJson(rpcRows)) {
-        problems.push(names(rows) === names(rpcRows) ? `${method} ${path}: same tool names, different definitions` : `${method} ${path} lists ${names(rows)}; tools/list lists ${names(rpcRows)}`);
+        problems.push({ where, what: names(rows) === names(rpcRows) ? describeRowDrift(rows, rpcRows) : `lists ${names(rows)}; tools/list lists ${names(rpcRows)}` });
       }
     }
   }
-  if (problems.length) return fail(id, problems[0]! + (problems.length > 1 ? ` (+${problems.length - 1} more)` : ''), 'serve the REST mirrors from the same tool rows as tools/list', { problems });
+  if (problems.length) return fail(id, summarizeProblems(problems), 'serve the REST mirrors from the same tool rows as tools/list', { problems: problems.map((p) => `${p.where}: ${p.what}`) });
   return pass(id, `GET /mcp/tools, GET and POST /mcp/tools/list equal tools/list (${names(rpcRows)})`);
+}
+
+/** The first problem with every endpoint that has the same one ("GET /mcp/tools, POST /mcp/tools/list: …"). */
+function summarizeProblems(problems: Array<{ where: string; what: string }>): string {
+  const { what } = problems[0]!;
+  const same = problems.filter((p) => p.what === what);
+  const others = problems.length - same.length;
+  return `${same.map((p) => p.where).join(', ')}: ${what}${others ? ` (+${others} more)` : ''}`;
 }
 
 export async function actionsCheck(ctx: VerifyContext): Promise<Check[]> {
