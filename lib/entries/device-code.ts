@@ -2,6 +2,9 @@ import { parseCommandLine } from '../plugin-kernel/cli.js';
 import { runDeviceFlow } from '../plugin-kernel/deviceFlow.js';
 import { createReporter } from '../plugin-kernel/deviceOutput.js';
 import { PluginError } from '../plugin-kernel/errors.js';
+import { parseProjectId } from '../plugin-kernel/mcpConfig.js';
+import { cursorPaths } from '../plugin-kernel/paths.js';
+import { writeProjectPin } from '../plugin-kernel/projectPin.js';
 import { BASE_SCOPES, DEFAULT_SCOPE_PRESET, isScopePreset, scopeStringFor } from '../plugin-kernel/scopes.js';
 
 const spec = {
@@ -15,16 +18,20 @@ Options:
   --scope-preset NAME  full (default), readonly or builder
   --scopes "A B"       explicit space-separated scopes (overrides the preset; openid and
                        offline_access are added)
+  --project ID         pin this project (an integer > 1) before signing in; "none" removes the pin
+                       (written to ~/.cursor/agentstack-project, mode 0600)
   --no-browser         print the URL and code; do not open a browser (alias --headless)
   --json               one JSON event per line on stdout; human text on stderr
   -h, --help           show this help
 
 Environment: AGENTSTACK_BASE_URL, AGENTSTACK_CURSOR_DIR, AGENTSTACK_PROJECT_ID,
              AGENTSTACK_OAUTH_CLIENT_ID, AGENTSTACK_OAUTH_CLIENT_SECRET
-Exit codes: 0 signed in (or a sign-in is already running), 1 failed, 2 bad usage.`,
+Exit codes: 0 signed in (or a sign-in is already running), 1 failed or cancelled (Ctrl-C: error
+"aborted"), 2 bad usage.`,
   options: {
     'scope-preset': { type: 'string' },
     scopes: { type: 'string' },
+    project: { type: 'string' },
     'no-browser': { type: 'boolean' },
     headless: { type: 'boolean' },
     json: { type: 'boolean' },
@@ -47,9 +54,23 @@ function scopesFrom(values: Record<string, unknown>): string {
   return scopeStringFor(preset);
 }
 
+/** `--project ID|none`: validated here, written by the kernel (atomic, 0600) before the sign-in reads it. */
+function pinFrom(values: Record<string, unknown>): number | null | undefined {
+  if (typeof values.project !== 'string') return undefined;
+  if (values.project.trim().toLowerCase() === 'none') return null;
+  const id = parseProjectId(values.project);
+  if (id === null) usageError(`--project must be an integer greater than 1, or "none" (got ${JSON.stringify(values.project.slice(0, 40))}); project 1 is shared and cannot be pinned`);
+  return id;
+}
+
 async function main(): Promise<number> {
   const { values } = parseCommandLine({ ...spec, options: { ...spec.options } });
   const scopes = scopesFrom(values);
+  const pin = pinFrom(values);
+  if (pin !== undefined) {
+    writeProjectPin(cursorPaths(process.env).project, pin);
+    if (process.env.AGENTSTACK_PROJECT_ID?.trim()) process.stderr.write('! AGENTSTACK_PROJECT_ID is set and overrides the pin file for this sign-in.\n');
+  }
   const reporter = createReporter({ json: Boolean(values.json), streams: { stdout: process.stdout, stderr: process.stderr } });
   const controller = new AbortController();
   const onSignal = () => controller.abort();

@@ -114,6 +114,29 @@ describe('device-code.mjs against the reference core', () => {
     expect(second.last_diff).toMatchObject({ added: ['projects.list'], removed: [] });
   });
 
+  it('--project pins a project (validated, 0600) before signing in; --project none unpins; project 1 is refused', async () => {
+    writeFileSync(file('agentstack-project'), '5\n', { mode: 0o644 });
+    const run = start(['--json', '--no-browser', '--project', '77']);
+    const code = await run.waitFor('device_code');
+    await core.approve(String(code.user_code));
+    expect((await run.done).code).toBe(0);
+    expect(readFileSync(file('agentstack-project'), 'utf8')).toBe('77\n');
+    expect(mode('agentstack-project')).toBe(0o600);
+    expect(JSON.parse(readFileSync(file('mcp.json'), 'utf8')).mcpServers.agentstack.headers['X-Project-ID']).toBe('77');
+    expect(run.events.at(-1)).toMatchObject({ event: 'authorized', project_id: 77 });
+
+    const refused = await start(['--json', '--no-browser', '--project', '1']).done;
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--project must be an integer greater than 1');
+    expect(readFileSync(file('agentstack-project'), 'utf8')).toBe('77\n');
+
+    const unpin = start(['--json', '--no-browser', '--project', 'none']);
+    await core.approve(String((await unpin.waitFor('device_code')).user_code));
+    expect((await unpin.done).code).toBe(0);
+    expect(existsSync(file('agentstack-project'))).toBe(false);
+    expect(JSON.parse(readFileSync(file('mcp.json'), 'utf8')).mcpServers.agentstack.headers['X-Project-ID']).toBeUndefined();
+  });
+
   it('denied: exit 1 with access_denied and a next step; mcp.json untouched', async () => {
     const original = JSON.stringify({ mcpServers: { zeta: OTHER_SERVERS.zeta } });
     writeFileSync(file('mcp.json'), original);
