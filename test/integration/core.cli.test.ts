@@ -13,20 +13,25 @@ describe('dev-core CLI', () => {
     let out = '';
     child.stdout.on('data', (d) => { out += d; });
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    const deadline = Date.now() + 20_000;
-    while (!out.includes('Ctrl-C to stop.')) {
-      if (Date.now() > deadline) throw new Error(`dev-core did not start: ${out}`);
-      await new Promise((r) => setTimeout(r, 50));
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!out.includes('Ctrl-C to stop.')) {
+        if (Date.now() > deadline) throw new Error(`dev-core did not start: ${out}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const base = /AGENTSTACK_BASE_URL=(http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+      expect(base).toBeDefined();
+      expect(out).toContain('sign in as: dev@agentstack.test / agentstack-dev');
+      expect((await fetch(`${base}/mcp/health`)).status).toBeGreaterThanOrEqual(500);
+      expect(await (await fetch(`${base}/mcp/health`)).json()).toEqual({ ok: true, mcp_surface_tools: 1 });
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(out).toContain('stopped (SIGINT)');
+      await expect(fetch(`${base}/mcp/health`)).rejects.toThrow();
+    } finally {
+      // A failed assertion must not leave a server running after the test.
+      if (child.exitCode === null) child.kill('SIGKILL');
     }
-    const base = /AGENTSTACK_BASE_URL=(http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
-    expect(base).toBeDefined();
-    expect(out).toContain('sign in as: dev@agentstack.test / agentstack-dev');
-    expect((await fetch(`${base}/mcp/health`)).status).toBeGreaterThanOrEqual(500);
-    expect(await (await fetch(`${base}/mcp/health`)).json()).toEqual({ ok: true, mcp_surface_tools: 1 });
-    child.kill('SIGINT');
-    expect(await exited).toBe(0);
-    expect(out).toContain('stopped (SIGINT)');
-    await expect(fetch(`${base}/mcp/health`)).rejects.toThrow();
   }, 30_000);
 
   it('refuses a malformed fault flag with exit 2', () => {
