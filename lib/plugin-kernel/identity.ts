@@ -3,17 +3,11 @@
  * no network names the person without calling `GET /api/auth/me`. Written whenever /me was asked anyway (snapshot
  * refresh, sign-in); keyed by the token's `sub` and the server, so another account or server is looked up again.
  */
-import * as z from 'zod/mini';
 import { decodeJwtClaims } from './jwt.js';
+import { IdentitySchema, type Identity } from './schemas/state.js';
 import { SECRET_FILE_MODE, readTextIfExists, writeFileAtomic } from './secureFile.js';
 
-const IdentitySchema = z.looseObject({
-  who: z.string(),
-  sub: z.optional(z.nullable(z.string())),
-  server_url: z.string(),
-  fetched_at: z.string(),
-});
-export type Identity = z.infer<typeof IdentitySchema>;
+export type { Identity };
 
 export function readIdentity(path: string): Identity | null {
   try {

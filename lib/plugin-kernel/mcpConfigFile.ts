@@ -7,6 +7,7 @@ import { PluginError } from './errors.js';
 import { withLock, type LockOptions } from './fileLock.js';
 import { findJsonError } from './jsonPosition.js';
 import type { McpConfig, McpConfigUpdate } from './mcpConfig.js';
+import { lockPathFor } from './paths.js';
 import { SECRET_FILE_MODE, readTextIfExists, writeFileAtomic } from './secureFile.js';
 import { sweepLeftovers } from './tempSweep.js';
 
@@ -66,7 +67,7 @@ export interface UpdateResult extends McpConfigUpdate {
 }
 
 /**
- * Reads, transforms and (when `changed`) rewrites mcp.json under `<path>.lock`, so two writers never lose each
+ * Reads, transforms and (when `changed`) rewrites mcp.json under its lock (`mcp.json.lock`), so two writers never lose each
  * other's change. An existing file that is readable by others is tightened to 0600 (it may hold a Bearer).
  */
 export async function updateMcpConfigFile(
@@ -74,7 +75,7 @@ export async function updateMcpConfigFile(
   transform: (config: McpConfig) => McpConfigUpdate,
   lockOptions?: LockOptions,
 ): Promise<UpdateResult> {
-  return withLock(`${path}.lock`, () => {
+  return withLock(lockPathFor(path), () => {
     const { config, text } = readMcpConfigFile(path);
     const result = transform(config);
     if (result.changed) {

@@ -1,10 +1,21 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
+/** The cross-process lock file (fileLock.ts) that guards the writes of `path`: `mcp.json.lock`, `agentstack-refresh.lock`. */
+/* @__NO_SIDE_EFFECTS__ */ // lets esbuild drop CURSOR_FILES from bundles that do not use it
+export function lockPathFor(path: string): string {
+  return `${path}.lock`;
+}
+
+const MCP_JSON = 'mcp.json';
+const REFRESH = 'agentstack-refresh';
+
 /** Files the plugin reads and writes inside the Cursor config dir. */
 export const CURSOR_FILES = {
-  mcpJson: 'mcp.json',
-  refresh: 'agentstack-refresh',
+  mcpJson: MCP_JSON,
+  mcpJsonLock: lockPathFor(MCP_JSON),
+  refresh: REFRESH,
+  refreshLock: lockPathFor(REFRESH),
   capabilities: 'agentstack-capabilities.json',
   deviceLock: 'agentstack-device.lock',
   project: 'agentstack-project',

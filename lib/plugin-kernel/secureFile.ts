@@ -1,6 +1,11 @@
 /**
  * File primitives for files that may hold secrets: created 0600 from the first byte, replaced atomically
  * (temp file in the same folder + fsync + rename), never left half-written.
+ *
+ * Written by hand, with fileLock.ts, rather than with a config-store package such as `conf`: bundling conf (it
+ * pulls in ajv) added ~12 ms to every hook start-up in our measurement, against budgets of a few ms; conf has no
+ * cross-process lock, and the refresh and sign-in writes need one; and the file names and formats (e.g. the
+ * extension-less `agentstack-refresh`) are fixed by the contract, not chosen by a store.
  */
 import { randomBytes } from 'node:crypto';
 import {

@@ -7,6 +7,7 @@
 import { readdirSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isProcessAlive } from './fileLock.js';
+import { lockPathFor } from './paths.js';
 
 /** A live writer renames its temp file within milliseconds; past this age the pid may have been reused. */
 const MAX_LIVE_AGE_MS = 10 * 60_000;
@@ -15,8 +16,8 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The names of `path`'s leftovers in its folder, with the pid that made each. */
 export function leftoversOf(path: string, names: readonly string[]): Array<{ name: string; pid: number }> {
-  const base = escape(basename(path));
-  const pattern = new RegExp(`^(?:\\.${base}\\.(\\d+)\\.[0-9a-f]+\\.tmp|${base}\\.lock\\.(\\d+)\\.[0-9a-f]+\\.stale)$`);
+  const file = basename(path);
+  const pattern = new RegExp(`^(?:\\.${escape(file)}\\.(\\d+)\\.[0-9a-f]+\\.tmp|${escape(lockPathFor(file))}\\.(\\d+)\\.[0-9a-f]+\\.stale)$`);
   const out: Array<{ name: string; pid: number }> = [];
   for (const name of names) {
     const m = pattern.exec(name);

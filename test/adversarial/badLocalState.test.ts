@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
 import { bearerOf } from '../../lib/plugin-kernel/mcpConfig.js';
+import { CURSOR_FILES } from '../../lib/plugin-kernel/paths.js';
 import { fileMode } from '../../lib/plugin-kernel/secureFile.js';
 import { runDeviceCode } from '../helpers/deviceCode.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
@@ -207,7 +208,7 @@ describe('garbage in the plugin\'s own files', () => {
   it('device lock and mcp.json lock full of garbage: treated as stale and replaced; sign-in completes', async () => {
     const dir = cursorDir();
     writeFileSync(join(dir, 'agentstack-device.lock'), '\u0000\u0001garbage{');
-    writeFileSync(join(dir, 'mcp.json.lock'), 'zzz');
+    writeFileSync(join(dir, CURSOR_FILES.mcpJsonLock), 'zzz');
     expect((await diagnoseChecks(dir))['device.lock']?.summary).toMatch(/malformed/);
     await signInByScript(dir);
     expect(bearerOf(JSON.parse(readFileSync(join(dir, 'mcp.json'), 'utf8')))).toBeTruthy();

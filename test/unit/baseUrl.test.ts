@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { baseUrlFromMcpUrl, DEFAULT_BASE_URL, isSafeWebUrl, mcpUrlFor, parseBaseUrl, resolveBaseUrl } from '../../lib/plugin-kernel/baseUrl.js';
-import { cursorDir, cursorPaths } from '../../lib/plugin-kernel/paths.js';
+import { cursorDir, cursorPaths, lockPathFor } from '../../lib/plugin-kernel/paths.js';
 
 describe('base URL', () => {
   it('defaults to https://agentstack.tech', () => {
@@ -49,6 +49,11 @@ describe('cursor paths', () => {
     expect(paths.capabilities).toBe('/tmp/x/agentstack-capabilities.json');
     expect(paths.deviceLock).toBe('/tmp/x/agentstack-device.lock');
     expect(paths.project).toBe('/tmp/x/agentstack-project');
+    // the lock files' names are part of the contract (README troubleshooting, other tools may look for them)
+    expect(paths.mcpJsonLock).toBe('/tmp/x/mcp.json.lock');
+    expect(paths.refreshLock).toBe('/tmp/x/agentstack-refresh.lock');
+    expect(lockPathFor(paths.mcpJson)).toBe(paths.mcpJsonLock);
+    expect(lockPathFor(paths.refresh)).toBe(paths.refreshLock);
   });
 
   it('defaults to ~/.cursor', () => {

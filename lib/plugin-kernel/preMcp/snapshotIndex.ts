@@ -6,6 +6,7 @@
  * ~6 ms, this loop ~1 ms; the hook's whole budget over a bare `node` start is ~25 ms).
  */
 import * as z from 'zod/mini';
+import { SnapshotHeadSchema } from '../schemas/state.js';
 import { readTextIfExists } from '../secureFile.js';
 
 export interface SnapshotIndex {
@@ -17,13 +18,9 @@ export interface SnapshotIndex {
   unapproved: Set<string>;
 }
 
-const SnapshotTopSchema = z.looseObject({
-  fetched_at: z.string(),
-  audience: z.literal('tenant'),
-  // checked by Array.isArray below: a zod array would copy all 5,000 entries
-  actions: z.unknown(),
-  unapproved: z.optional(z.nullable(z.array(z.string()))),
-});
+// `actions` is checked by Array.isArray below: a zod array would copy all 5,000 entries.
+const { fetched_at, audience, actions, unapproved } = SnapshotHeadSchema.shape;
+const SnapshotTopSchema = z.looseObject({ fetched_at, audience, actions, unapproved });
 
 /**
  * Indexes a parsed snapshot; null when its shape is not a capability snapshot. With `wanted` (the actions of the

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { quoteShort } from '../errors.js';
+import { IconSchema } from '../schemas/server.js';
 import type { ToolSeen, ToolsWalk } from './types.js';
 
 /** What we ask the SDK to accept for a tools/list result: anything that is an object. */
@@ -14,12 +15,6 @@ export const LooseResultSchema = z.looseObject({});
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 export const DEFAULT_MAX_PAGES = 20;
-
-const IconSchema = z.looseObject({
-  src: z.string().check(z.minLength(1)),
-  mimeType: z.optional(z.string()),
-  sizes: z.optional(z.array(z.string())),
-});
 
 /** The problems of one icons array (empty = fine); `undefined` icons are reported by the caller. */
 export function iconProblems(icons: unknown): string[] {

@@ -62,3 +62,10 @@ export const JsonRpcErrorSchema = z.looseObject({
   jsonrpc: z.optional(z.string()),
   error: z.looseObject({ code: z.number(), message: z.optional(z.string()) }),
 });
+
+/** One entry of an MCP tool's `icons` (tools/list); each is checked on its own so one bad icon is reported alone. */
+export const IconSchema = z.looseObject({
+  src: z.string().check(z.minLength(1)),
+  mimeType: z.optional(z.string()),
+  sizes: z.optional(z.array(z.string())),
+});

@@ -17,20 +17,30 @@ export const SnapshotActionSchema = z.looseObject({
 export type SnapshotAction = z.infer<typeof SnapshotActionSchema>;
 
 /**
- * `agentstack-capabilities.json`. `unapproved` lists actions that appeared since the person last approved the
- * snapshot (a server quietly growing its action list is the "rug pull"); the pre-MCP hook asks before using them.
+ * `agentstack-capabilities.json` with its action entries left unchecked: the hooks read only this and check the
+ * 5,000 entries by hand (preMcp/snapshotIndex.ts, sessionStart/snapshot.ts) and take the fields they use from its
+ * `.shape` (z.pick / z.extend would add ~2 KB of zod to the pre-MCP hook's bundle).
+ * `unapproved` lists actions that appeared since the person last approved the snapshot (a server quietly growing
+ * its action list is the "rug pull"); the pre-MCP hook asks before using them. A null optional field (a hand edit;
+ * the plugin writes none) reads as absent. The key order is the file's: `actions` between the scalar fields and the
+ * approval fields, which the hooks' fast paths rely on (zod outputs keys in schema order; a spread keeps a replaced
+ * key in place).
  */
-export const CapabilitySnapshotSchema = z.looseObject({
+export const SnapshotHeadSchema = z.looseObject({
   fetched_at: z.string(),
   audience: z.literal('tenant'),
-  server_url: z.optional(z.string()),
+  server_url: z.optional(z.nullable(z.string())),
   total_actions: z.number(),
-  actions: z.array(SnapshotActionSchema),
+  actions: z.unknown(),
   catalog_etag: z.optional(z.nullable(z.string())),
-  unapproved: z.optional(z.array(z.string())),
+  unapproved: z.optional(z.nullable(z.array(z.string()))),
   approved_at: z.optional(z.nullable(z.string())),
-  last_diff: z.optional(z.looseObject({ at: z.string(), added: z.array(z.string()), removed: z.array(z.string()) })),
+  last_diff: z.optional(z.nullable(z.looseObject({ at: z.string(), added: z.array(z.string()), removed: z.array(z.string()) }))),
 });
+export type SnapshotHead = z.infer<typeof SnapshotHeadSchema>;
+
+/** The whole snapshot, every action entry checked (diagnose, the snapshot refresh, approval). */
+export const CapabilitySnapshotSchema = z.looseObject({ ...SnapshotHeadSchema.shape, actions: z.array(SnapshotActionSchema) });
 export type CapabilitySnapshot = z.infer<typeof CapabilitySnapshotSchema>;
 
 /** `agentstack-refresh` (JSON form; an older plain-text form holds just the token). */
@@ -57,3 +67,12 @@ export const DeviceLockSchema = z.looseObject({
   user_code: z.optional(z.nullable(z.string())),
 });
 export type DeviceLock = z.infer<typeof DeviceLockSchema>;
+
+/** `agentstack-identity.json`: who holds the token on which server (identity.ts). */
+export const IdentitySchema = z.looseObject({
+  who: z.string(),
+  sub: z.optional(z.nullable(z.string())),
+  server_url: z.string(),
+  fetched_at: z.string(),
+});
+export type Identity = z.infer<typeof IdentitySchema>;

@@ -32,8 +32,6 @@ export interface RefreshArgs {
   now?: () => number;
 }
 
-export const refreshLockPath = (paths: Pick<CursorPaths, 'refresh'>) => `${paths.refresh}.lock`;
-
 function readStored(path: string): StoredRefresh | null {
   try {
     return readRefreshFile(path);
@@ -78,7 +76,7 @@ export async function refreshSingleFlight(args: RefreshArgs): Promise<RefreshOut
   const now = args.now ?? Date.now;
   if (!readStored(args.paths.refresh)) return { kind: 'no_refresh_token' };
   try {
-    return await withLock(refreshLockPath(args.paths), async () => {
+    return await withLock(args.paths.refreshLock, async () => {
       // Another process may have refreshed while we waited: a Bearer other than the one we saw, still valid, is its
       // result (comparing tokens, not expiry: a short-lived grant's new token may itself be inside the window).
       const stored = readStored(args.paths.refresh);

@@ -4,27 +4,16 @@
  */
 import * as z from 'zod/mini';
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { SnapshotHeadSchema, type SnapshotHead } from '../schemas/state.js';
 
 export const SNAPSHOT_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
-const SnapshotMetaSchema = z.looseObject({
-  fetched_at: z.string(),
-  audience: z.literal('tenant'),
-  server_url: z.optional(z.nullable(z.string())),
-  total_actions: z.number(),
-  actions: z.unknown(),
-  unapproved: z.optional(z.nullable(z.array(z.string()))),
-  last_diff: z.optional(z.nullable(z.looseObject({ at: z.string(), added: z.array(z.string()), removed: z.array(z.string()) }))),
-});
-export interface SnapshotMeta {
-  fetched_at: string;
-  server_url?: string | null;
-  total_actions: number;
-  unapproved?: string[] | null;
-  last_diff?: { at: string; added: string[]; removed: string[] } | null;
+const { fetched_at, audience, server_url, total_actions, actions, unapproved, last_diff } = SnapshotHeadSchema.shape;
+const SnapshotMetaSchema = z.looseObject({ fetched_at, audience, server_url, total_actions, actions, unapproved, last_diff });
+export type SnapshotMeta = Pick<SnapshotHead, 'fetched_at' | 'server_url' | 'total_actions' | 'unapproved' | 'last_diff'> & {
   /** How many actions the file lists. */
   count: number;
-}
+};
 
 function metaOf(value: unknown, count?: number): SnapshotMeta | null {
   const parsed = SnapshotMetaSchema.safeParse(value);
