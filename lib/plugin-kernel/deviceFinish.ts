@@ -5,7 +5,7 @@
  */
 import { jwtExpiryMs } from './jwt.js';
 import { applyBearer } from './mcpConfig.js';
-import { updateMcpConfigFile } from './mcpConfigFile.js';
+import { symlinkNotice, updateMcpConfigFile } from './mcpConfigFile.js';
 import { expiresAtOf, type OAuthClient, type OAuthEndpoints, type TokenSet } from './oauth.js';
 import type { CursorPaths } from './paths.js';
 import { clearRefreshFile, writeRefreshFile } from './refreshStore.js';
@@ -58,9 +58,11 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
   } else {
     clearRefreshFile(paths.refresh);
   }
-  await updateMcpConfigFile(paths.mcpJson, (config) => applyBearer(config, { token: tokens.access_token, baseUrl, projectId: args.projectId }));
+  const written = await updateMcpConfigFile(paths.mcpJson, (config) => applyBearer(config, { token: tokens.access_token, baseUrl, projectId: args.projectId }));
 
   const warnings: string[] = [];
+  const notice = symlinkNotice(written);
+  if (notice) warnings.push(notice);
   const timeoutMs = args.bestEffortTimeoutMs ?? 5_000;
   const { httpRequest, parseJson } = await import('./http.js');
   const auth = { authorization: `Bearer ${tokens.access_token}`, accept: 'application/json' };

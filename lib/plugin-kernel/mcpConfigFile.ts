@@ -2,7 +2,7 @@
  * The file layer of the mcp.json manager: read strictly (a broken file is reported with its position and left
  * byte-for-byte alone), write atomically with mode 0600 under a cross-process lock, and only when something changed.
  */
-import { chmodSync, lstatSync } from 'node:fs';
+import { chmodSync, lstatSync, readlinkSync } from 'node:fs';
 import { PluginError } from './errors.js';
 import { withLock, type LockOptions } from './fileLock.js';
 import { findJsonError } from './jsonPosition.js';
@@ -64,6 +64,16 @@ export function serializeMcpConfig(config: McpConfig): string {
 
 export interface UpdateResult extends McpConfigUpdate {
   path: string;
+  /** Where mcp.json pointed when it was a symlink that this write replaced with a regular file. */
+  replacedSymlink?: string;
+}
+
+function symlinkTarget(path: string): string | undefined {
+  try {
+    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -78,14 +88,17 @@ export async function updateMcpConfigFile(
   return withLock(lockPathFor(path), () => {
     const { config, text } = readMcpConfigFile(path);
     const result = transform(config);
+    let replacedSymlink: string | undefined;
     if (result.changed) {
+      // A symlinked mcp.json (a dotfiles setup) is replaced, never written through; the caller tells the person.
+      replacedSymlink = symlinkTarget(path);
       writeFileAtomic(path, serializeMcpConfig(result.config), { mode: SECRET_FILE_MODE });
     } else if (text !== null) {
       tightenMode(path);
     }
     // Under the lock no other writer of ours is mid-write: remove temp files left by writers that were killed.
     sweepLeftovers(path);
-    return { ...result, path };
+    return replacedSymlink === undefined ? { ...result, path } : { ...result, path, replacedSymlink };
   }, lockOptions);
 }
 
@@ -95,4 +108,10 @@ function tightenMode(path: string): void {
   if (stat.isFile() && (stat.mode & 0o077) !== 0) {
     try { chmodSync(path, SECRET_FILE_MODE); } catch { /* not ours to fix (e.g. a read-only mount) */ }
   }
+}
+
+/** One line for the person when a write replaced a symlinked mcp.json, or null. */
+export function symlinkNotice(result: Pick<UpdateResult, 'path' | 'replacedSymlink'>): string | null {
+  if (result.replacedSymlink === undefined) return null;
+  return `${result.path} was a symlink to ${result.replacedSymlink}; it is now a regular file (the plugin never writes through links). If you keep mcp.json elsewhere, copy it back there and re-link it.`;
 }

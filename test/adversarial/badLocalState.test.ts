@@ -159,13 +159,15 @@ describe('mcp.json that is odd but usable', () => {
     console.info(`[badLocalState] 20 MB mcp.json: session-start ${sessionMs} ms, pre-MCP hook ${pre.ms} ms`);
   });
 
-  it('a symlink to a file elsewhere: never written through; the link is replaced by a regular 0600 file', async () => {
+  it('a symlink to a file elsewhere: never written through; the link is replaced by a regular 0600 file, and the card says so', async () => {
     const dir = cursorDir();
     const target = join(tmp.path, `target-${n}.json`);
     const original = JSON.stringify({ mcpServers: { ...OTHER, agentstack: FAT } });
     writeFileSync(target, original);
     symlinkSync(target, join(dir, 'mcp.json'));
-    expect(await sessionStartContext(dir)).toContain('Cleaned up the agentstack entry');
+    const context = await sessionStartContext(dir);
+    expect(context).toContain('Cleaned up the agentstack entry');
+    expect(context).toContain(`was a symlink to ${target}; it is now a regular file`);
     expect(readFileSync(target, 'utf8')).toBe(original);
     expect(lstatSync(join(dir, 'mcp.json')).isFile()).toBe(true);
     expect(fileMode(join(dir, 'mcp.json'))).toBe(0o600);

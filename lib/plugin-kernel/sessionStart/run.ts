@@ -9,7 +9,7 @@ import { resolveBaseUrl } from '../baseUrl.js';
 import { quoteShort, type PluginError } from '../errors.js';
 import { classifyCredential, needsRefresh, needsSignIn, type Gate } from '../gate.js';
 import { chooseBaseUrl, credentialsBelongTo, normalizeMcpConfig, parseProjectId, type McpConfig } from '../mcpConfig.js';
-import { readMcpConfigFile, updateMcpConfigFile } from '../mcpConfigFile.js';
+import { readMcpConfigFile, symlinkNotice, updateMcpConfigFile } from '../mcpConfigFile.js';
 import { cursorPaths } from '../paths.js';
 import { readRefreshFile, type StoredRefresh } from '../refreshStore.js';
 import { MCP_SERVER_KEY } from '../toolNames.js';
@@ -53,6 +53,8 @@ async function normalize(path: string, envBaseUrl: string | null, ctx: Ctx): Pro
     if (!normalizeMcpConfig(config, { envBaseUrl }).changed) return { before: config, after: config };
     const result = await updateMcpConfigFile(path, (c) => normalizeMcpConfig(c, { envBaseUrl }), { timeoutMs: 2_000 });
     if (result.changed) ctx.notes.push('Cleaned up the agentstack entry in mcp.json (lean form).');
+    const notice = symlinkNotice(result);
+    if (notice) ctx.todo.push(notice);
     return { before: config, after: result.config };
   } catch (error) {
     ctx.todo.push(`${errText(error)}`);
