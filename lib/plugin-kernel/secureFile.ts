@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync,
+  closeSync, constants, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
@@ -36,7 +36,22 @@ function writeAll(fd: number, data: string | Uint8Array): void {
  * (we never write through a link into a file we did not choose).
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array, options: { mode?: number } = {}): void {
-  const mode = options.mode ?? SECRET_FILE_MODE;
+  const dir = dirname(path);
+  const tmp = writeTempBeside(path, data, options.mode ?? SECRET_FILE_MODE);
+  try {
+    renameSync(tmp, path);
+  } catch (error) {
+    try { unlinkSync(tmp); } catch { /* already gone */ }
+    throw error;
+  }
+  try {
+    const dfd = openSync(dir, 'r');
+    try { fsyncSync(dfd); } finally { closeSync(dfd); }
+  } catch { /* some platforms cannot fsync a directory */ }
+}
+
+/** Writes `data` to a new temp file next to `path` (same folder, so rename and link stay atomic) and returns it. */
+function writeTempBeside(path: string, data: string | Uint8Array, mode: number): string {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
@@ -50,35 +65,25 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
     throw error;
   }
   closeSync(fd);
-  try {
-    renameSync(tmp, path);
-  } catch (error) {
-    try { unlinkSync(tmp); } catch { /* already gone */ }
-    throw error;
-  }
-  try {
-    const dfd = openSync(dir, 'r');
-    try { fsyncSync(dfd); } finally { closeSync(dfd); }
-  } catch { /* some platforms cannot fsync a directory */ }
+  return tmp;
 }
 
-/** Creates `path` with `data` only if it does not exist (O_EXCL), mode 0600 from creation. False when it exists. */
+/**
+ * Creates `path` with `data` only if it does not exist, mode 0600 from creation; false when it exists. The file
+ * appears with its whole content (a temp file hard-linked into place), so a reader never sees it empty or half
+ * written: an empty lock file would look stale and be broken while its holder still holds it.
+ */
 export function createExclusive(path: string, data: string, options: { mode?: number } = {}): boolean {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  let fd: number;
+  const tmp = writeTempBeside(path, data, options.mode ?? SECRET_FILE_MODE);
   try {
-    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, options.mode ?? SECRET_FILE_MODE);
+    linkSync(tmp, path);
+    return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
-  }
-  try {
-    writeAll(fd, data);
-    fsyncSync(fd);
   } finally {
-    closeSync(fd);
+    try { unlinkSync(tmp); } catch { /* already gone */ }
   }
-  return true;
 }
 
 export function removeIfExists(path: string): boolean {

@@ -1,6 +1,7 @@
 /**
  * Leftovers of processes killed mid-write: `writeFileAtomic`'s temp file `.<name>.<pid>.<hex>.tmp` (killed between
- * create and rename) and `breakStaleLock`'s `<name>.lock.<pid>.<hex>.stale` (killed between rename and unlink).
+ * create and rename), the lock's own temp file (killed between link and unlink) and `breakStaleLock`'s
+ * `<name>.lock.<pid>.<hex>.stale` (killed between rename and unlink).
  * They never replace the real file (Cursor reads only `mcp.json`), but a temp file may hold a copy of the Bearer,
  * so the next writer removes those whose process is gone.
  */
@@ -17,7 +18,10 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** The names of `path`'s leftovers in its folder, with the pid that made each. */
 export function leftoversOf(path: string, names: readonly string[]): Array<{ name: string; pid: number }> {
   const file = basename(path);
-  const pattern = new RegExp(`^(?:\\.${escape(file)}\\.(\\d+)\\.[0-9a-f]+\\.tmp|${escape(lockPathFor(file))}\\.(\\d+)\\.[0-9a-f]+\\.stale)$`);
+  const lock = escape(lockPathFor(file));
+  // `.<name>.<pid>.<hex>.tmp` (the file), `.<name>.lock.<pid>.<hex>.tmp` (a lock being linked into place), and
+  // `<name>.lock.<pid>.<hex>.stale` (a lock being broken).
+  const pattern = new RegExp(`^(?:\\.(?:${escape(file)}|${lock})\\.(\\d+)\\.[0-9a-f]+\\.tmp|${lock}\\.(\\d+)\\.[0-9a-f]+\\.stale)$`);
   const out: Array<{ name: string; pid: number }> = [];
   for (const name of names) {
     const m = pattern.exec(name);

@@ -18,7 +18,7 @@ import { tempDir } from '../helpers/repo.js';
 const KILLS = 200;
 const LANES = 2;
 const BASE = 'https://agentstack.tech';
-const TEMP_NAME = /^\.mcp\.json\.\d+\.[0-9a-f]+\.tmp$/;
+const TEMP_NAME = /^\.mcp\.json(?:\.lock)?\.\d+\.[0-9a-f]+\.tmp$/;
 
 let tmp: ReturnType<typeof tempDir>;
 let writer: string;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireLock, breakStaleLock, isProcessAlive, readLockFile } from '../../lib/plugin-kernel/fileLock.js';
 import { createExclusive, fileMode, readTextIfExists, removeIfExists, writeFileAtomic } from '../../lib/plugin-kernel/secureFile.js';
+import { leftoversOf } from '../../lib/plugin-kernel/tempSweep.js';
 import { bundleForTest } from '../helpers/bundle.js';
 import { tempDir } from '../helpers/repo.js';
 
@@ -40,6 +41,20 @@ describe('secure files', () => {
     expect(removeIfExists(path)).toBe(true);
     expect(removeIfExists(path)).toBe(false);
     expect(readTextIfExists(path)).toBeNull();
+  });
+
+  it('creates exclusively with the whole content at once, leaving no temp file', () => {
+    const path = join(tmp.path, 'whole.lock');
+    expect(createExclusive(path, '{"pid":1}')).toBe(true);
+    expect(readFileSync(path, 'utf8')).toBe('{"pid":1}');
+    expect(readdirSync(tmp.path).filter((f) => f.includes('whole.lock.'))).toEqual([]);
+  });
+
+  it('knows the leftovers a killed writer can leave: file temp, lock temp, stale lock', () => {
+    const names = ['mcp.json', 'mcp.json.lock', '.mcp.json.12.ab12.tmp', '.mcp.json.lock.34.cd34.tmp', 'mcp.json.lock.56.ef56.stale', '.other.json.7.aa.tmp', 'mcp.json.bak'];
+    expect(leftoversOf('/x/mcp.json', names)).toEqual([
+      { name: '.mcp.json.12.ab12.tmp', pid: 12 }, { name: '.mcp.json.lock.34.cd34.tmp', pid: 34 }, { name: 'mcp.json.lock.56.ef56.stale', pid: 56 },
+    ]);
   });
 
   it('surfaces errors other than a missing file', () => {
