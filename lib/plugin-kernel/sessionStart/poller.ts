@@ -5,6 +5,7 @@
  * written there (events carry codes, URLs, counts and times only).
  */
 import { unlinkSync } from 'node:fs';
+import * as z from 'zod/mini';
 import { readLockFile } from '../fileLock.js';
 import type { OAuthEndpoints, DeviceCodeResponse } from '../oauth.js';
 import { cursorPaths } from '../paths.js';
@@ -23,6 +24,21 @@ function line(event: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify({ at: new Date().toISOString(), pid: process.pid, ...event })}\n`);
 }
 
+/** What session-start hands the detached poller on stdin; checked like every other input. */
+const DevicePollerHandoffSchema = z.looseObject({
+  device: z.looseObject({
+    device_code: z.string().check(z.minLength(1)),
+    user_code: z.string().check(z.minLength(1)),
+    verification_uri: z.string(),
+    expires_in: z.number(),
+  }),
+  endpoints: z.looseObject({ tokenEndpoint: z.string(), deviceAuthorizationEndpoint: z.string(), resource: z.string(), issuer: z.string(), source: z.enum(['discovery', 'legacy']) }),
+  clientId: z.string(),
+  baseUrl: z.string(),
+  projectId: z.nullable(z.number()),
+  issuedAt: z.number(),
+});
+
 function releaseLock(path: string, userCode: string): void {
   const holder = readLockFile(path);
   if (holder && holder.pid === process.pid && holder.user_code === userCode) {
@@ -34,8 +50,9 @@ export async function runDevicePoller(env: NodeJS.ProcessEnv = process.env): Pro
   const input = await readStdinBounded({ timeoutMs: 5_000, maxBytes: 64 * 1024 });
   let handoff: DevicePollerHandoff;
   try {
-    handoff = JSON.parse(input.text) as DevicePollerHandoff;
-    if (!handoff?.device?.device_code || !handoff.endpoints?.tokenEndpoint) throw new Error('incomplete');
+    const parsed = DevicePollerHandoffSchema.safeParse(JSON.parse(input.text));
+    if (!parsed.success) throw new Error('incomplete');
+    handoff = parsed.data as unknown as DevicePollerHandoff;
   } catch {
     line({ event: 'error', error: 'invalid_config', message: 'The poller got no usable device code on stdin' });
     return 1;

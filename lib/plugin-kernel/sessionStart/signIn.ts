@@ -6,7 +6,7 @@
  * becomes stale (replaceable) if the poller dies.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, fchmodSync, openSync } from 'node:fs';
+import { closeSync, fchmodSync, openSync, statSync } from 'node:fs';
 import { quoteShort } from '../errors.js';
 import { readLockFile } from '../fileLock.js';
 import { acquireDeviceLock, isStaleDeviceLock, readDeviceLock } from '../deviceLock.js';
@@ -47,8 +47,13 @@ function handOverLock(path: string, pid: number): void {
   writeFileAtomic(path, JSON.stringify({ ...current, pid }));
 }
 
+/** The background sign-in log is appended to; past this size it starts afresh so it never grows without bound. */
+const DEVICE_LOG_MAX_BYTES = 256 * 1024;
+
 function openLog(path: string): number {
-  const fd = openSync(path, 'a', 0o600);
+  let size = 0;
+  try { size = statSync(path).size; } catch { /* no log yet */ }
+  const fd = openSync(path, size > DEVICE_LOG_MAX_BYTES ? 'w' : 'a', 0o600);
   try { fchmodSync(fd, 0o600); } catch { /* not ours to fix */ }
   return fd;
 }
