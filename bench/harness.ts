@@ -73,8 +73,8 @@ export interface Row {
   verdict?: 'PASS' | 'FAIL' | '';
 }
 
-export function markdownTable(rows: Row[]): string {
-  const lines = ['| what | median | ratio | budget | verdict |', '|---|---:|---:|---:|---|'];
+export function markdownTable(rows: Row[], columns: { figure?: string } = {}): string {
+  const lines = [`| what | ${columns.figure ?? 'median'} | ratio | budget | verdict |`, '|---|---:|---:|---:|---|'];
   for (const r of rows) lines.push(`| ${r.what} | ${r.figure} | ${r.ratio ?? ''} | ${r.budget ?? ''} | ${r.verdict ?? ''} |`);
   return lines.join('\n');
 }
