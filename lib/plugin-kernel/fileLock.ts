@@ -3,7 +3,7 @@
  * or that is older than `staleMs`, is broken. Written by hand because the device lock must carry its own JSON payload
  * (issue #4) and both locks must share one stale-detection rule; lock libraries use mkdir+mtime and cannot.
  */
-import { readFileSync, renameSync, unlinkSync, linkSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createExclusive } from './secureFile.js';
 import { PluginError } from './errors.js';
@@ -75,6 +75,12 @@ export interface LockOptions {
   signal?: AbortSignal;
 }
 
+const EMPTY_LOCK_GRACE_MS = 2_000;
+
+function fileAgeMs(path: string): number {
+  try { return Date.now() - statSync(path).mtimeMs; } catch { return Infinity; }
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function acquireLock(path: string, options: LockOptions = {}): Promise<() => void> {
@@ -95,7 +101,9 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
     try { text = readFileSync(path, 'utf8'); } catch { continue; }
     const holder = readLockFile(path) ?? {};
     const acquiredAt = Date.parse(String(holder.acquired_at ?? ''));
-    const stale = !isProcessAlive(holder.pid) || !Number.isFinite(acquiredAt) || Date.now() - acquiredAt > staleMs;
+    // An empty lock only a moment old is still being written (file systems without hard links): not stale yet.
+    const beingWritten = text === '' && fileAgeMs(path) < EMPTY_LOCK_GRACE_MS;
+    const stale = !beingWritten && (!isProcessAlive(holder.pid) || !Number.isFinite(acquiredAt) || Date.now() - acquiredAt > staleMs);
     if (stale) {
       breakStaleLock(path, text);
       continue;

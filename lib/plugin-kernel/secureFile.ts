@@ -74,16 +74,37 @@ function writeTempBeside(path: string, data: string | Uint8Array, mode: number):
  * written: an empty lock file would look stale and be broken while its holder still holds it.
  */
 export function createExclusive(path: string, data: string, options: { mode?: number } = {}): boolean {
-  const tmp = writeTempBeside(path, data, options.mode ?? SECRET_FILE_MODE);
+  const mode = options.mode ?? SECRET_FILE_MODE;
+  const tmp = writeTempBeside(path, data, mode);
   try {
     linkSync(tmp, path);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    // A file system without hard links: O_EXCL create, then write (the content then appears a moment later).
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') return createThenWrite(path, data, mode);
     throw error;
   } finally {
     try { unlinkSync(tmp); } catch { /* already gone */ }
   }
+}
+
+function createThenWrite(path: string, data: string, mode: number): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    writeAll(fd, data);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
 }
 
 export function removeIfExists(path: string): boolean {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireLock, breakStaleLock, isProcessAlive, readLockFile } from '../../lib/plugin-kernel/fileLock.js';
@@ -90,6 +90,16 @@ describe('cross-process lock', () => {
     await expect(acquireLock(path, { timeoutMs: 150 })).rejects.toMatchObject({ code: 'locked' });
     release();
     expect(readTextIfExists(path)).toBeNull();
+  });
+
+  it('waits for an empty lock that is only a moment old (still being written), and breaks an old empty one', async () => {
+    const path = join(tmp.path, 'empty.lock');
+    writeFileSync(path, '');
+    await expect(acquireLock(path, { timeoutMs: 200 })).rejects.toMatchObject({ code: 'locked' });
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(path, past, past);
+    const release = await acquireLock(path, { timeoutMs: 1000 });
+    release();
   });
 
   it('treats garbage in a lock file as stale', async () => {
