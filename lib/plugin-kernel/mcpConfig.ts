@@ -5,6 +5,7 @@
  */
 import { DEFAULT_BASE_URL, baseUrlFromMcpUrl, mcpUrlFor } from './baseUrl.js';
 import { PluginError } from './errors.js';
+import { decodeJwtClaims } from './jwt.js';
 import { MCP_SERVER_KEY } from './toolNames.js';
 
 export type McpConfig = Record<string, unknown>;
@@ -69,14 +70,32 @@ export interface LeanEntryOptions {
   projectId?: number | null;
 }
 
+/** The origins a JWT says it is for (its `aud` values that are URLs); empty for an opaque token or no `aud`. */
+function audienceOrigins(authorization: unknown): string[] {
+  if (typeof authorization !== 'string') return [];
+  const claims = decodeJwtClaims(authorization.trim().replace(/^Bearer\s+/i, ''));
+  const aud = claims?.aud;
+  const values = Array.isArray(aud) ? aud : [aud];
+  const origins: string[] = [];
+  for (const value of values) {
+    try { if (typeof value === 'string') origins.push(new URL(value).origin); } catch { /* not a URL: says nothing */ }
+  }
+  return origins;
+}
+
 /**
- * Whether credentials in `entry` were meant for `baseUrl`: an entry without a URL gives nothing to compare, any other
- * must name the same AgentStack server. A token is issued for one server (its audience); when the server changes,
- * say through AGENTSTACK_BASE_URL, the old Bearer must not travel to the new one.
+ * Whether credentials in `entry` were meant for `baseUrl`. A token is issued for one server: when the server
+ * changes (AGENTSTACK_BASE_URL, or a hand-edited `url`), the old Bearer must not travel to the new one. The entry's
+ * URL must name `baseUrl` (no URL means the default server), and a JWT Bearer whose `aud` names URLs must name
+ * `baseUrl`'s origin among them.
  */
 export function credentialsBelongTo(entry: unknown, baseUrl: string): boolean {
-  if (!isObject(entry) || entry.url === undefined) return true;
-  return baseUrlFromMcpUrl(entry.url) === baseUrl;
+  if (!isObject(entry)) return true;
+  const entryBase = entry.url === undefined ? DEFAULT_BASE_URL : baseUrlFromMcpUrl(entry.url);
+  if (entryBase !== baseUrl) return false;
+  const headers = isObject(entry.headers) ? entry.headers : {};
+  const origins = audienceOrigins(headerValue(headers, 'Authorization'));
+  return origins.length === 0 || origins.includes(new URL(baseUrl).origin);
 }
 
 /** The lean entry `{type, url, headers: {Authorization?, X-API-Key?, X-Project-ID?}}` built from an existing one. */

@@ -128,6 +128,21 @@ describe('diagnose-local against the reference core', () => {
     }
   }, 60_000);
 
+  it('--online never sends the Bearer to a server the entry does not name (no url: the default server)', async () => {
+    const original = readFileSync(join(cursor.path, 'mcp.json'), 'utf8');
+    const config = JSON.parse(original);
+    delete config.mcpServers.agentstack.url;
+    writeFileSync(join(cursor.path, 'mcp.json'), JSON.stringify(config), { mode: 0o600 });
+    const before = Object.values(core.counters.requests).reduce((a, b) => a + b, 0);
+    try {
+      const r = await runAndKeep(['--online']);
+      expect(r.stdout).toMatch(/^FAIL\s+online\.server\s+the Bearer in mcp\.json is not for http:\/\/127\.0\.0\.1:\d+; it was not sent/m);
+      expect(Object.values(core.counters.requests).reduce((a, b) => a + b, 0)).toBe(before);
+    } finally {
+      writeFileSync(join(cursor.path, 'mcp.json'), original, { mode: 0o600 });
+    }
+  }, 60_000);
+
   it('never prints an issued token or refresh token', () => {
     expect(outputs.length).toBeGreaterThan(0);
     for (const out of outputs) for (const s of secrets) expect(out).not.toContain(s);

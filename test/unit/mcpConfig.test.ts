@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  applyBearer, bearerOf, chooseBaseUrl, isRealBearer, leanEntry, normalizeMcpConfig, parseProjectId,
+  applyBearer, bearerOf, chooseBaseUrl, credentialsBelongTo, isRealBearer, leanEntry, normalizeMcpConfig, parseProjectId,
 } from '../../lib/plugin-kernel/mcpConfig.js';
 import { DEFAULT_BASE_URL } from '../../lib/plugin-kernel/baseUrl.js';
 
@@ -78,6 +78,17 @@ describe('which server', () => {
     expect(bearerOf(normalizeMcpConfig(entry()).config)).toBe('for-the-old-server');
     // Signing in to the new server writes its own Bearer there.
     expect(bearerOf(applyBearer(entry(`${DEFAULT_BASE_URL}/mcp`), { token: 'fresh', baseUrl: STAGING }).config)).toBe('fresh');
+  });
+
+  it('a JWT Bearer stays only with the server its audience names; an entry without a url means the default server', () => {
+    const jwt = (aud: unknown) => `eyJhbGciOiJub25lIn0.${Buffer.from(JSON.stringify({ aud })).toString('base64url')}.sig`;
+    const entry = (url: string | undefined, token: string) => ({ mcpServers: { agentstack: { ...(url ? { url } : {}), headers: { Authorization: `Bearer ${token}` } } } });
+    expect(credentialsBelongTo(entry(`${STAGING}/mcp`, jwt(`${DEFAULT_BASE_URL}/mcp`)).mcpServers.agentstack, STAGING)).toBe(false);
+    expect(credentialsBelongTo(entry(`${STAGING}/mcp`, jwt([`${STAGING}/mcp`, 'other'])).mcpServers.agentstack, STAGING)).toBe(true);
+    expect(credentialsBelongTo(entry(`${STAGING}/mcp`, jwt('not-a-url')).mcpServers.agentstack, STAGING)).toBe(true);
+    expect(credentialsBelongTo(entry(undefined, 'opaque-token-123').mcpServers.agentstack, STAGING)).toBe(false);
+    expect(credentialsBelongTo(entry(undefined, 'opaque-token-123').mcpServers.agentstack, DEFAULT_BASE_URL)).toBe(true);
+    expect(bearerOf(normalizeMcpConfig(entry(`${STAGING}/mcp`, jwt(`${DEFAULT_BASE_URL}/mcp`))).config)).toBeNull();
   });
 
   it('a hand-set staging URL survives normalization', () => {

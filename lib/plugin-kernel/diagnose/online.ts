@@ -4,6 +4,7 @@
  */
 import { baseUrlFromMcpUrl, mcpUrlFor, resolveBaseUrl } from '../baseUrl.js';
 import { isPluginError } from '../errors.js';
+import { credentialsBelongTo } from '../mcpConfig.js';
 import { fail, pass, warn, type Check } from '../report.js';
 import { MeSchema } from '../schemas/server.js';
 import { SIGN_IN } from './gatesConfig.js';
@@ -48,6 +49,10 @@ export async function onlineChecks(state: LocalState, env: NodeJS.ProcessEnv): P
     baseUrl = serverFor(state, env);
   } catch (error) {
     return [fail('online.server', (error as Error).message, 'Fix AGENTSTACK_BASE_URL or the url of the agentstack entry')];
+  }
+  // The Bearer goes only to the server it was issued for: never to AGENTSTACK_BASE_URL or the default in its place.
+  if (state.bearer && !credentialsBelongTo(state.mcp.entry, baseUrl)) {
+    return [fail('online.server', `the Bearer in mcp.json is not for ${baseUrl}; it was not sent`, `Sign in to ${baseUrl} (/agentstack-authorize), or fix the url of the agentstack entry`)];
   }
   const me = await authMeCheck(baseUrl, state.bearer);
   return [me, ...(await probeChecks(mcpUrlFor(baseUrl), state.bearer))];

@@ -72,9 +72,26 @@ async function refreshNow(args: RefreshArgs, stored: StoredRefresh): Promise<str
   return tokens.access_token;
 }
 
+/**
+ * Whether a stored refresh token belongs to `baseUrl`'s server: its recorded resource (or token endpoint) must name
+ * it. A refresh token for another server is never sent anywhere from here, and never cleared by this server's
+ * `invalid_grant`. The old plain-text form records nothing; only the Bearer check vouches for it.
+ */
+export function refreshBelongsTo(stored: StoredRefresh, baseUrl: string): boolean {
+  if (stored.resource) return stored.resource === mcpUrlFor(baseUrl);
+  if (stored.token_endpoint) {
+    try { return new URL(stored.token_endpoint).origin === new URL(baseUrl).origin; } catch { return false; }
+  }
+  return true;
+}
+
 export async function refreshSingleFlight(args: RefreshArgs): Promise<RefreshOutcome> {
   const now = args.now ?? Date.now;
-  if (!readStored(args.paths.refresh)) return { kind: 'no_refresh_token' };
+  const first = readStored(args.paths.refresh);
+  if (!first) return { kind: 'no_refresh_token' };
+  if (!refreshBelongsTo(first, args.baseUrl)) {
+    return { kind: 'failed', message: `the stored refresh token is for ${quoteShort(first.resource ?? first.token_endpoint ?? 'another server', 120)}, not ${mcpUrlFor(args.baseUrl)}; sign in to this server with /agentstack-authorize` };
+  }
   try {
     return await withLock(args.paths.refreshLock, async () => {
       // Another process may have refreshed while we waited: a Bearer other than the one we saw, still valid, is its

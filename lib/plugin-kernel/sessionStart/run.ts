@@ -1,8 +1,8 @@
 /**
  * The session-start hook, in the issue's order: normalize mcp.json, gate the credential, refresh it (single-flight),
  * start a sign-in when needed, refresh the capability snapshot, and build the status card. Only local files are
- * touched on the fast path (fresh token, fresh snapshot, identity cached); every network step lives in the separate
- * net bundle (`loadNet`, see net.ts) and has its own timeout inside the hook's overall deadline.
+ * touched on the fast path (fresh token, fresh snapshot, identity cached); every network step lives in net.ts, which
+ * the bundle carries uncompiled until `loadNet` first runs, and has its own timeout inside the hook's deadline.
  */
 import { readProjectPin, type ProjectPin } from '../projectPin.js';
 import { resolveBaseUrl } from '../baseUrl.js';
@@ -104,10 +104,17 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   let gate = classifyCredential({ config: gateConfig, storedExpiresAt: stored?.expires_at, now: now() });
   let finalConfig = config;
 
+  // The network steps, loaded once when first needed; if they cannot load, each step says so and the card goes on.
+  let netLoad: Promise<NetModule | null> | undefined;
+  const net = () => (netLoad ??= options.loadNet().catch((error: unknown) => {
+    ctx.notes.push(`The plugin's network steps could not start (${errText(error)}); only local checks ran.`);
+    return null;
+  }));
+
   // 3. refresh
-  if (!offline && needsRefresh(gate, now()) && stored) {
-    const { refreshSingleFlight } = await options.loadNet();
-    const outcome = await refreshSingleFlight({ paths, env, baseUrl, deadline: ctx.deadline, seenToken: gate.token, now });
+  const netForRefresh = !offline && needsRefresh(gate, now()) && stored ? await net() : null;
+  if (netForRefresh) {
+    const outcome = await netForRefresh.refreshSingleFlight({ paths, env, baseUrl, deadline: ctx.deadline, seenToken: gate.token, now });
     if (outcome.kind === 'refreshed') {
       finalConfig = readMcpConfigFile(paths.mcpJson).config;
       gate = classifyCredential({ config: finalConfig, now: now() });
@@ -128,9 +135,13 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     // The background sign-in keeps the project pin exactly as device-code would; a broken pin stops it instead.
     let pin: ProjectPin | PluginError;
     try { pin = readProjectPin(env, paths.project); } catch (error) { pin = error as PluginError; }
+    const startWith = async (projectId: number | null) => {
+      const module = await net();
+      return module ? module.startSignIn({ paths, env, baseUrl, projectId, deadline: ctx.deadline, script: options.script, now }) : { kind: 'failed' as const, message: 'the network steps could not start' };
+    };
     const result = running ?? (gate.state === 'unsigned' || disabled || offline ? null
       : pin instanceof Error ? { kind: 'failed' as const, message: pin.message }
-      : await (await options.loadNet()).startSignIn({ paths, env, baseUrl, projectId: pin.projectId, deadline: ctx.deadline, script: options.script, now }));
+      : await startWith(pin.projectId));
     if (result?.kind === 'failed') {
       ctx.todo.push(`Sign in with /agentstack-authorize (automatic sign-in could not start: ${result.message}).`);
     } else if (result?.code && result.url) {
@@ -151,9 +162,9 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   const signedIn = gate.state === 'ok' && gate.token !== null && !offline;
   let meta = readSnapshotMeta(paths.capabilities);
   let refreshedSnapshot = false;
-  if (signedIn && snapshotIsStale(meta, serverUrl, now()) && left(ctx) > 1_000) {
-    const { refreshSnapshot } = await options.loadNet();
-    const result = await refreshSnapshot({ path: paths.capabilities, baseUrl, token: gate.token!, timeoutMs: Math.min(4_000, left(ctx) - 500), now });
+  const netForSnapshot = signedIn && snapshotIsStale(meta, serverUrl, now()) && left(ctx) > 1_000 ? await net() : null;
+  if (netForSnapshot) {
+    const result = await netForSnapshot.refreshSnapshot({ path: paths.capabilities, baseUrl, token: gate.token!, timeoutMs: Math.min(4_000, left(ctx) - 500), now });
     if (result.kind === 'failed') {
       ctx.notes.push(`Could not refresh the capability snapshot: ${result.message}.`);
       if (result.unauthorized) ctx.todo.push('The server refused the token; run /agentstack-authorize to sign in again.');
@@ -177,8 +188,8 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     who = identityFor(readIdentity(idPath), gate.claims?.sub, serverUrl)?.who ?? null;
     if ((!who || refreshedSnapshot) && left(ctx) > 1_000) {
       try {
-        const { fetchWho } = await options.loadNet();
-        const fetched = await fetchWho(baseUrl, gate.token!, Math.min(2_000, left(ctx) - 500));
+        const module = await net();
+        const fetched = module ? await module.fetchWho(baseUrl, gate.token!, Math.min(2_000, left(ctx) - 500)) : null;
         if (fetched) {
           who = fetched;
           writeIdentity(idPath, { who, sub: typeof gate.claims?.sub === 'string' ? gate.claims.sub : null, server_url: serverUrl, fetched_at: new Date(now()).toISOString() });
