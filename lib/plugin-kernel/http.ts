@@ -100,7 +100,8 @@ export function parseJson<T>(res: HttpResponse, schema: { safeParse(v: unknown):
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length ? issue.path.map(String).join('.') : '(root)';
+    // Record keys in the path are the server's own text: bounded, like every other quote of it.
+    const where = issue && issue.path.length ? issue.path.map((key) => quoteShort(String(key), 40)).join('.') : '(root)';
     throw new PluginError('invalid_response', `${what} from ${res.url} has an unexpected shape at ${where}: ${quoteShort(issue?.message ?? 'invalid', 120)}`);
   }
   return parsed.data;
