@@ -216,6 +216,19 @@ describe('redirects to another origin: never followed, the Bearer never leaves',
     expect(elsewhere.requests).toEqual([]);
   });
 
+  it('session-start against a server that echoes the Bearer (as the account name and as catalog keys): the card masks it', async () => {
+    const bearer = `echoed-${'b3arer'.repeat(12)}-token`;
+    hostile.route('/api/auth/me', json({ data: { user_id: 1, email: `you are ${bearer}` } }));
+    hostile.route('/mcp/actions', json({ total_actions: 'x', domains: { [bearer]: 5 } }));
+    const dir = freshDir();
+    await signInWith(dir, hostile.baseUrl, { access_token: bearer, expires_in: 3600, scope: 'openid' });
+    const run = await sessionStart(dir, hostile.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' });
+    expect(run.code).toBe(0);
+    const card = String(run.json.additional_context);
+    expect(card).toContain('you are ****');
+    for (let i = 0; i + 12 <= bearer.length; i += 1) expect(card).not.toContain(bearer.slice(i, i + 12));
+  });
+
   it('session-start against a server that redirects every call elsewhere: answers one JSON object, elsewhere sees nothing', async () => {
     for (const path of ['/api/auth/me', '/mcp/actions', '/api/oauth2/token', '/mcp/cache/clear']) hostile.route(path, redirect(`${elsewhere.baseUrl}${path}`, 307));
     const dir = freshDir();

@@ -9,6 +9,7 @@ import {
 } from './gatesConfig.js';
 import { deviceLockGate, projectPinGate, refreshFileGate, snapshotGate, tokenExpiryGate } from './gatesState.js';
 import { onlineChecks } from './online.js';
+import { scrubSecrets } from '../scrub.js';
 import { readLocalState, type LocalState } from './state.js';
 
 /** Pure: every offline gate, in the order a person reads them. */
@@ -65,6 +66,10 @@ export async function diagnose(options: DiagnoseOptions): Promise<DiagnoseResult
   if (options.fix) changes.push(...(await applySafeFixes(state, { envBaseUrl: envBaseUrl(env) })));
   if (changes.length) state = read();
   const checks = localChecks(state);
-  if (options.online) checks.push(...(await onlineChecks(state, env)));
+  if (options.online) {
+    // Online rows quote the server (who, errors): a credential it echoes back is masked before anyone sees it.
+    const online = await onlineChecks(state, env);
+    checks.push(...online.map((c) => ({ ...c, summary: scrubSecrets(c.summary, [state.bearer]) })));
+  }
   return { checks, changes };
 }

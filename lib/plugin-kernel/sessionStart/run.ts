@@ -14,6 +14,7 @@ import { cursorPaths } from '../paths.js';
 import { readRefreshFile, type StoredRefresh } from '../refreshStore.js';
 import { MCP_SERVER_KEY } from '../toolNames.js';
 import { renderCard } from './card.js';
+import { scrubSecrets } from '../scrub.js';
 import { runningFlow } from './signIn.js';
 import { identityFor, readIdentity, writeIdentity } from '../identity.js';
 import { readSnapshotMeta, snapshotIsStale } from './snapshot.js';
@@ -102,6 +103,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   const beforeEntry = (normalized?.before.mcpServers as Record<string, unknown> | undefined)?.[MCP_SERVER_KEY];
   const gateConfig = credentialsBelongTo(beforeEntry, baseUrl) ? normalized?.before ?? {} : config;
   let gate = classifyCredential({ config: gateConfig, storedExpiresAt: stored?.expires_at, now: now() });
+  const originalToken = gate.token;
   let finalConfig = config;
 
   // The network steps, loaded once when first needed; if they cannot load, each step says so and the card goes on.
@@ -200,8 +202,10 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     }
   }
 
-  return renderCard({
+  const card = renderCard({
     serverUrl, state: gate.state, apiKey: gate.apiKey, who, project: project(finalConfig, gate), expiresAtMs: gate.expiresAtMs,
     capabilities: meta ? meta.count : null, pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo, now: now(),
   });
+  // The card quotes the server (who, error messages): a server that echoes a credential gets it masked here.
+  return scrubSecrets(card, [gate.token, originalToken, stored?.refresh_token]);
 }
