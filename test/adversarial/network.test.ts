@@ -127,7 +127,8 @@ describe('offline: connection refused', () => {
   it('verify and diagnose --online against a refused port: FAIL reported, exit 1, within seconds', async () => {
     const base = `http://127.0.0.1:${await closedPort()}`;
     const offlineDir = join(tmp.path, 'offline-diagnose');
-    await signInWith(offlineDir, base, await core.issueTokens());
+    // A token for this (dead) server: one from the core would name the core in its aud and never be sent here.
+    await signInWith(offlineDir, base, { access_token: 'opaque-token-for-the-offline-server-0123456789', expires_in: 3600, scope: 'openid' });
     const [verify, diagnose] = await Promise.all([
       run([VERIFY, '--base-url', base, '--json'], { AGENTSTACK_BASE_URL: base, AGENTSTACK_CURSOR_DIR: offlineDir }),
       run([DIAGNOSE, '--online', '--json'], { AGENTSTACK_BASE_URL: base, AGENTSTACK_CURSOR_DIR: offlineDir }),
