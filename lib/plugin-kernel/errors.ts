@@ -1,3 +1,5 @@
+import { scrubSecrets } from './scrub.js';
+
 /**
  * Every failure the kernel reports is a PluginError with a stable code. Messages are written for a person
  * and never contain a secret: callers pass only OAuth `error`/`error_description` or their own words.
@@ -44,13 +46,16 @@ export function quoteShort(text: unknown, max = 200): string {
 }
 
 /**
- * A copy of `error` whose message has every one of `secrets` masked. Server text is quoted in messages, and a
- * hostile server can echo back what it was sent (a refresh token, a device code, a client secret).
+ * A copy of `error` whose message and details have every run of 12+ characters of `secrets` masked. Server text is
+ * quoted (cut short) in messages, and a hostile server can echo back what it was sent (a refresh token, a device
+ * code, a client secret): whole, or as the prefix the cut leaves.
  */
 export function redactError(error: PluginError, secrets: ReadonlyArray<string | null | undefined>): PluginError {
-  let message = error.message;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 8) message = message.split(secret).join(`${secret.slice(0, 4)}****`);
+  const message = scrubSecrets(error.message, secrets);
+  let details = error.details;
+  if (details !== undefined) {
+    try { details = JSON.parse(scrubSecrets(JSON.stringify(details), secrets)) as Record<string, unknown>; } catch { details = undefined; }
   }
-  return message === error.message ? error : new PluginError(error.code, message, { cause: error.cause, details: error.details });
+  if (message === error.message && JSON.stringify(details) === JSON.stringify(error.details)) return error;
+  return new PluginError(error.code, message, { cause: error.cause, details });
 }

@@ -195,18 +195,22 @@ describe('redirects to another origin: never followed, the Bearer never leaves',
     expect(elsewhere.requests).toEqual([]);
   });
 
-  it('a token endpoint that echoes the secrets it was sent in error_description: they are masked in the error', async () => {
-    const refreshToken = 'rt-echoed-back-by-a-hostile-server';
-    hostile.route('POST /api/oauth2/token', json({ error: 'invalid_grant', error_description: `bad token ${refreshToken}` }, 400));
+  it('a token endpoint that echoes the secrets it was sent (whole, cut short, in error and error_description): masked', async () => {
+    const refreshToken = `rt-${'Zq9'.repeat(70)}-end`;
+    const slices = (secret: string) => Array.from({ length: secret.length - 11 }, (_, i) => secret.slice(i, i + 12));
+    const leaks = (error: PluginError, secret: string) => slices(secret).filter((s) => `${error.message} ${JSON.stringify(error.details ?? {})}`.includes(s));
+    hostile.route('POST /api/oauth2/token', json({ error: 'invalid_grant', error_description: `${'padding '.repeat(8)}bad token ${refreshToken}` }, 400));
     const refresh = await failure(refreshAccessToken({ tokenEndpoint: `${hostile.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken, resource: `${hostile.baseUrl}/mcp`, timeoutMs: 3_000 }));
     expect(refresh.code).toBe('invalid_grant');
-    expect(refresh.message).toContain('rt-e****');
-    expect(refresh.message).not.toContain(refreshToken);
-    const deviceCode = 'device-code-echoed-back-1234';
+    expect(leaks(refresh, refreshToken)).toEqual([]);
+    hostile.route('POST /api/oauth2/token', json({ error: refreshToken, error_description: 'echo in the error code' }, 400));
+    const inCode = await failure(refreshAccessToken({ tokenEndpoint: `${hostile.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken, resource: `${hostile.baseUrl}/mcp`, timeoutMs: 3_000 }));
+    expect(leaks(inCode, refreshToken)).toEqual([]);
+    const deviceCode = `device-code-${'Kp4'.repeat(60)}`;
     hostile.route('POST /api/oauth2/token', json({ error: 'server_error', error_description: `cannot use ${deviceCode}` }, 400));
     const poll = await pollDeviceToken({ endpoints: legacy(hostile.baseUrl), client, deviceCode, timeoutMs: 3_000 });
     expect(poll.status).toBe('error');
-    if (poll.status === 'error') expect(poll.error.message).not.toContain(deviceCode);
+    if (poll.status === 'error') expect(leaks(poll.error, deviceCode)).toEqual([]);
   });
 
   it('token endpoint redirects a refresh (307, body and all) elsewhere: refused, the refresh token never travels', async () => {
