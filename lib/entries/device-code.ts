@@ -63,20 +63,34 @@ function pinFrom(values: Record<string, unknown>): number | null | undefined {
   return id;
 }
 
+/** Writes (or removes) the pin file; a folder it cannot write to is a clear invalid_config, not a stack trace. */
+function writePin(pin: number | null): void {
+  const path = cursorPaths(process.env).project;
+  try {
+    writeProjectPin(path, pin);
+  } catch (error) {
+    if (error instanceof PluginError) throw error;
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new PluginError('invalid_config', `Cannot write the project pin ${path} (${code}); check that the folder is writable.`);
+  }
+  if (process.env.AGENTSTACK_PROJECT_ID?.trim()) process.stderr.write('! AGENTSTACK_PROJECT_ID is set and overrides the pin file for this sign-in.\n');
+}
+
 async function main(): Promise<number> {
   const { values } = parseCommandLine({ ...spec, options: { ...spec.options } });
   const scopes = scopesFrom(values);
   const pin = pinFrom(values);
-  if (pin !== undefined) {
-    writeProjectPin(cursorPaths(process.env).project, pin);
-    if (process.env.AGENTSTACK_PROJECT_ID?.trim()) process.stderr.write('! AGENTSTACK_PROJECT_ID is set and overrides the pin file for this sign-in.\n');
-  }
   const reporter = createReporter({ json: Boolean(values.json), streams: { stdout: process.stdout, stderr: process.stderr } });
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  let pinned = false;
   try {
+    if (pin !== undefined) {
+      writePin(pin);
+      pinned = true;
+    }
     const outcome = await runDeviceFlow({
       env: process.env,
       scopes,
@@ -87,7 +101,10 @@ async function main(): Promise<number> {
     if (outcome.status === 'already_running') reporter.alreadyRunning(outcome.holder);
     return 0;
   } catch (error) {
-    if (controller.signal.aborted) return reporter.fail(new PluginError('aborted', 'Sign-in cancelled; nothing was changed. Run it again when you are ready.'));
+    if (controller.signal.aborted) {
+      const changed = pinned ? 'only the project pin was written' : 'nothing was changed';
+      return reporter.fail(new PluginError('aborted', `Sign-in cancelled; ${changed}. Run it again when you are ready.`));
+    }
     return reporter.fail(error);
   } finally {
     reporter.stop();

@@ -137,6 +137,16 @@ describe('device-code.mjs against the reference core', () => {
     expect(JSON.parse(readFileSync(file('mcp.json'), 'utf8')).mcpServers.agentstack.headers['X-Project-ID']).toBeUndefined();
   });
 
+  it('--project into a folder that cannot be written: one invalid_config event, exit 1, no stack trace', async () => {
+    writeFileSync(file('not-a-folder'), 'x');
+    const run = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: file('not-a-folder/sub'), args: ['--json', '--no-browser', '--project', '77'] });
+    runs.push(run);
+    const result = await run.done;
+    expect(result.code).toBe(1);
+    expect(run.events).toEqual([expect.objectContaining({ event: 'error', error: 'invalid_config', message: expect.stringContaining('Cannot write the project pin') })]);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('denied: exit 1 with access_denied and a next step; mcp.json untouched', async () => {
     const original = JSON.stringify({ mcpServers: { zeta: OTHER_SERVERS.zeta } });
     writeFileSync(file('mcp.json'), original);
