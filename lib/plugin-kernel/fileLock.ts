@@ -3,7 +3,7 @@
  * or that is older than `staleMs`, is broken. Written by hand because the device lock must carry its own JSON payload
  * (issue #4) and both locks must share one stale-detection rule; lock libraries use mkdir+mtime and cannot.
  */
-import { linkSync, readFileSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createExclusive } from './secureFile.js';
 import { PluginError } from './errors.js';
@@ -50,7 +50,8 @@ export function breakStaleLock(path: string, expected: string): void {
   let moved = '';
   try { moved = readFileSync(aside, 'utf8'); } catch { /* vanished */ }
   if (moved !== expected) {
-    try { linkSync(aside, path); } catch { /* a newer lock exists; the one we moved was not stale */ }
+    // Put the live lock back, unless a newer one exists already (createExclusive also works without hard links).
+    try { createExclusive(path, moved); } catch { /* cannot write here: the holder's release will find it gone */ }
   }
   try { unlinkSync(aside); } catch { /* already gone */ }
 }
