@@ -56,11 +56,15 @@ describe('dev-core CLI', () => {
   }, 30_000);
 
   it('--expire-sessions, --connect-stub and --rest-tools-drift are accepted and listed in the faults line', async () => {
-    const { out, stop } = await startDevCore(['--expire-sessions', '--connect-stub', '--rest-tools-drift']);
-    expect(out).toContain('faults:     {"expireSessions":true,"connectStub":true,"restToolsDrift":true}');
-    const base = /AGENTSTACK_BASE_URL=(http:\/\/127\.0\.0\.1:\d+)/.exec(out)!;
-    expect((await fetch(`${base[1]}/mcp/.well-known/oauth-authorize`)).status).toBe(200);
-    expect(await stop()).toBe(0);
+    const { out, stop, kill } = await startDevCore(['--expire-sessions', '--connect-stub', '--rest-tools-drift']);
+    try {
+      expect(out).toContain('faults:     {"expireSessions":true,"connectStub":true,"restToolsDrift":true}');
+      const base = /AGENTSTACK_BASE_URL=(http:\/\/127\.0\.0\.1:\d+)/.exec(out)!;
+      expect((await fetch(`${base[1]}/mcp/.well-known/oauth-authorize`)).status).toBe(200);
+      expect(await stop()).toBe(0);
+    } finally {
+      kill();
+    }
   }, 30_000);
 
   it('--help lists the fault flags', () => {
@@ -75,7 +79,7 @@ function devCore(args: string[]) {
 }
 
 /** Starts dev-core with `args`, waits for its banner; `stop()` sends SIGINT and resolves with the exit code. */
-async function startDevCore(args: string[]): Promise<{ out: string; stop: () => Promise<number | null> }> {
+async function startDevCore(args: string[]): Promise<{ out: string; stop: () => Promise<number | null>; kill: () => void }> {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => { out += d; });
@@ -88,5 +92,6 @@ async function startDevCore(args: string[]): Promise<{ out: string; stop: () => 
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { out, stop: () => (child.kill('SIGINT'), exited) };
+  // `kill` is for finally blocks: a failed assertion must not leave the server running.
+  return { out, stop: () => (child.kill('SIGINT'), exited), kill: () => { if (child.exitCode === null) child.kill('SIGKILL'); } };
 }
