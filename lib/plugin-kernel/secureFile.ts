@@ -73,11 +73,11 @@ function writeTempBeside(path: string, data: string | Uint8Array, mode: number):
  * appears with its whole content (a temp file hard-linked into place), so a reader never sees it empty or half
  * written: an empty lock file would look stale and be broken while its holder still holds it.
  */
-export function createExclusive(path: string, data: string, options: { mode?: number } = {}): boolean {
+export function createExclusive(path: string, data: string, options: { mode?: number; link?: (from: string, to: string) => void } = {}): boolean {
   const mode = options.mode ?? SECRET_FILE_MODE;
   const tmp = writeTempBeside(path, data, mode);
   try {
-    linkSync(tmp, path);
+    (options.link ?? linkSync)(tmp, path);
     return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -101,9 +101,12 @@ function createThenWrite(path: string, data: string, mode: number): boolean {
   try {
     writeAll(fd, data);
     fsyncSync(fd);
-  } finally {
+  } catch (error) {
     closeSync(fd);
+    try { unlinkSync(path); } catch { /* already gone */ }
+    throw error;
   }
+  closeSync(fd);
   return true;
 }
 

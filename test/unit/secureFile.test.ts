@@ -50,6 +50,17 @@ describe('secure files', () => {
     expect(readdirSync(tmp.path).filter((f) => f.includes('whole.lock.'))).toEqual([]);
   });
 
+  it('falls back to create-then-write on a file system without hard links: 0600, whole content, exclusive, no temp left', () => {
+    const noLinks = () => { throw Object.assign(new Error('operation not permitted'), { code: 'EPERM' }); };
+    const path = join(tmp.path, 'nolinks.lock');
+    expect(createExclusive(path, '{"pid":2}', { link: noLinks })).toBe(true);
+    expect(readFileSync(path, 'utf8')).toBe('{"pid":2}');
+    expect(fileMode(path)).toBe(0o600);
+    expect(createExclusive(path, 'other', { link: noLinks })).toBe(false);
+    expect(readFileSync(path, 'utf8')).toBe('{"pid":2}');
+    expect(readdirSync(tmp.path).filter((f) => f.includes('nolinks.lock.'))).toEqual([]);
+  });
+
   it('knows the leftovers a killed writer can leave: file temp, lock temp, stale lock', () => {
     const names = ['mcp.json', 'mcp.json.lock', '.mcp.json.12.ab12.tmp', '.mcp.json.lock.34.cd34.tmp', 'mcp.json.lock.56.ef56.stale', '.other.json.7.aa.tmp', 'mcp.json.bak'];
     expect(leftoversOf('/x/mcp.json', names)).toEqual([
