@@ -7,6 +7,7 @@
 import * as o from 'oauth4webapi';
 import { isLoopbackHost, isSafeWebUrl, mcpUrlFor } from './baseUrl.js';
 import { PluginError, quoteShort, redactError } from './errors.js';
+import { scrubSecrets } from './scrub.js';
 import { boundedFetch } from './http.js';
 
 export const DEFAULT_CLIENT_ID = 'cursor-plugin';
@@ -91,14 +92,22 @@ const OAUTH_ERROR_CODES: Record<string, 'access_denied' | 'expired_token' | 'inv
   invalid_grant: 'invalid_grant',
 };
 
-/** Maps whatever oauth4webapi or the fetch threw to a PluginError; `what` names the step for the message. */
-export function toPluginError(error: unknown, what: string): PluginError {
-  if (error instanceof PluginError) return error;
+type Secrets = ReadonlyArray<string | null | undefined>;
+
+/**
+ * Maps whatever oauth4webapi or the fetch threw to a PluginError; `what` names the step for the message. The server's
+ * words are masked against `secrets` (what the step sent) BEFORE they are cut short: a cut can leave part of an echoed
+ * secret that no later pass would recognise.
+ */
+export function toPluginError(error: unknown, what: string, secrets: Secrets = []): PluginError {
+  if (error instanceof PluginError) return redactError(error, secrets);
+  const said = (text: unknown, max: number) => quoteShort(scrubSecrets(String(text), secrets), max);
   if (error instanceof o.ResponseBodyError) {
     const code = OAUTH_ERROR_CODES[error.error] ?? 'server';
-    const description = error.error_description ? `: ${quoteShort(error.error_description, 160)}` : '';
-    return new PluginError(code, `${what} failed: ${quoteShort(error.error, 60)}${description}`, {
-      details: { status: error.status, oauth_error: quoteShort(error.error, 60) },
+    const oauthError = said(error.error, 60);
+    const description = error.error_description ? `: ${said(error.error_description, 160)}` : '';
+    return new PluginError(code, `${what} failed: ${oauthError}${description}`, {
+      details: { status: error.status, oauth_error: oauthError },
     });
   }
   if (error instanceof o.WWWAuthenticateChallengeError) {
@@ -111,16 +120,16 @@ export function toPluginError(error: unknown, what: string): PluginError {
     const kind = cause.status >= 500 || cause.status === 429 ? 'server' : 'invalid_response';
     return new PluginError(kind, `${what} failed: the server answered HTTP ${cause.status}`, { details: { status: cause.status } });
   }
-  const message = error instanceof Error ? quoteShort(error.message, 160) : 'unexpected failure';
+  const message = error instanceof Error ? said(error.message, 160) : 'unexpected failure';
   return new PluginError('invalid_response', `${what} failed: ${message}`);
 }
 
-/** Runs one protocol step; a failure becomes a PluginError whose message masks the secrets the step sent. */
-async function attempt<T>(what: string, fn: () => Promise<T>, secrets: ReadonlyArray<string | null | undefined> = []): Promise<T> {
+/** Runs one protocol step; a failure becomes a PluginError that masks the secrets the step sent. */
+async function attempt<T>(what: string, fn: () => Promise<T>, secrets: Secrets = []): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    throw redactError(toPluginError(error, what), secrets);
+    throw toPluginError(error, what, secrets);
   }
 }
 
@@ -277,7 +286,7 @@ export async function pollDeviceToken(
   } catch (error) {
     if (error instanceof o.ResponseBodyError && error.error === 'authorization_pending') return { status: 'pending' };
     if (error instanceof o.ResponseBodyError && error.error === 'slow_down') return { status: 'slow_down' };
-    const mapped = redactError(toPluginError(error, 'Signing in'), [args.deviceCode, client.clientSecret]);
+    const mapped = toPluginError(error, 'Signing in', [args.deviceCode, client.clientSecret]);
     if (args.signal?.aborted || mapped.code === 'aborted') throw new PluginError('aborted', 'Sign-in cancelled');
     return { status: 'error', error: mapped, transient: isTransientError(mapped) };
   }

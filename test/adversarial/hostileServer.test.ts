@@ -206,6 +206,11 @@ describe('redirects to another origin: never followed, the Bearer never leaves',
     hostile.route('POST /api/oauth2/token', json({ error: refreshToken, error_description: 'echo in the error code' }, 400));
     const inCode = await failure(refreshAccessToken({ tokenEndpoint: `${hostile.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken, resource: `${hostile.baseUrl}/mcp`, timeoutMs: 3_000 }));
     expect(leaks(inCode, refreshToken)).toEqual([]);
+    // The cut at 160 characters would leave the token's first 10: masking the raw text first leaves none of it.
+    hostile.route('POST /api/oauth2/token', json({ error: 'invalid_grant', error_description: `${'x'.repeat(150)}${refreshToken}` }, 400));
+    const atCut = await failure(refreshAccessToken({ tokenEndpoint: `${hostile.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken, resource: `${hostile.baseUrl}/mcp`, timeoutMs: 3_000 }));
+    expect(atCut.message).not.toContain(refreshToken.slice(0, 8));
+    expect(atCut.message).toContain('****');
     const deviceCode = `device-code-${'Kp4'.repeat(60)}`;
     hostile.route('POST /api/oauth2/token', json({ error: 'server_error', error_description: `cannot use ${deviceCode}` }, 400));
     const poll = await pollDeviceToken({ endpoints: legacy(hostile.baseUrl), client, deviceCode, timeoutMs: 3_000 });

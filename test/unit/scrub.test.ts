@@ -12,6 +12,10 @@ describe('scrubSecrets', () => {
     expect(out.endsWith('!')).toBe(true);
   });
 
+  it('masks a secret of 8 to 11 characters where it occurs whole', () => {
+    expect(scrubSecrets('bad client s3cr3t-xyz here', ['s3cr3t-xyz'])).toBe('bad client **** here');
+  });
+
   it('ignores short or missing secrets and leaves clean text unchanged', () => {
     expect(scrubSecrets('signed in as dev@agentstack.test', [token, null, undefined, 'short'])).toBe('signed in as dev@agentstack.test');
   });
