@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
 import { PluginError } from './errors.js';
-import { breakStaleLock, isProcessAlive, readLockFile } from './fileLock.js';
+import { breakStaleLock, isBeingWritten, isProcessAlive, readLockFile } from './fileLock.js';
 import { DeviceLockSchema, type DeviceLock } from './schemas/state.js';
 import { createExclusive, readTextIfExists, writeFileAtomic } from './secureFile.js';
 
@@ -31,6 +31,13 @@ export function isStaleDeviceLock(holder: DeviceLock | null, now = Date.now()): 
   if (!holder || !isProcessAlive(holder.pid)) return true;
   const expires = Date.parse(holder.expires_at);
   return !Number.isFinite(expires) || expires <= now;
+}
+
+const BEING_WRITTEN_PAUSE_MS = 25;
+
+/** A short synchronous wait: this function is synchronous, and its callers hold no event-loop work meanwhile. */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /** Takes the lock, replacing a stale one; when a live flow holds it, returns that flow's payload instead. */
@@ -64,6 +71,10 @@ export function acquireDeviceLock(path: string, options: { expiresAt: Date; now?
     if (createExclusive(path, JSON.stringify(payload))) return { acquired: true, lock };
     const text = readTextIfExists(path);
     if (text === null) continue;
+    if (isBeingWritten(path, text)) {
+      pause(BEING_WRITTEN_PAUSE_MS);
+      continue;
+    }
     const holder = readDeviceLock(path);
     if (!isStaleDeviceLock(holder, now())) return { acquired: false, holder: holder! };
     breakStaleLock(path, text);

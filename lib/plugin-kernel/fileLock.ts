@@ -82,6 +82,14 @@ function fileAgeMs(path: string): number {
   try { return Date.now() - statSync(path).mtimeMs; } catch { return Infinity; }
 }
 
+/**
+ * True for an empty lock file only a moment old: on a file system without hard links its holder creates it, then
+ * writes it, so it is still being written and must not be judged stale yet. `text` is what was read from `path`.
+ */
+export function isBeingWritten(path: string, text: string): boolean {
+  return text === '' && fileAgeMs(path) < EMPTY_LOCK_GRACE_MS;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function acquireLock(path: string, options: LockOptions = {}): Promise<() => void> {
@@ -102,9 +110,7 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
     try { text = readFileSync(path, 'utf8'); } catch { continue; }
     const holder = readLockFile(path) ?? {};
     const acquiredAt = Date.parse(String(holder.acquired_at ?? ''));
-    // An empty lock only a moment old is still being written (file systems without hard links): not stale yet.
-    const beingWritten = text === '' && fileAgeMs(path) < EMPTY_LOCK_GRACE_MS;
-    const stale = !beingWritten && (!isProcessAlive(holder.pid) || !Number.isFinite(acquiredAt) || Date.now() - acquiredAt > staleMs);
+    const stale = !isBeingWritten(path, text) && (!isProcessAlive(holder.pid) || !Number.isFinite(acquiredAt) || Date.now() - acquiredAt > staleMs);
     if (stale) {
       breakStaleLock(path, text);
       continue;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { statSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/repo.js';
 import { hasDisplay, isOpenableUrl, openInBrowser } from '../../lib/plugin-kernel/browser.js';
@@ -75,6 +75,17 @@ describe('device lock', () => {
       expect(readDeviceLock(path)?.user_code).toBeNull();
       if (taken.acquired) taken.lock.release();
     }
+  });
+
+  it('leaves an empty lock only a moment old (its holder is still writing it), and replaces an old empty one', () => {
+    writeFileSync(path, '');
+    expect(() => acquireDeviceLock(path, { expiresAt: new Date(Date.now() + 60_000) })).toThrow(expect.objectContaining({ code: 'locked' }));
+    expect(readFileSync(path, 'utf8')).toBe('');
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(path, past, past);
+    const taken = acquireDeviceLock(path, { expiresAt: new Date(Date.now() + 60_000) });
+    expect(taken.acquired).toBe(true);
+    if (taken.acquired) taken.lock.release();
   });
 
   it('release never removes a lock that is no longer ours', () => {
