@@ -107,7 +107,14 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
       };
     }
     let text = '';
-    try { text = readFileSync(path, 'utf8'); } catch { continue; }
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      // Gone between our create and this read: try again. Anything else (a folder in its place) will not change.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      throw new PluginError('io', `Cannot use the lock file ${path} (${code}); move it aside, then try again.`, { cause: error, details: { path, errno: code } });
+    }
     const holder = readLockFile(path) ?? {};
     const acquiredAt = Date.parse(String(holder.acquired_at ?? ''));
     const stale = !isBeingWritten(path, text) && (!isProcessAlive(holder.pid) || !Number.isFinite(acquiredAt) || Date.now() - acquiredAt > staleMs);

@@ -113,6 +113,14 @@ describe('cross-process lock', () => {
     release();
   });
 
+  it('a folder where the lock file should be: a clear io error at once, no endless retry', async () => {
+    const path = join(tmp.path, 'folder.lock');
+    mkdirSync(path);
+    const started = Date.now();
+    await expect(acquireLock(path, { timeoutMs: 300 })).rejects.toMatchObject({ code: 'io', message: expect.stringContaining('Cannot use the lock file') });
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
   it('treats garbage in a lock file as stale', async () => {
     const path = join(tmp.path, 'garbage.lock');
     writeFileSync(path, 'not json at all');
