@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { startCore } from '../core/index.js';
-import { cursorPaths } from '../lib/plugin-kernel/paths.js';
-import { normalizeMcpConfig } from '../lib/plugin-kernel/mcpConfig.js';
-import { readSnapshot } from '../lib/plugin-kernel/capabilities.js';
-import { readSnapshotIndex } from '../lib/plugin-kernel/preMcp/snapshotIndex.js';
+import { cursorPaths } from '../lib/agentstack/server/paths.js';
+import { normalizeMcpConfig } from '../lib/agentstack/mcpJson/entry.js';
+import { readSnapshot } from '../lib/agentstack/snapshot/catalog.js';
+import { readSnapshotIndex } from '../lib/agentstack/snapshot/actionIndex.js';
 // @ts-expect-error plain ES module shared with the build script
 import { BUNDLES } from '../build/bundles.mjs';
 import { crowdedMcpJson } from '../test/helpers/fixtures.js';

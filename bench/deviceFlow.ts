@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import type { RunningCore } from '../core/index.js';
-import { bearerOf } from '../lib/plugin-kernel/mcpConfig.js';
-import { cursorPaths } from '../lib/plugin-kernel/paths.js';
+import { bearerOf } from '../lib/agentstack/mcpJson/entry.js';
+import { cursorPaths } from '../lib/agentstack/server/paths.js';
 import { envFor, newCursorDir } from './setup.js';
 
 const DEVICE_CODE = join(fileURLToPath(new URL('.', import.meta.url)), '../hooks/scripts/device-code.mjs');

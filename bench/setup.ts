@@ -3,12 +3,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunningCore } from '../core/index.js';
-import { discoverEndpoints } from '../lib/plugin-kernel/oauth.js';
-import { applyBearer } from '../lib/plugin-kernel/mcpConfig.js';
-import { updateMcpConfigFile } from '../lib/plugin-kernel/mcpConfigFile.js';
-import { cursorPaths } from '../lib/plugin-kernel/paths.js';
-import { writeRefreshFile } from '../lib/plugin-kernel/refreshStore.js';
-import { writeSnapshot } from '../lib/plugin-kernel/capabilities.js';
+import { discoverEndpoints } from '../lib/agentstack/auth/oauth.js';
+import { applyBearer } from '../lib/agentstack/mcpJson/entry.js';
+import { updateMcpConfigFile } from '../lib/agentstack/mcpJson/file.js';
+import { cursorPaths } from '../lib/agentstack/server/paths.js';
+import { writeRefreshFile } from '../lib/agentstack/auth/refreshStore.js';
+import { writeSnapshot } from '../lib/agentstack/snapshot/catalog.js';
 import { bigSnapshot } from '../test/helpers/fixtures.js';
 
 export function envFor(core: RunningCore, dir: string): NodeJS.ProcessEnv {

@@ -3,7 +3,7 @@
 export const BUNDLES = [
   // `deferred`: modules the entry reaches through import() that the bundle carries as source text, compiled only when
   // imported (see build.mjs): V8 then does not parse undici and oauth4webapi on session-start's no-network path.
-  { entry: 'lib/entries/session-start.ts', out: 'hooks/scripts/session-start.mjs', deferred: ['lib/plugin-kernel/sessionStart/net.ts'] },
+  { entry: 'lib/entries/session-start.ts', out: 'hooks/scripts/session-start.mjs', deferred: ['lib/commands/sessionStart/net.ts'] },
   { entry: 'lib/entries/device-code.ts', out: 'hooks/scripts/device-code.mjs' },
   { entry: 'lib/entries/pre-mcp-cap-check.ts', out: 'hooks/scripts/pre-mcp-cap-check.mjs' },
   { entry: 'lib/entries/diagnose-local.ts', out: 'scripts/diagnose-local.mjs' },

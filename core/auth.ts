@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
 import type Provider from 'oidc-provider';
-import { CAPS_CLAIM } from '../lib/plugin-kernel/scopes.js';
+import { CAPS_CLAIM } from '../lib/agentstack/auth/scopes.js';
 import { DEFAULT_ACCOUNT, accountByEmail, accountById } from './accounts.js';
 import { bearerToken } from './http.js';
 import { ALL_SCOPES, CLIENT_ID, DEVICE_GRANT, INTERNAL_HEADER, OAUTH_ROUTES, capsOf } from './oauth.js';

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { isExecuteTool } from '../lib/plugin-kernel/toolNames.js';
+import { isExecuteTool } from '../lib/agentstack/server/toolNames.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { VerifiedCaller } from './auth.js';
 import { HttpError, readJson, sendJson } from './http.js';

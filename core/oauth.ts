@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { quietProviderNotices } from './quiet.js';
 import Provider, { errors } from 'oidc-provider';
-import { CAPABILITY_SCOPES, BASE_SCOPES, CAPS_CLAIM } from '../lib/plugin-kernel/scopes.js';
+import { CAPABILITY_SCOPES, BASE_SCOPES, CAPS_CLAIM } from '../lib/agentstack/auth/scopes.js';
 import { accountById } from './accounts.js';
 import { codeInputPage, confirmPage, deniedPage, errorPage, successPage } from './pages.js';
 import type { CoreState } from './state.js';

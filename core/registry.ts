@@ -1,6 +1,6 @@
 /** The action registry behind `agentstack.execute`, and the catalog served at /mcp/actions. */
 import { createHash } from 'node:crypto';
-import { EXECUTE_TOOL } from '../lib/plugin-kernel/toolNames.js';
+import { EXECUTE_TOOL } from '../lib/agentstack/server/toolNames.js';
 import type { CoreAccount } from './accounts.js';
 
 export interface CallerContext {

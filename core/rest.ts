@@ -6,7 +6,7 @@ import { HttpError, readJson, sendJson } from './http.js';
 import { ALL_SCOPES } from './oauth.js';
 import { buildCatalog } from './registry.js';
 import type { CoreState } from './state.js';
-import { EXECUTE_TOOL } from '../lib/plugin-kernel/toolNames.js';
+import { EXECUTE_TOOL } from '../lib/agentstack/server/toolNames.js';
 import { allToolRows, executeToolRow, type ToolRow } from './tools.js';
 
 export interface RestRoute {

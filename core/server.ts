@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { MCP_PATH } from '../lib/plugin-kernel/baseUrl.js';
+import { MCP_PATH } from '../lib/agentstack/server/baseUrl.js';
 import { SEEDED_ACCOUNTS, type CoreAccount } from './accounts.js';
 import { INTERNAL_HEADER, TokenAuth, approveDevice, generateSigningKeys, issueTokensDirect, type IssuedTokens } from './auth.js';
 import { tokenGate } from './deviceflow.js';

@@ -1,5 +1,5 @@
 /** Helpers for tests that drive the reference core over real HTTP (no mocks). */
-import type { DeviceCodeResponse } from '../lib/plugin-kernel/oauth.js';
+import type { DeviceCodeResponse } from '../lib/agentstack/auth/oauth.js';
 import { CLIENT_ID, DEVICE_GRANT, OAUTH_ROUTES } from './oauth.js';
 
 /** RFC 8628's device authorization response: the same shape the plugin reads. */

@@ -1,5 +1,5 @@
 /** The tool rows of tools/list, built once here and used by JSON-RPC tools/list and the REST mirrors. */
-import { EXECUTE_TOOL } from '../lib/plugin-kernel/toolNames.js';
+import { EXECUTE_TOOL } from '../lib/agentstack/server/toolNames.js';
 import type { CoreState } from './state.js';
 
 export const HELP_TOOL = 'agentstack.help';

@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startCore, type RunningCore } from '../core/index.js';
-import { maskSecret } from '../lib/plugin-kernel/mask.js';
-import { cursorPaths } from '../lib/plugin-kernel/paths.js';
-import { jwtExpiryMs } from '../lib/plugin-kernel/jwt.js';
-import { applyBearer, bearerOf } from '../lib/plugin-kernel/mcpConfig.js';
-import { updateMcpConfigFile } from '../lib/plugin-kernel/mcpConfigFile.js';
-import { readRefreshFile, writeRefreshFile } from '../lib/plugin-kernel/refreshStore.js';
+import { maskSecret } from '../lib/platform/text/mask.js';
+import { cursorPaths } from '../lib/agentstack/server/paths.js';
+import { jwtExpiryMs } from '../lib/agentstack/auth/jwt.js';
+import { applyBearer, bearerOf } from '../lib/agentstack/mcpJson/entry.js';
+import { updateMcpConfigFile } from '../lib/agentstack/mcpJson/file.js';
+import { readRefreshFile, writeRefreshFile } from '../lib/agentstack/auth/refreshStore.js';
 import { heading, hookAnswer, indent, runScript, say, StepFailed } from './steps.js';
 import { signIn } from './signIn.js';
 

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import { auditPlugin } from '../plugin-kernel/audit/auditPlugin.js';
-import { parseCommandLine } from '../plugin-kernel/cli.js';
-import { exitCodeFor, renderJson, renderTable } from '../plugin-kernel/report.js';
-import { pluginRootFrom } from '../plugin-kernel/runtimeCopies.js';
+import { auditPlugin } from '../commands/audit/auditPlugin.js';
+import { parseCommandLine } from '../platform/cli.js';
+import { exitCodeFor, renderJson, renderTable } from '../platform/report.js';
+import { pluginRootFrom } from '../agentstack/plugin/runtimeCopies.js';
 
 const { values, positionals } = parseCommandLine({
   name: 'audit-cursor-plugin',

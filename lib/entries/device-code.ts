@@ -1,11 +1,11 @@
-import { parseCommandLine } from '../plugin-kernel/cli.js';
-import { runDeviceFlow } from '../plugin-kernel/deviceFlow.js';
-import { createReporter } from '../plugin-kernel/deviceOutput.js';
-import { PluginError } from '../plugin-kernel/errors.js';
-import { parseProjectId } from '../plugin-kernel/mcpConfig.js';
-import { cursorPaths } from '../plugin-kernel/paths.js';
-import { writeProjectPin } from '../plugin-kernel/projectPin.js';
-import { BASE_SCOPES, DEFAULT_SCOPE_PRESET, isScopePreset, scopeStringFor } from '../plugin-kernel/scopes.js';
+import { parseCommandLine } from '../platform/cli.js';
+import { runDeviceFlow } from '../agentstack/signIn/flow.js';
+import { createReporter } from '../agentstack/signIn/output.js';
+import { PluginError } from '../platform/errors.js';
+import { parseProjectId } from '../agentstack/mcpJson/entry.js';
+import { cursorPaths } from '../agentstack/server/paths.js';
+import { writeProjectPin } from '../agentstack/auth/projectPin.js';
+import { BASE_SCOPES, DEFAULT_SCOPE_PRESET, isScopePreset, scopeStringFor } from '../agentstack/auth/scopes.js';
 
 const spec = {
   name: 'device-code',

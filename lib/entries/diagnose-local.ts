@@ -1,7 +1,7 @@
-import { parseCommandLine } from '../plugin-kernel/cli.js';
-import { diagnose } from '../plugin-kernel/diagnose/run.js';
-import { exitCodeFor, renderJson, renderTable } from '../plugin-kernel/report.js';
-import { pluginRootFrom } from '../plugin-kernel/runtimeCopies.js';
+import { parseCommandLine } from '../platform/cli.js';
+import { diagnose } from '../commands/diagnose/run.js';
+import { exitCodeFor, renderJson, renderTable } from '../platform/report.js';
+import { pluginRootFrom } from '../agentstack/plugin/runtimeCopies.js';
 
 const { values } = parseCommandLine({
   name: 'diagnose-local',

@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { answerHook, logHook } from '../plugin-kernel/hookIo.js';
-import { readPreMcpInput } from '../plugin-kernel/preMcp/front.js';
+import { answerHook, logHook } from '../platform/hookIo.js';
+import { readPreMcpInput } from '../commands/preMcp/front.js';
 
 const NAME = 'pre-mcp-cap-check';
 const USAGE = `Usage: node pre-mcp-cap-check.mjs < hook-input.json
@@ -17,7 +17,7 @@ Options:
 async function main(): Promise<object> {
   // Cursor runs the hook without arguments; the argument parser is loaded only when there are some.
   if (process.argv.length > 2) {
-    const { parseCommandLine } = await import('../plugin-kernel/cli.js');
+    const { parseCommandLine } = await import('../platform/cli.js');
     parseCommandLine({ name: NAME, usage: USAGE, options: {}, allowPositionals: true });
   }
   const front = await readPreMcpInput();
@@ -25,7 +25,7 @@ async function main(): Promise<object> {
     if (front.log) logHook(NAME, front.log);
     return {};
   }
-  const { runPreMcp } = await import('../plugin-kernel/preMcp/run.js');
+  const { runPreMcp } = await import('../commands/preMcp/run.js');
   // The bundle lives in <root>/hooks/scripts/.
   const pluginRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
   return runPreMcp(front.raw, { pluginRoot, log: (m) => logHook(NAME, m) });

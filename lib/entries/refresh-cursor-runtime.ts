@@ -1,7 +1,7 @@
-import { parseCommandLine } from '../plugin-kernel/cli.js';
-import { exitCodeFor, renderJson, renderTable } from '../plugin-kernel/report.js';
-import { copyChecks, refreshCopies } from '../plugin-kernel/runtimeRefresh.js';
-import { pluginRootFrom } from '../plugin-kernel/runtimeCopies.js';
+import { parseCommandLine } from '../platform/cli.js';
+import { exitCodeFor, renderJson, renderTable } from '../platform/report.js';
+import { copyChecks, refreshCopies } from '../agentstack/plugin/runtimeRefresh.js';
+import { pluginRootFrom } from '../agentstack/plugin/runtimeCopies.js';
 
 const { values } = parseCommandLine({
   name: 'refresh-cursor-runtime',

@@ -1,9 +1,9 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { quoteShort } from '../plugin-kernel/errors.js';
-import { answerHook, logHook, parseHookJson, readStdinBounded } from '../plugin-kernel/hookIo.js';
-import { SessionStartInputSchema } from '../plugin-kernel/schemas/hooks.js';
-import type { NetModule } from '../plugin-kernel/sessionStart/run.js';
+import { quoteShort } from '../platform/errors.js';
+import { answerHook, logHook, parseHookJson, readStdinBounded } from '../platform/hookIo.js';
+import { SessionStartInputSchema } from '../schemas/hooks.js';
+import type { NetModule } from '../commands/sessionStart/run.js';
 
 const NAME = 'session-start';
 const USAGE = `Usage: node session-start.mjs --from-hook
@@ -22,18 +22,18 @@ const POLLER_FLAG = '--device-poller';
 const script = fileURLToPath(import.meta.url);
 // The network steps stay in this one bundle, but behind import(): esbuild then evaluates undici and oauth4webapi only
 // when a step needs the network, which keeps the no-network path inside its start-up budget.
-const loadNet = (): Promise<NetModule> => import('../plugin-kernel/sessionStart/net.js');
+const loadNet = (): Promise<NetModule> => import('../commands/sessionStart/net.js');
 // The bundle lives in <root>/hooks/scripts/.
 const pluginRoot = resolve(dirname(script), '../..');
 
 async function hook(): Promise<object> {
-  const { parseCommandLine } = await import('../plugin-kernel/cli.js');
+  const { parseCommandLine } = await import('../platform/cli.js');
   parseCommandLine({ name: NAME, usage: USAGE, options: { 'from-hook': { type: 'boolean' } } });
   const stdin = await readStdinBounded({ timeoutMs: 1_000, maxBytes: 1024 * 1024 });
   if (stdin.problem) logHook(NAME, `stdin ${stdin.problem}; continuing without it`);
   // Nothing in the input changes what the hook does; an unexpected shape is only logged.
   else if (!SessionStartInputSchema.safeParse(parseHookJson(stdin.text)).success) logHook(NAME, 'stdin is not a sessionStart JSON object; continuing');
-  const { runSessionStart, SESSION_START_BUDGET_MS } = await import('../plugin-kernel/sessionStart/run.js');
+  const { runSessionStart, SESSION_START_BUDGET_MS } = await import('../commands/sessionStart/run.js');
   const deadline = new Promise<object>((res) => {
     // A last resort: every step has its own timeout, but the hook must answer even if one does not hold.
     setTimeout(() => res({ additional_context: `AgentStack plugin: the status check did not finish in time. Plugin root: ${pluginRoot}. Run node "${pluginRoot}/scripts/diagnose-local.mjs" for details.` }), SESSION_START_BUDGET_MS + 1_500).unref();

@@ -1,10 +1,10 @@
-import { parseBaseUrl, resolveBaseUrl } from '../plugin-kernel/baseUrl.js';
-import { parseCommandLine } from '../plugin-kernel/cli.js';
-import { isPluginError } from '../plugin-kernel/errors.js';
-import { cursorPaths } from '../plugin-kernel/paths.js';
-import { exitCodeFor, renderJson, renderTable } from '../plugin-kernel/report.js';
-import { bearerFromEnv, bearerFromMcpJson } from '../plugin-kernel/verify/bearerSource.js';
-import { runVerify } from '../plugin-kernel/verify/runVerify.js';
+import { parseBaseUrl, resolveBaseUrl } from '../agentstack/server/baseUrl.js';
+import { parseCommandLine } from '../platform/cli.js';
+import { isPluginError } from '../platform/errors.js';
+import { cursorPaths } from '../agentstack/server/paths.js';
+import { exitCodeFor, renderJson, renderTable } from '../platform/report.js';
+import { bearerFromEnv, bearerFromMcpJson } from '../commands/verify/bearerSource.js';
+import { runVerify } from '../commands/verify/runVerify.js';
 
 const { values } = parseCommandLine({
   name: 'verify-mcp-surface-e2e',

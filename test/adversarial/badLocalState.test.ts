@@ -9,9 +9,9 @@ import { chmodSync, chownSync, lstatSync, mkdirSync, readFileSync, symlinkSync, 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
-import { bearerOf } from '../../lib/plugin-kernel/mcpConfig.js';
-import { CURSOR_FILES } from '../../lib/plugin-kernel/paths.js';
-import { fileMode } from '../../lib/plugin-kernel/secureFile.js';
+import { bearerOf } from '../../lib/agentstack/mcpJson/entry.js';
+import { CURSOR_FILES } from '../../lib/agentstack/server/paths.js';
+import { fileMode } from '../../lib/platform/fs/secureFile.js';
 import { runDeviceCode } from '../helpers/deviceCode.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { PRE_MCP_SCRIPT, SESSION_START_SCRIPT, signInWith } from '../helpers/sessionStart.js';

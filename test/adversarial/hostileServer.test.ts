@@ -7,10 +7,10 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
-import { fetchCatalog } from '../../lib/plugin-kernel/capabilities.js';
-import { isPluginError, type PluginError } from '../../lib/plugin-kernel/errors.js';
-import { httpRequest } from '../../lib/plugin-kernel/http.js';
-import { discoverEndpoints, pollDeviceToken, refreshAccessToken, requestDeviceCode, type OAuthEndpoints } from '../../lib/plugin-kernel/oauth.js';
+import { fetchCatalog } from '../../lib/agentstack/snapshot/catalog.js';
+import { isPluginError, type PluginError } from '../../lib/platform/errors.js';
+import { httpRequest } from '../../lib/platform/http.js';
+import { discoverEndpoints, pollDeviceToken, refreshAccessToken, requestDeviceCode, type OAuthEndpoints } from '../../lib/agentstack/auth/oauth.js';
 import { runDeviceCode } from '../helpers/deviceCode.js';
 import { tempDir } from '../helpers/repo.js';
 import { sessionStart, signInWith } from '../helpers/sessionStart.js';

@@ -1,5 +1,5 @@
 /** Generated inputs shared by tests and the bench: big snapshots, crowded mcp.json files. */
-import type { CapabilitySnapshot } from '../../lib/plugin-kernel/schemas/state.js';
+import type { CapabilitySnapshot } from '../../lib/schemas/state.js';
 
 const DOMAINS = ['projects', 'data', 'auth', 'system', 'billing', 'files', 'agents', 'workflows', 'search', 'notify'];
 const CAPS = ['projects:read', 'projects:write', 'data:read', 'data:write', 'actions:execute', 'profile:read'];

@@ -1,9 +1,9 @@
 /** Runs the built session-start hook as Cursor does (stdin JSON in, one JSON object out) and prepares its files. */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { applyBearer } from '../../lib/plugin-kernel/mcpConfig.js';
-import { updateMcpConfigFile } from '../../lib/plugin-kernel/mcpConfigFile.js';
-import { writeRefreshFile } from '../../lib/plugin-kernel/refreshStore.js';
+import { applyBearer } from '../../lib/agentstack/mcpJson/entry.js';
+import { updateMcpConfigFile } from '../../lib/agentstack/mcpJson/file.js';
+import { writeRefreshFile } from '../../lib/agentstack/auth/refreshStore.js';
 import { REPO_ROOT } from './repo.js';
 
 export const SESSION_START_SCRIPT = join(REPO_ROOT, 'hooks/scripts/session-start.mjs');

@@ -2,8 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListToolsResultSchema, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXECUTE_TOOL, EXECUTE_TOOL_ALIAS } from '../../lib/plugin-kernel/toolNames.js';
-import { JsonRpcErrorSchema } from '../../lib/plugin-kernel/schemas/server.js';
+import { EXECUTE_TOOL, EXECUTE_TOOL_ALIAS } from '../../lib/agentstack/server/toolNames.js';
+import { JsonRpcErrorSchema } from '../../lib/schemas/server.js';
 import { startCore, type RunningCore } from '../../core/index.js';
 
 let core: RunningCore;

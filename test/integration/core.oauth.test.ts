@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProtectedResourceMetadataSchema } from '../../lib/plugin-kernel/schemas/server.js';
-import { CAPABILITY_SCOPES } from '../../lib/plugin-kernel/scopes.js';
+import { ProtectedResourceMetadataSchema } from '../../lib/schemas/server.js';
+import { CAPABILITY_SCOPES } from '../../lib/agentstack/auth/scopes.js';
 import { startCore, type RunningCore } from '../../core/index.js';
 import { decodeJwt, form, pollToken, refresh, startDevice } from '../../core/testing.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAPABILITY_SCOPES } from '../../lib/plugin-kernel/scopes.js';
-import { ActionsCatalogSchema, ActionsSummarySchema, HealthSchema, MeSchema, SwitchProjectSchema } from '../../lib/plugin-kernel/schemas/server.js';
-import { EXECUTE_TOOL } from '../../lib/plugin-kernel/toolNames.js';
+import { CAPABILITY_SCOPES } from '../../lib/agentstack/auth/scopes.js';
+import { ActionsCatalogSchema, ActionsSummarySchema, HealthSchema, MeSchema, SwitchProjectSchema } from '../../lib/schemas/server.js';
+import { EXECUTE_TOOL } from '../../lib/agentstack/server/toolNames.js';
 import { pngSize, startCore, type RunningCore } from '../../core/index.js';
 import { decodeJwt, pollToken, startDevice } from '../../core/testing.js';
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { startCore, type RunningCore } from '../../core/index.js';
 import { tempDir } from '../helpers/repo.js';
 import { runDeviceCode } from '../helpers/deviceCode.js';
-import { runDeviceFlow, type FlowEvent } from '../../lib/plugin-kernel/deviceFlow.js';
-import { scopeStringFor } from '../../lib/plugin-kernel/scopes.js';
+import { runDeviceFlow, type FlowEvent } from '../../lib/agentstack/signIn/flow.js';
+import { scopeStringFor } from '../../lib/agentstack/auth/scopes.js';
 
 let core: RunningCore;
 let dir: ReturnType<typeof tempDir>;

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
 import {
   discoverEndpoints, pollDeviceToken, refreshAccessToken, requestDeviceCode, LEGACY_TOKEN_PATH, type OAuthEndpoints,
-} from '../../lib/plugin-kernel/oauth.js';
-import { scopeStringFor } from '../../lib/plugin-kernel/scopes.js';
-import { fetchCatalog, flattenCatalog } from '../../lib/plugin-kernel/capabilities.js';
+} from '../../lib/agentstack/auth/oauth.js';
+import { scopeStringFor } from '../../lib/agentstack/auth/scopes.js';
+import { fetchCatalog, flattenCatalog } from '../../lib/agentstack/snapshot/catalog.js';
 
 let core: RunningCore;
 beforeAll(async () => {

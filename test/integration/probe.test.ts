@@ -6,9 +6,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore } from '../../core/index.js';
-import { boundedFetch } from '../../lib/plugin-kernel/http.js';
-import { probeMcpSurface } from '../../lib/plugin-kernel/mcpSurfaceProbe.js';
-import type { Check } from '../../lib/plugin-kernel/report.js';
+import { boundedFetch } from '../../lib/platform/http.js';
+import { probeMcpSurface } from '../../lib/agentstack/probe/probe.js';
+import type { Check } from '../../lib/platform/report.js';
 import { startStatelessServer } from '../fixtures/statelessServer.js';
 import { REPO_ROOT } from '../helpers/repo.js';
 

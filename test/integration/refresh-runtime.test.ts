@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { diffFingerprints, fingerprint, shippedFiles } from '../../lib/plugin-kernel/runtimeCopies.js';
+import { diffFingerprints, fingerprint, shippedFiles } from '../../lib/agentstack/plugin/runtimeCopies.js';
 import { copyPlugin } from '../helpers/pluginCopy.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 

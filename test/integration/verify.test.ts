@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type CoreFaults } from '../../core/index.js';
-import type { Check } from '../../lib/plugin-kernel/report.js';
+import type { Check } from '../../lib/platform/report.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 
 const SCRIPT = join(REPO_ROOT, 'scripts/verify-mcp-surface-e2e.mjs');

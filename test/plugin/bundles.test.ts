@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ES module shared with the build script
 import { BUNDLES, bannerFor } from '../../build/bundles.mjs';
-import { bareImports } from '../../lib/plugin-kernel/audit/bundleRules.js';
+import { bareImports } from '../../lib/commands/audit/bundleRules.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 
 type Bundle = { entry: string; out: string };

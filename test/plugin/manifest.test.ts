@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkHooksJson, checkManifest, checkShippedMcpJson } from '../../lib/plugin-kernel/audit/pluginRules.js';
+import { checkHooksJson, checkManifest, checkShippedMcpJson } from '../../lib/commands/audit/pluginRules.js';
 import { REPO_ROOT } from '../helpers/repo.js';
 
 const readJson = (path: string) => JSON.parse(readFileSync(join(REPO_ROOT, path), 'utf8'));

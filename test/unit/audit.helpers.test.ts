@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bannerEntry, bareImports } from '../../lib/plugin-kernel/audit/bundleRules.js';
-import { pngSize } from '../../lib/plugin-kernel/audit/png.js';
-import { findSecretLike } from '../../lib/plugin-kernel/audit/secretScan.js';
+import { bannerEntry, bareImports } from '../../lib/commands/audit/bundleRules.js';
+import { pngSize } from '../../lib/commands/audit/png.js';
+import { findSecretLike } from '../../lib/commands/audit/secretScan.js';
 
 describe('bareImports', () => {
   it('finds package imports, requires and dynamic imports', () => {

@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIT_RULES, auditPlugin } from '../../lib/plugin-kernel/audit/auditPlugin.js';
+import { AUDIT_RULES, auditPlugin } from '../../lib/commands/audit/auditPlugin.js';
 import { copyPlugin } from '../helpers/pluginCopy.js';
 import { tempDir } from '../helpers/repo.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { baseUrlFromMcpUrl, DEFAULT_BASE_URL, isSafeWebUrl, mcpUrlFor, parseBaseUrl, resolveBaseUrl } from '../../lib/plugin-kernel/baseUrl.js';
-import { cursorDir, cursorPaths, lockPathFor } from '../../lib/plugin-kernel/paths.js';
+import { baseUrlFromMcpUrl, DEFAULT_BASE_URL, isSafeWebUrl, mcpUrlFor, parseBaseUrl, resolveBaseUrl } from '../../lib/agentstack/server/baseUrl.js';
+import { cursorDir, cursorPaths } from '../../lib/agentstack/server/paths.js';
+import { lockPathFor } from '../../lib/platform/fs/lockPath.js';
 
 describe('base URL', () => {
   it('defaults to https://agentstack.tech', () => {

@@ -3,8 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/repo.js';
-import { hasDisplay, isOpenableUrl, openInBrowser } from '../../lib/plugin-kernel/browser.js';
-import { acquireDeviceLock, readDeviceLock } from '../../lib/plugin-kernel/deviceLock.js';
+import { hasDisplay, isOpenableUrl, openInBrowser } from '../../lib/agentstack/signIn/browser.js';
+import { acquireDeviceLock, readDeviceLock } from '../../lib/agentstack/signIn/lock.js';
 
 const HOSTILE_URLS = [
   'file:///etc/passwd',

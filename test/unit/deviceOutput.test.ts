@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createReporter, jsonErrorCode } from '../../lib/plugin-kernel/deviceOutput.js';
-import type { FlowEvent } from '../../lib/plugin-kernel/deviceFlow.js';
-import { PluginError } from '../../lib/plugin-kernel/errors.js';
-import { findJsonError } from '../../lib/plugin-kernel/jsonPosition.js';
+import { createReporter, jsonErrorCode } from '../../lib/agentstack/signIn/output.js';
+import type { FlowEvent } from '../../lib/agentstack/signIn/flow.js';
+import { PluginError } from '../../lib/platform/errors.js';
+import { findJsonError } from '../../lib/platform/text/jsonPosition.js';
 
 function streams(isTTY = false) {
   const out: string[] = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { initialPollState, nextPoll, pollUntilAuthorized, DEFAULT_POLL_TIMING } from '../../lib/plugin-kernel/devicePoll.js';
-import { PluginError } from '../../lib/plugin-kernel/errors.js';
-import type { PollResult } from '../../lib/plugin-kernel/oauth.js';
+import { initialPollState, nextPoll, pollUntilAuthorized, DEFAULT_POLL_TIMING } from '../../lib/agentstack/signIn/poll.js';
+import { PluginError } from '../../lib/platform/errors.js';
+import type { PollResult } from '../../lib/agentstack/auth/oauth.js';
 
 const endpoints = { issuer: 'https://a', deviceAuthorizationEndpoint: 'https://a/d', tokenEndpoint: 'https://a/t', resource: 'https://a/mcp', source: 'legacy' as const };
 

@@ -2,9 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/repo.js';
-import { readRefreshFile, writeRefreshFile, clearRefreshFile } from '../../lib/plugin-kernel/refreshStore.js';
-import { readProjectPin, writeProjectPin } from '../../lib/plugin-kernel/projectPin.js';
-import { flattenCatalog, readSnapshot, writeSnapshot } from '../../lib/plugin-kernel/capabilities.js';
+import { readRefreshFile, writeRefreshFile, clearRefreshFile } from '../../lib/agentstack/auth/refreshStore.js';
+import { readProjectPin, writeProjectPin } from '../../lib/agentstack/auth/projectPin.js';
+import { flattenCatalog, readSnapshot, writeSnapshot } from '../../lib/agentstack/snapshot/catalog.js';
 
 let dir: ReturnType<typeof tempDir>;
 beforeEach(() => { dir = tempDir(); });

@@ -2,13 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   extraKeys, mcpBearerGate, mcpEntryGate, mcpModeGate, mcpNoToolsGate, mcpReadableGate, nodeGate, pluginInstalledGate, shippedMcpGate,
-} from '../../lib/plugin-kernel/diagnose/gatesConfig.js';
+} from '../../lib/commands/diagnose/gatesConfig.js';
 import {
   deviceLockGate, formatDuration, isLiveLock, projectPinGate, refreshFileGate, snapshotGate, tokenExpiryGate,
-} from '../../lib/plugin-kernel/diagnose/gatesState.js';
-import type { LocalState, McpState, PluginState } from '../../lib/plugin-kernel/diagnose/state.js';
-import type { CopyReport } from '../../lib/plugin-kernel/runtimeCopies.js';
-import { staleCopiesCheck } from '../../lib/plugin-kernel/runtimeRefresh.js';
+} from '../../lib/commands/diagnose/gatesState.js';
+import type { LocalState, McpState, PluginState } from '../../lib/commands/diagnose/state.js';
+import type { CopyReport } from '../../lib/agentstack/plugin/runtimeCopies.js';
+import { staleCopiesCheck } from '../../lib/agentstack/plugin/runtimeRefresh.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 const jwtLike = 'eyJhbGciOiJFUzI1NiJ9.eyJleHAiOjE3OTY1NTIwMDB9.c2lnbmF0dXJlLXNpZ25hdHVyZQ';

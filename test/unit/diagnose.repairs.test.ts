@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { diffFingerprints, type Fingerprint } from '../../lib/plugin-kernel/runtimeCopies.js';
-import { approveSnapshot, approveSnapshotFile } from '../../lib/plugin-kernel/snapshotApproval.js';
+import { diffFingerprints, type Fingerprint } from '../../lib/agentstack/plugin/runtimeCopies.js';
+import { approveSnapshot, approveSnapshotFile } from '../../lib/agentstack/snapshot/approval.js';
 
 const snap = { fetched_at: '2026-11-30T10:00:00Z', audience: 'tenant' as const, total_actions: 2, actions: [{ action: 'a.b' }, { action: 'c.d' }], unapproved: ['c.d'] };
 

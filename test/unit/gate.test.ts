@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyCredential, needsRefresh, needsSignIn } from '../../lib/plugin-kernel/gate.js';
+import { classifyCredential, needsRefresh, needsSignIn } from '../../lib/agentstack/mcpJson/credential.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 const jwt = (claims: object) => `eyJhbGciOiJFUzI1NiJ9.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { PluginError, isPluginError, quoteShort } from '../../lib/plugin-kernel/errors.js';
-import { decodeJwtClaims, jwtExpiryMs } from '../../lib/plugin-kernel/jwt.js';
-import { maskSecret } from '../../lib/plugin-kernel/mask.js';
-import { isScopePreset, scopeStringFor } from '../../lib/plugin-kernel/scopes.js';
-import { isExecuteTool } from '../../lib/plugin-kernel/toolNames.js';
+import { PluginError, isPluginError, quoteShort } from '../../lib/platform/errors.js';
+import { decodeJwtClaims, jwtExpiryMs } from '../../lib/agentstack/auth/jwt.js';
+import { maskSecret } from '../../lib/platform/text/mask.js';
+import { isScopePreset, scopeStringFor } from '../../lib/agentstack/auth/scopes.js';
+import { isExecuteTool } from '../../lib/agentstack/server/toolNames.js';
 
 const jwt = (claims: object) => `eyJhbGciOiJub25lIn0.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`;
 

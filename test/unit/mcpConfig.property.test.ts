@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { applyBearer, bearerOf, normalizeMcpConfig, type McpConfig } from '../../lib/plugin-kernel/mcpConfig.js';
+import { applyBearer, bearerOf, normalizeMcpConfig, type McpConfig } from '../../lib/agentstack/mcpJson/entry.js';
 
 const jsonValue = fc.jsonValue({ maxDepth: 3 });
 const serverName = fc.string({ minLength: 1, maxLength: 12 }).filter((s) => s !== 'agentstack');

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   applyBearer, bearerOf, chooseBaseUrl, credentialsBelongTo, isRealBearer, leanEntry, normalizeMcpConfig, parseProjectId,
-} from '../../lib/plugin-kernel/mcpConfig.js';
-import { DEFAULT_BASE_URL } from '../../lib/plugin-kernel/baseUrl.js';
+} from '../../lib/agentstack/mcpJson/entry.js';
+import { DEFAULT_BASE_URL } from '../../lib/agentstack/server/baseUrl.js';
 
 const STAGING = 'https://staging.agentstack.tech';
 

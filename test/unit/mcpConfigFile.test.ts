@@ -2,9 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/repo.js';
-import { applyBearer, normalizeMcpConfig } from '../../lib/plugin-kernel/mcpConfig.js';
-import { readMcpConfigFile, updateMcpConfigFile } from '../../lib/plugin-kernel/mcpConfigFile.js';
-import { findJsonError } from '../../lib/plugin-kernel/jsonPosition.js';
+import { applyBearer, normalizeMcpConfig } from '../../lib/agentstack/mcpJson/entry.js';
+import { readMcpConfigFile, updateMcpConfigFile } from '../../lib/agentstack/mcpJson/file.js';
+import { findJsonError } from '../../lib/platform/text/jsonPosition.js';
 
 let dir: ReturnType<typeof tempDir>;
 let path: string;

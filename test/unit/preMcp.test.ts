@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { decidePreMcp, grantedCaps, parseExecuteArgs, type PreMcpContext } from '../../lib/plugin-kernel/preMcp/decide.js';
-import { classifyRawInput } from '../../lib/plugin-kernel/preMcp/front.js';
-import { isAgentStackServer, splitToolName } from '../../lib/plugin-kernel/preMcp/identify.js';
-import { indexSnapshot, scanSnapshot, type SnapshotRead } from '../../lib/plugin-kernel/preMcp/snapshotIndex.js';
-import { boundedEditDistance, closestActions } from '../../lib/plugin-kernel/preMcp/suggest.js';
-import { knownBaseUrls } from '../../lib/plugin-kernel/preMcp/run.js';
+import { decidePreMcp, grantedCaps, parseExecuteArgs, type PreMcpContext } from '../../lib/commands/preMcp/decide.js';
+import { classifyRawInput } from '../../lib/commands/preMcp/front.js';
+import { isAgentStackServer, splitToolName } from '../../lib/commands/preMcp/identify.js';
+import { indexSnapshot, scanSnapshot, type SnapshotRead } from '../../lib/agentstack/snapshot/actionIndex.js';
+import { boundedEditDistance, closestActions } from '../../lib/commands/preMcp/suggest.js';
+import { knownBaseUrls } from '../../lib/commands/preMcp/run.js';
 import { bigSnapshot } from '../helpers/fixtures.js';
 
 const BASE = 'https://agentstack.tech';

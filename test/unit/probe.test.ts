@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { callCheck, sessionCheck, singleToolCheck, terminateCheck, toolIconsCheck, toolNameDotCheck, toolsListCheck, initializeCheck, serverIconsCheck } from '../../lib/plugin-kernel/probe/checks.js';
-import { describeError, httpStatusOf } from '../../lib/plugin-kernel/probe/describeError.js';
-import { describeBody, recordingFetch } from '../../lib/plugin-kernel/probe/recordingFetch.js';
-import { sessionExpiryReason } from '../../lib/plugin-kernel/probe/session.js';
-import { inspectTool, walkToolsList } from '../../lib/plugin-kernel/probe/toolsList.js';
-import type { ToolsWalk } from '../../lib/plugin-kernel/probe/types.js';
-import { PluginError } from '../../lib/plugin-kernel/errors.js';
+import { callCheck, sessionCheck, singleToolCheck, terminateCheck, toolIconsCheck, toolNameDotCheck, toolsListCheck, initializeCheck, serverIconsCheck } from '../../lib/agentstack/probe/checks.js';
+import { describeError, httpStatusOf } from '../../lib/agentstack/probe/describeError.js';
+import { describeBody, recordingFetch } from '../../lib/agentstack/probe/recordingFetch.js';
+import { sessionExpiryReason } from '../../lib/agentstack/probe/session.js';
+import { inspectTool, walkToolsList } from '../../lib/agentstack/probe/toolsList.js';
+import type { ToolsWalk } from '../../lib/agentstack/probe/types.js';
+import { PluginError } from '../../lib/platform/errors.js';
 
 const tool = (name: string, extra: Record<string, unknown> = {}) => ({ name, inputSchema: { type: 'object' }, icons: [{ src: 'https://x/mcp/icon', mimeType: 'image/png', sizes: ['64x64'] }], ...extra });
 

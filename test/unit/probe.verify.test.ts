@@ -1,11 +1,11 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { exitCodeFor, fail, pass, renderJson, renderTable, warn } from '../../lib/plugin-kernel/report.js';
-import { canonicalJson } from '../../lib/plugin-kernel/verify/fetchJson.js';
-import { authorizationServerUrls, connectReadinessCheck, protectedResourceUrls } from '../../lib/plugin-kernel/verify/oauthChecks.js';
-import { bearerFromEnv, bearerFromMcpJson } from '../../lib/plugin-kernel/verify/bearerSource.js';
-import { describeRowDrift } from '../../lib/plugin-kernel/verify/restChecks.js';
+import { exitCodeFor, fail, pass, renderJson, renderTable, warn } from '../../lib/platform/report.js';
+import { canonicalJson } from '../../lib/commands/verify/fetchJson.js';
+import { authorizationServerUrls, connectReadinessCheck, protectedResourceUrls } from '../../lib/commands/verify/oauthChecks.js';
+import { bearerFromEnv, bearerFromMcpJson } from '../../lib/commands/verify/bearerSource.js';
+import { describeRowDrift } from '../../lib/commands/verify/restChecks.js';
 import { tempDir } from '../helpers/repo.js';
 
 describe('report', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scrubSecrets } from '../../lib/plugin-kernel/scrub.js';
+import { scrubSecrets } from '../../lib/platform/text/scrub.js';
 
 describe('scrubSecrets', () => {
   const token = `eyJ${'a1b2c3d4e5'.repeat(20)}XYZ`;

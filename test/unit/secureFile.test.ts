@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acquireLock, breakStaleLock, isProcessAlive, readLockFile } from '../../lib/plugin-kernel/fileLock.js';
-import { createExclusive, fileMode, readTextIfExists, removeIfExists, writeFileAtomic } from '../../lib/plugin-kernel/secureFile.js';
-import { leftoversOf } from '../../lib/plugin-kernel/tempSweep.js';
+import { acquireLock, breakStaleLock, isProcessAlive, readLockFile } from '../../lib/platform/fs/fileLock.js';
+import { createExclusive, fileMode, readTextIfExists, removeIfExists, writeFileAtomic } from '../../lib/platform/fs/secureFile.js';
+import { leftoversOf } from '../../lib/platform/fs/tempSweep.js';
 import { bundleForTest } from '../helpers/bundle.js';
 import { tempDir } from '../helpers/repo.js';
 

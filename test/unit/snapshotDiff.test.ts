@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeSnapshot } from '../../lib/plugin-kernel/capabilities.js';
-import { readSnapshotMeta, snapshotIsStale } from '../../lib/plugin-kernel/sessionStart/snapshot.js';
-import { applySnapshotDiff, diffSnapshots } from '../../lib/plugin-kernel/snapshotDiff.js';
-import { approveSnapshot } from '../../lib/plugin-kernel/snapshotApproval.js';
-import type { CapabilitySnapshot } from '../../lib/plugin-kernel/schemas/state.js';
+import { writeSnapshot } from '../../lib/agentstack/snapshot/catalog.js';
+import { readSnapshotMeta, snapshotIsStale } from '../../lib/agentstack/snapshot/meta.js';
+import { applySnapshotDiff, diffSnapshots } from '../../lib/agentstack/snapshot/diff.js';
+import { approveSnapshot } from '../../lib/agentstack/snapshot/approval.js';
+import type { CapabilitySnapshot } from '../../lib/schemas/state.js';
 import { bigSnapshot } from '../helpers/fixtures.js';
 import { tempDir } from '../helpers/repo.js';
 

@@ -1,0 +1,323 @@
+/**
+ * The OAuth protocol steps, on oauth4webapi: endpoint discovery (RFC 9728 then RFC 8414, AgentStack's own paths as
+ * the fallback), the device authorization request (RFC 8628), one device-code poll, and the refresh grant. Every
+ * request goes through `boundedFetch` (proxy, deadline, body cap, no redirects). Failures become PluginErrors whose
+ * messages quote the server only through its OAuth `error`/`error_description`, cut short.
+ */
+import * as o from 'oauth4webapi';
+import { isLoopbackHost, isSafeWebUrl, mcpUrlFor } from '../server/baseUrl.js';
+import { PluginError, quoteShort, redactError } from '../../platform/errors.js';
+import { scrubSecrets } from '../../platform/text/scrub.js';
+import { boundedFetch } from '../../platform/http.js';
+
+export const DEFAULT_CLIENT_ID = 'cursor-plugin';
+export const LEGACY_DEVICE_PATH = '/api/oauth2/device/authorize';
+export const LEGACY_TOKEN_PATH = '/api/oauth2/token';
+
+export interface OAuthEndpoints {
+  issuer: string;
+  deviceAuthorizationEndpoint: string;
+  tokenEndpoint: string;
+  /** The MCP URL, sent as `resource` (RFC 8707) on every request. */
+  resource: string;
+  /** How the endpoints were found. */
+  source: 'discovery' | 'legacy';
+}
+
+export interface OAuthClient {
+  clientId: string;
+  clientSecret?: string;
+}
+
+export interface TokenSet {
+  access_token: string;
+  token_type: string;
+  refresh_token?: string;
+  expires_in?: number;
+  scope?: string;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export function clientFromEnv(env: NodeJS.ProcessEnv = process.env): OAuthClient {
+  const clientId = env.AGENTSTACK_OAUTH_CLIENT_ID?.trim() || DEFAULT_CLIENT_ID;
+  const clientSecret = env.AGENTSTACK_OAUTH_CLIENT_SECRET?.trim() || undefined;
+  return clientSecret ? { clientId, clientSecret } : { clientId };
+}
+
+function isLoopbackHttp(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' && isLoopbackHost(u.hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** Per-request oauth4webapi options: our fetch, the caller's signal, and plain http only to a loopback host. */
+function requestOptions(url: string, options: RequestOptions = {}) {
+  return {
+    [o.customFetch]: boundedFetch({ timeoutMs: options.timeoutMs }),
+    [o.allowInsecureRequests]: isLoopbackHttp(url),
+    signal: options.signal,
+  };
+}
+
+function clientAuth(client: OAuthClient): o.ClientAuth {
+  return client.clientSecret ? o.ClientSecretPost(client.clientSecret) : o.None();
+}
+
+function asFor(endpoints: Pick<OAuthEndpoints, 'issuer' | 'tokenEndpoint'> & { deviceAuthorizationEndpoint?: string }): o.AuthorizationServer {
+  return {
+    issuer: endpoints.issuer,
+    token_endpoint: endpoints.tokenEndpoint,
+    ...(endpoints.deviceAuthorizationEndpoint ? { device_authorization_endpoint: endpoints.deviceAuthorizationEndpoint } : {}),
+  };
+}
+
+/** True for failures worth retrying later: network, timeout, 5xx and 429. */
+export function isTransientError(error: unknown): boolean {
+  if (!(error instanceof PluginError)) return false;
+  if (error.code === 'network' || error.code === 'timeout') return true;
+  const status = error.details?.status;
+  return error.code === 'server' && typeof status === 'number' && (status >= 500 || status === 429);
+}
+
+const OAUTH_ERROR_CODES: Record<string, 'access_denied' | 'expired_token' | 'invalid_grant'> = {
+  access_denied: 'access_denied',
+  expired_token: 'expired_token',
+  invalid_grant: 'invalid_grant',
+};
+
+type Secrets = ReadonlyArray<string | null | undefined>;
+
+/**
+ * Maps whatever oauth4webapi or the fetch threw to a PluginError; `what` names the step for the message. The server's
+ * words are masked against `secrets` (what the step sent) BEFORE they are cut short: a cut can leave part of an echoed
+ * secret that no later pass would recognise.
+ */
+export function toPluginError(error: unknown, what: string, secrets: Secrets = []): PluginError {
+  if (error instanceof PluginError) return redactError(error, secrets);
+  const said = (text: unknown, max: number) => quoteShort(scrubSecrets(String(text), secrets), max);
+  if (error instanceof o.ResponseBodyError) {
+    const code = OAUTH_ERROR_CODES[error.error] ?? 'server';
+    const oauthError = said(error.error, 60);
+    const description = error.error_description ? `: ${said(error.error_description, 160)}` : '';
+    return new PluginError(code, `${what} failed: ${oauthError}${description}`, {
+      details: { status: error.status, oauth_error: oauthError },
+    });
+  }
+  if (error instanceof o.WWWAuthenticateChallengeError) {
+    return new PluginError('invalid_config', `${what} was refused (HTTP ${error.status}); check AGENTSTACK_OAUTH_CLIENT_ID/_SECRET`, {
+      details: { status: error.status },
+    });
+  }
+  const cause = (error as { cause?: unknown })?.cause;
+  if (error instanceof o.OperationProcessingError && cause instanceof Response) {
+    const kind = cause.status >= 500 || cause.status === 429 ? 'server' : 'invalid_response';
+    return new PluginError(kind, `${what} failed: the server answered HTTP ${cause.status}`, { details: { status: cause.status } });
+  }
+  const message = error instanceof Error ? said(error.message, 160) : 'unexpected failure';
+  return new PluginError('invalid_response', `${what} failed: ${message}`);
+}
+
+/** Runs one protocol step; a failure becomes a PluginError that masks the secrets the step sent. */
+async function attempt<T>(what: string, fn: () => Promise<T>, secrets: Secrets = []): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    throw toPluginError(error, what, secrets);
+  }
+}
+
+/** RFC 9728 metadata of `resource`: path-suffixed first, then the root form; `resource` must match. Null when absent. */
+async function protectedResourceMetadata(resource: string, options: RequestOptions): Promise<o.ResourceServer | null> {
+  const expected = new URL(resource);
+  const root = new URL('/.well-known/oauth-protected-resource', expected.origin).href;
+  const tries: Array<() => Promise<Response>> = [
+    () => o.resourceDiscoveryRequest(expected, requestOptions(resource, options)),
+    () => boundedFetch({ timeoutMs: options.timeoutMs })(root, { headers: { accept: 'application/json' }, signal: options.signal }),
+  ];
+  for (const request of tries) {
+    try {
+      return await o.processResourceDiscoveryResponse(expected, await request());
+    } catch (error) {
+      if (options.signal?.aborted) throw toPluginError(error, 'Discovery');
+    }
+  }
+  return null;
+}
+
+/** RFC 8414 metadata of `issuer` (then its OpenID form). Null when absent or unusable. */
+async function authorizationServerMetadata(issuer: string, options: RequestOptions): Promise<o.AuthorizationServer | null> {
+  const issuerUrl = new URL(issuer);
+  for (const algorithm of ['oauth2', 'oidc'] as const) {
+    try {
+      const res = await o.discoveryRequest(issuerUrl, { ...requestOptions(issuer, options), algorithm });
+      return await o.processDiscoveryResponse(issuerUrl, res);
+    } catch (error) {
+      if (options.signal?.aborted) throw toPluginError(error, 'Discovery');
+    }
+  }
+  return null;
+}
+
+function legacyEndpoints(baseUrl: string): OAuthEndpoints {
+  return {
+    issuer: baseUrl,
+    deviceAuthorizationEndpoint: `${baseUrl}${LEGACY_DEVICE_PATH}`,
+    tokenEndpoint: `${baseUrl}${LEGACY_TOKEN_PATH}`,
+    resource: mcpUrlFor(baseUrl),
+    source: 'legacy',
+  };
+}
+
+/**
+ * Finds the device authorization and token endpoints for `<base>/mcp`. Discovery that is absent or broken falls
+ * back to AgentStack's own paths; discovered endpoints that are not https (or loopback http) are refused.
+ */
+export async function discoverEndpoints(baseUrl: string, options: RequestOptions = {}): Promise<OAuthEndpoints> {
+  const resource = mcpUrlFor(baseUrl);
+  const prm = await protectedResourceMetadata(resource, options);
+  const issuer = prm?.authorization_servers?.find((s) => typeof s === 'string' && isSafeWebUrl(s)) ?? baseUrl;
+  const as = await authorizationServerMetadata(issuer, options);
+  if (!as?.token_endpoint) return legacyEndpoints(baseUrl);
+  const legacy = legacyEndpoints(baseUrl);
+  const endpoints: OAuthEndpoints = {
+    issuer: as.issuer,
+    deviceAuthorizationEndpoint: as.device_authorization_endpoint ?? legacy.deviceAuthorizationEndpoint,
+    tokenEndpoint: as.token_endpoint,
+    resource,
+    source: 'discovery',
+  };
+  for (const url of [endpoints.deviceAuthorizationEndpoint, endpoints.tokenEndpoint] as unknown[]) {
+    if (typeof url !== 'string' || !url) {
+      throw new PluginError('invalid_response', `The server's OAuth metadata names an endpoint that is not a URL (${url === '' ? 'empty' : typeof url}); refusing to use it`);
+    }
+    if (!isSafeWebUrl(url)) {
+      throw new PluginError('unsafe_url', `The server's OAuth metadata names an endpoint that is not https: ${quoteShort(url, 120)}; refusing to use it`);
+    }
+  }
+  return endpoints;
+}
+
+export interface DeviceCodeResponse {
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  verification_uri_complete?: string;
+  expires_in: number;
+  interval?: number;
+}
+
+export async function requestDeviceCode(
+  args: { endpoints: OAuthEndpoints; client: OAuthClient; scope: string } & RequestOptions,
+): Promise<DeviceCodeResponse> {
+  const { endpoints, client } = args;
+  const as = asFor(endpoints);
+  const oclient: o.Client = { client_id: client.clientId };
+  return attempt('Starting the device sign-in', async () => {
+    const res = await o.deviceAuthorizationRequest(as, oclient, clientAuth(client), { scope: args.scope, resource: endpoints.resource },
+      requestOptions(endpoints.deviceAuthorizationEndpoint, args));
+    const body = await o.processDeviceAuthorizationResponse(as, oclient, res);
+    return {
+      device_code: body.device_code,
+      user_code: body.user_code,
+      verification_uri: body.verification_uri,
+      ...(body.verification_uri_complete ? { verification_uri_complete: body.verification_uri_complete } : {}),
+      expires_in: body.expires_in,
+      ...(typeof body.interval === 'number' ? { interval: body.interval } : {}),
+    };
+  }, [client.clientSecret]);
+}
+
+/**
+ * We never use the ID token (identity comes from `/api/auth/me`), and with the legacy endpoints there is no issuer
+ * to check it against: drop it before oauth4webapi validates the token response.
+ */
+async function withoutIdToken(res: Response): Promise<Response> {
+  if (res.status !== 200) return res;
+  const text = await res.text();
+  let body = text;
+  try {
+    const json = JSON.parse(text) as Record<string, unknown>;
+    if (json && typeof json === 'object' && 'id_token' in json) {
+      delete json.id_token;
+      body = JSON.stringify(json);
+    }
+  } catch { /* oauth4webapi reports the bad body */ }
+  const headers = new Headers(res.headers);
+  headers.delete('content-length');
+  return new Response(body, { status: res.status, headers });
+}
+
+function tokenSetOf(body: o.TokenEndpointResponse): TokenSet {
+  return {
+    access_token: body.access_token,
+    token_type: body.token_type,
+    ...(body.refresh_token ? { refresh_token: body.refresh_token } : {}),
+    ...(typeof body.expires_in === 'number' ? { expires_in: body.expires_in } : {}),
+    ...(typeof body.scope === 'string' ? { scope: body.scope } : {}),
+  };
+}
+
+export type PollResult =
+  | { status: 'pending' }
+  | { status: 'slow_down' }
+  | { status: 'success'; tokens: TokenSet }
+  | { status: 'error'; error: PluginError; transient: boolean };
+
+/** One device-code poll of the token endpoint (RFC 8628 §3.4). Never throws, except when `signal` aborts. */
+export async function pollDeviceToken(
+  args: { endpoints: OAuthEndpoints; client: OAuthClient; deviceCode: string } & RequestOptions,
+): Promise<PollResult> {
+  const { endpoints, client } = args;
+  const as = asFor(endpoints);
+  const oclient: o.Client = { client_id: client.clientId };
+  try {
+    const res = await o.deviceCodeGrantRequest(as, oclient, clientAuth(client), args.deviceCode, {
+      ...requestOptions(endpoints.tokenEndpoint, args),
+      additionalParameters: { resource: endpoints.resource },
+    });
+    return { status: 'success', tokens: tokenSetOf(await o.processDeviceCodeResponse(as, oclient, await withoutIdToken(res))) };
+  } catch (error) {
+    if (error instanceof o.ResponseBodyError && error.error === 'authorization_pending') return { status: 'pending' };
+    if (error instanceof o.ResponseBodyError && error.error === 'slow_down') return { status: 'slow_down' };
+    const mapped = toPluginError(error, 'Signing in', [args.deviceCode, client.clientSecret]);
+    if (args.signal?.aborted || mapped.code === 'aborted') throw new PluginError('aborted', 'Sign-in cancelled');
+    return { status: 'error', error: mapped, transient: isTransientError(mapped) };
+  }
+}
+
+export interface RefreshArgs extends RequestOptions {
+  tokenEndpoint: string;
+  clientId: string;
+  clientSecret?: string;
+  refreshToken: string;
+  resource: string;
+}
+
+/** The refresh grant. `invalid_grant` means the stored refresh token is dead: clear it and sign in again. */
+export async function refreshAccessToken(args: RefreshArgs): Promise<TokenSet> {
+  if (!isSafeWebUrl(args.tokenEndpoint)) {
+    throw new PluginError('unsafe_url', `The stored token endpoint is not https: ${quoteShort(args.tokenEndpoint, 120)}`);
+  }
+  const as = asFor({ issuer: new URL(args.tokenEndpoint).origin, tokenEndpoint: args.tokenEndpoint });
+  const client: OAuthClient = { clientId: args.clientId, ...(args.clientSecret ? { clientSecret: args.clientSecret } : {}) };
+  const oclient: o.Client = { client_id: client.clientId };
+  return attempt('Refreshing the access token', async () => {
+    const res = await o.refreshTokenGrantRequest(as, oclient, clientAuth(client), args.refreshToken, {
+      ...requestOptions(args.tokenEndpoint, args),
+      additionalParameters: { resource: args.resource },
+    });
+    return tokenSetOf(await o.processRefreshTokenResponse(as, oclient, await withoutIdToken(res)));
+  }, [args.refreshToken, args.clientSecret]);
+}
+
+/** When the access token expires (ISO), from `expires_in`; null when the server did not say. */
+export function expiresAtOf(tokens: Pick<TokenSet, 'expires_in'>, now = Date.now()): string | null {
+  return typeof tokens.expires_in === 'number' && tokens.expires_in > 0 ? new Date(now + tokens.expires_in * 1000).toISOString() : null;
+}

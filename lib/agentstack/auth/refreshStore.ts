@@ -1,0 +1,38 @@
+/**
+ * `agentstack-refresh`: the refresh token and where it is used, as JSON, mode 0600 from creation. Versions before
+ * 0.5 stored the bare token as plain text; that form is still read (and replaced by JSON on the next write).
+ */
+import { PluginError } from '../../platform/errors.js';
+import { RefreshFileSchema, type RefreshFile } from '../../schemas/state.js';
+import { SECRET_FILE_MODE, readTextIfExists, removeIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
+
+export type StoredRefresh = RefreshFile & { legacy?: boolean };
+
+/** The stored refresh token, or null when there is none. A file we cannot understand is `malformed_file`. */
+export function readRefreshFile(path: string): StoredRefresh | null {
+  const text = readTextIfExists(path);
+  if (text === null || !text.trim()) return null;
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{')) {
+    if (/^[\x21-\x7e]{8,4096}$/.test(trimmed)) return { refresh_token: trimmed, legacy: true };
+    throw new PluginError('malformed_file', `${path} holds neither JSON nor a plain refresh token; sign in again to replace it`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(trimmed);
+  } catch {
+    throw new PluginError('malformed_file', `${path} is not valid JSON; sign in again to replace it`);
+  }
+  const parsed = RefreshFileSchema.safeParse(value);
+  if (!parsed.success) throw new PluginError('malformed_file', `${path} has no usable refresh_token; sign in again to replace it`);
+  return parsed.data;
+}
+
+export function writeRefreshFile(path: string, data: RefreshFile): void {
+  const { legacy: _legacy, ...clean } = data as StoredRefresh;
+  writeFileAtomic(path, `${JSON.stringify(clean, null, 2)}\n`, { mode: SECRET_FILE_MODE });
+}
+
+export function clearRefreshFile(path: string): boolean {
+  return removeIfExists(path);
+}

@@ -1,0 +1,177 @@
+/**
+ * The lean `mcpServers.agentstack` entry of Cursor's mcp.json, as pure functions. Only that entry is ever touched:
+ * every other server and top-level key keeps its value and its position. Each function returns `{config, changed}`
+ * so the file layer writes nothing on a no-op.
+ */
+import { DEFAULT_BASE_URL, baseUrlFromMcpUrl, mcpUrlFor } from '../server/baseUrl.js';
+import { PluginError } from '../../platform/errors.js';
+import { decodeJwtClaims } from '../auth/jwt.js';
+import { MCP_SERVER_KEY } from '../server/toolNames.js';
+
+export type McpConfig = Record<string, unknown>;
+export interface McpConfigUpdate {
+  config: McpConfig;
+  changed: boolean;
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `Bearer <token>` with a real token: not empty, not `${...}` interpolation, not the AGENTSTACK_ACCESS_TOKEN placeholder. */
+export function isRealBearer(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(value.trim());
+  if (!match) return false;
+  const token = match[1]!;
+  return !token.includes('${') && !token.includes('AGENTSTACK_ACCESS_TOKEN') && !/^<.*>$/.test(token);
+}
+
+/** A project id the server accepts as a tenant pin: an integer > 1 (1 is the shared ecosystem project). */
+export function parseProjectId(value: unknown): number | null {
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+  if (!/^\d{1,15}$/.test(text)) return null;
+  const n = Number(text);
+  return Number.isSafeInteger(n) && n > 1 ? n : null;
+}
+
+/**
+ * Which server the entry points at: `AGENTSTACK_BASE_URL` when set (already validated by the caller); else the
+ * entry's own URL when it is an AgentStack MCP URL (a hand-set staging server survives); else the default.
+ */
+export function chooseBaseUrl(entry: unknown, envBaseUrl?: string | null): string {
+  if (envBaseUrl) return envBaseUrl;
+  const fromEntry = isObject(entry) ? baseUrlFromMcpUrl(entry.url) : null;
+  return fromEntry ?? DEFAULT_BASE_URL;
+}
+
+function headerValue(headers: Json, name: string): unknown {
+  const key = Object.keys(headers).find((k) => k.toLowerCase() === name.toLowerCase());
+  return key === undefined ? undefined : headers[key];
+}
+
+/** Orders `obj`'s keys like `reference` where both have them (existing files keep their shape), new keys last. */
+function orderLike(obj: Json, reference: unknown): Json {
+  if (!isObject(reference)) return obj;
+  const refKeys = Object.keys(reference).map((k) => k.toLowerCase());
+  const keys = Object.keys(obj).sort((a, b) => {
+    const ia = refKeys.indexOf(a.toLowerCase());
+    const ib = refKeys.indexOf(b.toLowerCase());
+    return (ia < 0 ? Infinity : ia) - (ib < 0 ? Infinity : ib);
+  });
+  return Object.fromEntries(keys.map((k) => [k, obj[k]]));
+}
+
+export interface LeanEntryOptions {
+  baseUrl: string;
+  /** A bare token (no `Bearer `); omitted = keep the existing real Bearer, if any. */
+  token?: string;
+  /** undefined = keep the existing valid pin; null = remove it. */
+  projectId?: number | null;
+}
+
+/** The origins a JWT says it is for (its `aud` values that are URLs); empty for an opaque token or no `aud`. */
+function audienceOrigins(authorization: unknown): string[] {
+  if (typeof authorization !== 'string') return [];
+  const claims = decodeJwtClaims(authorization.trim().replace(/^Bearer\s+/i, ''));
+  const aud = claims?.aud;
+  const values = Array.isArray(aud) ? aud : [aud];
+  const origins: string[] = [];
+  for (const value of values) {
+    try { if (typeof value === 'string') origins.push(new URL(value).origin); } catch { /* not a URL: says nothing */ }
+  }
+  return origins;
+}
+
+/**
+ * Whether credentials in `entry` were meant for `baseUrl`. A token is issued for one server: when the server
+ * changes (AGENTSTACK_BASE_URL, or a hand-edited `url`), the old Bearer must not travel to the new one. The entry's
+ * URL must name `baseUrl` (no URL means the default server), and a JWT Bearer whose `aud` names URLs must name
+ * `baseUrl`'s origin among them.
+ */
+export function credentialsBelongTo(entry: unknown, baseUrl: string): boolean {
+  if (!isObject(entry)) return true;
+  const entryBase = entry.url === undefined ? DEFAULT_BASE_URL : baseUrlFromMcpUrl(entry.url);
+  if (entryBase !== baseUrl) return false;
+  const headers = isObject(entry.headers) ? entry.headers : {};
+  const origins = audienceOrigins(headerValue(headers, 'Authorization'));
+  return origins.length === 0 || origins.includes(new URL(baseUrl).origin);
+}
+
+/** The lean entry `{type, url, headers: {Authorization?, X-API-Key?, X-Project-ID?}}` built from an existing one. */
+export function leanEntry(existing: unknown, options: LeanEntryOptions): Json {
+  const old = isObject(existing) ? existing : {};
+  const oldHeaders = isObject(old.headers) ? old.headers : {};
+  const keepCredentials = credentialsBelongTo(old, options.baseUrl);
+  const authorization = options.token !== undefined ? `Bearer ${options.token}` : keepCredentials ? headerValue(oldHeaders, 'Authorization') : undefined;
+  const headers: Json = {};
+  if (isRealBearer(authorization)) headers.Authorization = authorization.trim();
+  const apiKey = keepCredentials ? headerValue(oldHeaders, 'X-API-Key') : undefined;
+  if (!headers.Authorization && typeof apiKey === 'string' && apiKey.trim() && !apiKey.includes('${')) headers['X-API-Key'] = apiKey;
+  const project = options.projectId === undefined ? parseProjectId(headerValue(oldHeaders, 'X-Project-ID')) : options.projectId;
+  if (project !== null && parseProjectId(project) !== null) headers['X-Project-ID'] = String(project);
+  const entry: Json = {
+    type: old.type === 'streamable-http' ? 'streamable-http' : 'http',
+    url: mcpUrlFor(options.baseUrl),
+  };
+  if (Object.keys(headers).length) entry.headers = orderLike(headers, oldHeaders);
+  return orderLike(entry, old);
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** A copy of `config` with `mcpServers.agentstack` replaced in place (same position), or appended when new. */
+function withEntry(config: McpConfig, entry: Json): McpConfig {
+  const servers = config.mcpServers;
+  if (servers !== undefined && !isObject(servers)) {
+    throw new PluginError('malformed_file', '"mcpServers" in mcp.json is not an object; fix it by hand, then try again');
+  }
+  const nextServers: Json = { ...(servers ?? {}) };
+  nextServers[MCP_SERVER_KEY] = entry;
+  return { ...config, mcpServers: nextServers };
+}
+
+export interface NormalizeOptions {
+  /** The validated `AGENTSTACK_BASE_URL`, when set. */
+  envBaseUrl?: string | null;
+}
+
+/** Makes an existing agentstack entry lean. Adds nothing when there is none (signing in adds it). */
+export function normalizeMcpConfig(config: McpConfig, options: NormalizeOptions = {}): McpConfigUpdate {
+  const servers = config.mcpServers;
+  if (!isObject(servers) || !Object.hasOwn(servers, MCP_SERVER_KEY) || !isObject(servers[MCP_SERVER_KEY])) {
+    return { config, changed: false };
+  }
+  const existing = servers[MCP_SERVER_KEY];
+  const entry = leanEntry(existing, { baseUrl: chooseBaseUrl(existing, options.envBaseUrl) });
+  if (sameJson(entry, existing)) return { config, changed: false };
+  return { config: withEntry(config, entry), changed: true };
+}
+
+export interface ApplyBearerOptions {
+  token: string;
+  /** The server the token was issued by. */
+  baseUrl: string;
+  /** undefined = keep the existing valid pin; null = remove it. */
+  projectId?: number | null;
+}
+
+/** Writes the Bearer (and pin) into the agentstack entry, creating it when absent; the result is lean. */
+export function applyBearer(config: McpConfig, options: ApplyBearerOptions): McpConfigUpdate {
+  if (!options.token || /\s/.test(options.token)) throw new PluginError('invalid_response', 'The issued access token is empty or malformed');
+  const servers = isObject(config.mcpServers) ? config.mcpServers : undefined;
+  const existing = servers?.[MCP_SERVER_KEY];
+  const entry = leanEntry(existing, { baseUrl: options.baseUrl, token: options.token, projectId: options.projectId });
+  if (servers && sameJson(entry, existing)) return { config, changed: false };
+  return { config: withEntry(config, entry), changed: true };
+}
+
+/** The agentstack entry's Bearer token (without `Bearer `), or null when it has no real one. */
+export function bearerOf(config: McpConfig): string | null {
+  const servers = config.mcpServers;
+  const entry = isObject(servers) ? servers[MCP_SERVER_KEY] : undefined;
+  const auth = isObject(entry) && isObject(entry.headers) ? headerValue(entry.headers, 'Authorization') : undefined;
+  return isRealBearer(auth) ? auth.trim().replace(/^Bearer\s+/i, '') : null;
+}

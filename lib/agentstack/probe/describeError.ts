@@ -1,0 +1,53 @@
+/**
+ * One line for a failed MCP exchange, safe to print: the HTTP status, and from a server body only a JSON-RPC
+ * error code/message or an OAuth `error`/`error_description`, cut short. Never the raw body.
+ */
+import { isPluginError, quoteShort } from '../../platform/errors.js';
+
+/** The HTTP status of an SDK transport error (v1 `StreamableHTTPError`, v2 `SdkHttpError`), or null. */
+export function httpStatusOf(error: unknown): number | null {
+  const e = error as { code?: unknown; status?: unknown; message?: unknown; data?: { status?: unknown } } | null;
+  if (!e || typeof e !== 'object') return null;
+  if (typeof e.data?.status === 'number') return e.data.status;
+  if (typeof e.status === 'number') return e.status;
+  const message = typeof e.message === 'string' ? e.message : '';
+  if (typeof e.code === 'number' && e.code >= 100 && e.code < 600 && /http/i.test(message)) return e.code;
+  const m = /\bHTTP (\d{3})\b/.exec(message);
+  return m ? Number(m[1]) : null;
+}
+
+function bodyHint(message: string): string | null {
+  const start = message.indexOf('{');
+  if (start < 0) return null;
+  try {
+    const body = JSON.parse(message.slice(start)) as { error?: unknown; error_description?: unknown };
+    if (body.error && typeof body.error === 'object') {
+      const rpc = body.error as { code?: unknown; message?: unknown };
+      return `JSON-RPC ${String(rpc.code)} ${quoteShort(rpc.message ?? '', 80)}`.trim();
+    }
+    if (typeof body.error === 'string') {
+      return `${quoteShort(body.error, 40)}${typeof body.error_description === 'string' ? `: ${quoteShort(body.error_description, 80)}` : ''}`;
+    }
+  } catch {
+    // not JSON: say nothing about the body
+  }
+  return null;
+}
+
+export function describeError(error: unknown): string {
+  if (isPluginError(error)) return error.message;
+  const e = error as { code?: unknown; message?: unknown } | null;
+  const message = typeof e?.message === 'string' ? e.message : String(error);
+  const status = httpStatusOf(error);
+  if (status !== null) {
+    const hint = bodyHint(message);
+    return `HTTP ${status}${hint ? ` (${hint})` : ''}`;
+  }
+  if (typeof e?.code === 'number') {
+    return `JSON-RPC error ${e.code}: ${quoteShort(message.replace(/^MCP error -?\d+:\s*/, ''), 100)}`;
+  }
+  // A transport error wrapping ours (timeout, network) keeps our message in its cause.
+  const cause = (error as { cause?: unknown })?.cause;
+  if (isPluginError(cause)) return cause.message;
+  return quoteShort(message, 120);
+}

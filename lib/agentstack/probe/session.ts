@@ -1,0 +1,121 @@
+/**
+ * The 2025 leg of the probe: the official SDK v1 `Client` over `StreamableHTTPClientTransport`, with what the SDK
+ * does not do by itself: when the session has expired (HTTP 404, or a JSON-RPC "session not found", -32001 from the
+ * SDK server, -32016 from others) it initializes once more on a NEW transport and retries the request once.
+ *
+ * The SDKs are imported statically on purpose: when a bundle reaches zod both statically and through `await import()`,
+ * esbuild wraps zod in lazy initializers and (zod being marked side-effect free) skips the static importer's
+ * initializer call, so module-level `z.looseObject(...)` throws "is not a constructor". Import this module
+ * statically too; the probe only runs in scripts, never in a hook's hot path.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { quoteShort } from '../../platform/errors.js';
+import { LooseResultSchema } from './toolsList.js';
+import type { Era, ProbeEvent } from './types.js';
+
+export const PROBE_CLIENT = { name: 'agentstack-mcp-probe', version: '0.5.0' } as const;
+
+export interface McpConnection {
+  era: Era;
+  protocolVersion?: string;
+  serverInfo?: Record<string, unknown>;
+  /** Raw `Mcp-Session-Id` (legacy only); callers mask it before showing it. */
+  sessionId?: string;
+  /** One JSON-RPC request; the result is only checked to be an object. */
+  request(method: string, params: Record<string, unknown> | undefined, what: string): Promise<Record<string, unknown>>;
+  /** Ends the session (DELETE for legacy) and closes the client; never throws. */
+  close(): Promise<{ terminated: boolean; error?: string }>;
+}
+
+export interface ConnectOptions {
+  mcpUrl: string;
+  headers: Record<string, string>;
+  fetch: typeof fetch;
+  timeoutMs: number;
+  events: ProbeEvent[];
+}
+
+/** Codes meaning "this session is gone, start a new one". */
+export const SESSION_NOT_FOUND_CODES: readonly number[] = [-32001, -32016];
+
+/**
+ * Why `error` means an expired session, or null. -32001 is also the SDK's own client-side "Request timed out", so a
+ * -32001 that carries `data.timeout` or says it timed out is not a lost session.
+ */
+export function sessionExpiryReason(error: unknown): string | null {
+  const e = error as { code?: unknown; message?: unknown; data?: { timeout?: unknown } } | null;
+  if (!e || typeof e !== 'object') return null;
+  const message = typeof e.message === 'string' ? e.message : '';
+  if (e.code === 404 && /streamable http error/i.test(message)) return 'HTTP 404 (session not found)';
+  if (typeof e.code === 'number' && SESSION_NOT_FOUND_CODES.includes(e.code)) {
+    if (e.data?.timeout !== undefined || /timed out/i.test(message)) return null;
+    return `JSON-RPC error ${e.code} (${quoteShort(message.replace(/^MCP error -?\d+:\s*/, ''), 60) || 'session not found'})`;
+  }
+  return null;
+}
+
+type V1 = { client: Client; transport: StreamableHTTPClientTransport };
+
+async function openV1(options: ConnectOptions): Promise<V1> {
+  const transport = new StreamableHTTPClientTransport(new URL(options.mcpUrl), {
+    requestInit: { headers: options.headers },
+    fetch: options.fetch,
+    reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
+  });
+  const client = new Client(PROBE_CLIENT, { capabilities: {} });
+  client.onerror = () => {}; // transport noise (e.g. the refused GET stream) is visible in the exchanges instead
+  try {
+    await client.connect(transport, { timeout: options.timeoutMs });
+  } catch (error) {
+    await transport.close().catch(() => {});
+    throw error;
+  }
+  return { client, transport };
+}
+
+/** Connects with `initialize` (offering 2025-11-25; older versions the server picks are accepted by the SDK). */
+export async function connectLegacy(options: ConnectOptions): Promise<McpConnection> {
+  let current = await openV1(options);
+  const connection: McpConnection = {
+    era: 'legacy',
+    request: async (method, params, what) => {
+      const once = () => current.client.request({ method, ...(params ? { params } : {}) } as never, LooseResultSchema, { timeout: options.timeoutMs });
+      try {
+        return (await once()) as Record<string, unknown>;
+      } catch (error) {
+        const reason = sessionExpiryReason(error);
+        if (!reason) throw error;
+        options.events.push({ kind: 'reinitialized', during: what, reason });
+        await current.transport.close().catch(() => {});
+        current = await openV1(options);
+        describe(connection, current);
+        try {
+          return (await once()) as Record<string, unknown>;
+        } catch (again) {
+          const second = sessionExpiryReason(again);
+          if (second) options.events.push({ kind: 'session_expired_again', during: what, reason: second });
+          throw again;
+        }
+      }
+    },
+    close: async () => {
+      try {
+        await current.transport.terminateSession();
+        return { terminated: true };
+      } catch (error) {
+        return { terminated: false, error: quoteShort((error as Error)?.message ?? String(error), 160) };
+      } finally {
+        await current.client.close().catch(() => {});
+      }
+    },
+  };
+  describe(connection, current);
+  return connection;
+}
+
+function describe(connection: McpConnection, v1: V1): void {
+  connection.protocolVersion = v1.transport.protocolVersion;
+  connection.serverInfo = v1.client.getServerVersion() as Record<string, unknown> | undefined;
+  connection.sessionId = v1.transport.sessionId;
+}

@@ -1,0 +1,72 @@
+import { PluginError } from '../../platform/errors.js';
+
+export const DEFAULT_BASE_URL = 'https://agentstack.tech';
+export const MCP_PATH = '/mcp';
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', '::1', 'localhost']);
+
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname.toLowerCase());
+}
+
+/** True for `https:` URLs, and `http:` only to a loopback host. The same rule guards what we open in a browser. */
+export function isSafeWebUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.username || url.password) return false;
+  if (url.protocol === 'https:') return true;
+  return url.protocol === 'http:' && isLoopbackHost(url.hostname);
+}
+
+/**
+ * Validates an AgentStack base URL and returns it normalized: origin plus path, no trailing slash,
+ * no query or fragment. Throws `invalid_config` before any request is made.
+ */
+export function parseBaseUrl(value: string, source = 'AGENTSTACK_BASE_URL'): string {
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new PluginError('invalid_config', `${source} is not a URL: ${JSON.stringify(value.slice(0, 200))}`);
+  }
+  if (!isSafeWebUrl(url.href)) {
+    throw new PluginError(
+      'invalid_config',
+      `${source} must be https://, or http:// to 127.0.0.1, ::1 or localhost (got ${url.protocol}//${url.host})`,
+    );
+  }
+  if (url.search || url.hash) {
+    throw new PluginError('invalid_config', `${source} must not carry a query or fragment`);
+  }
+  const path = url.pathname.replace(/\/+$/, '');
+  return `${url.origin}${path}`;
+}
+
+/** The base URL from the environment, or the default. */
+export function resolveBaseUrl(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env.AGENTSTACK_BASE_URL;
+  return fromEnv && fromEnv.trim() ? parseBaseUrl(fromEnv) : DEFAULT_BASE_URL;
+}
+
+export function mcpUrlFor(baseUrl: string): string {
+  return `${baseUrl}${MCP_PATH}`;
+}
+
+/** The base URL behind an AgentStack MCP URL (`<base>/mcp`), or null when `value` is not one. */
+export function baseUrlFromMcpUrl(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  if (!isSafeWebUrl(url.href) || url.search || url.hash) return null;
+  const path = url.pathname.replace(/\/+$/, '');
+  if (!path.endsWith(MCP_PATH)) return null;
+  return `${url.origin}${path.slice(0, -MCP_PATH.length)}`;
+}

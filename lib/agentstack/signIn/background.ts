@@ -1,0 +1,107 @@
+/**
+ * Sign-in started by the session-start hook when the credential is unusable: join a running device flow, or request
+ * a device code (bounded), record it in the device lock, and hand the rest of the flow to a detached poller (this
+ * same bundle with `--device-poller`, its output in `agentstack-device.log`), which completes it exactly as
+ * `device-code.mjs` does. The lock is handed over to the poller's pid, so it stays live while the poller runs and
+ * becomes stale (replaceable) if the poller dies.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, fchmodSync, openSync, statSync } from 'node:fs';
+import { quoteShort } from '../../platform/errors.js';
+import { readLockFile } from '../../platform/fs/fileLock.js';
+import { acquireDeviceLock, isStaleDeviceLock, readDeviceLock } from './lock.js';
+import type { CursorPaths } from '../server/paths.js';
+import { DEFAULT_SCOPE_PRESET, scopeStringFor } from '../auth/scopes.js';
+import { writeFileAtomic } from '../../platform/fs/secureFile.js';
+import type { DevicePollerHandoff } from './poller.js';
+
+export type SignInOutcome =
+  | { kind: 'running'; url: string | null; code: string | null; expiresAt: string }
+  | { kind: 'started'; url: string; code: string; expiresAt: string }
+  | { kind: 'failed'; message: string };
+
+export interface SignInArgs {
+  paths: CursorPaths;
+  env: NodeJS.ProcessEnv;
+  baseUrl: string;
+  projectId: number | null;
+  deadline: number;
+  /** The bundle to run as the poller (this script). */
+  script: string;
+  now?: () => number;
+}
+
+export const POLLER_FLAG = '--device-poller';
+
+/** The device flow running right now (its URL and code), or null. */
+export function runningFlow(path: string, now: number): SignInOutcome | null {
+  const holder = readDeviceLock(path);
+  if (!holder || isStaleDeviceLock(holder, now)) return null;
+  return { kind: 'running', url: holder.verification_uri_complete ?? holder.verification_uri ?? null, code: holder.user_code ?? null, expiresAt: holder.expires_at };
+}
+
+/** Rewrites our lock with the poller's pid (same nonce and code), so the lock lives as long as the poller. */
+function handOverLock(path: string, pid: number): void {
+  const current = readLockFile(path);
+  if (!current || current.pid !== process.pid) return;
+  writeFileAtomic(path, JSON.stringify({ ...current, pid }));
+}
+
+/** The background sign-in log is appended to; past this size it starts afresh so it never grows without bound. */
+const DEVICE_LOG_MAX_BYTES = 256 * 1024;
+
+function openLog(path: string): number {
+  let size = 0;
+  try { size = statSync(path).size; } catch { /* no log yet */ }
+  const fd = openSync(path, size > DEVICE_LOG_MAX_BYTES ? 'w' : 'a', 0o600);
+  try { fchmodSync(fd, 0o600); } catch { /* not ours to fix */ }
+  return fd;
+}
+
+function spawnPoller(args: SignInArgs, handoff: DevicePollerHandoff): number {
+  const log = openLog(args.paths.deviceLog);
+  try {
+    const child = spawn(process.execPath, [args.script, POLLER_FLAG], {
+      detached: true,
+      stdio: ['pipe', log, log],
+      env: args.env,
+      windowsHide: true,
+    });
+    // The device code goes through a pipe, never argv or the environment (both visible to other tools).
+    child.stdin!.end(JSON.stringify(handoff));
+    child.unref();
+    (child.stdin as unknown as { unref?: () => void }).unref?.();
+    if (!child.pid) throw new Error('the poller did not start');
+    return child.pid;
+  } finally {
+    closeSync(log);
+  }
+}
+
+export async function startSignIn(args: SignInArgs): Promise<SignInOutcome> {
+  const now = args.now ?? Date.now;
+  const running = runningFlow(args.paths.deviceLock, now());
+  if (running) return running;
+  const taken = acquireDeviceLock(args.paths.deviceLock, { expiresAt: new Date(now() + 60_000), now });
+  if (!taken.acquired) {
+    return { kind: 'running', url: taken.holder.verification_uri_complete ?? taken.holder.verification_uri ?? null, code: taken.holder.user_code ?? null, expiresAt: taken.holder.expires_at };
+  }
+  const { lock } = taken;
+  try {
+    const { startDeviceFlow } = await import('./flow.js');
+    const { clientFromEnv } = await import('../auth/oauth.js');
+    const client = clientFromEnv(args.env);
+    const signal = AbortSignal.timeout(Math.max(500, args.deadline - now() - 500));
+    const { endpoints, device } = await startDeviceFlow({ baseUrl: args.baseUrl, client, scopes: scopeStringFor(DEFAULT_SCOPE_PRESET), signal });
+    const issuedAt = now();
+    const expiresAt = new Date(issuedAt + device.expires_in * 1000).toISOString();
+    const url = device.verification_uri_complete ?? device.verification_uri;
+    lock.update({ expires_at: expiresAt, verification_uri: device.verification_uri, verification_uri_complete: device.verification_uri_complete ?? null, user_code: device.user_code });
+    const pid = spawnPoller(args, { device, endpoints, clientId: client.clientId, baseUrl: args.baseUrl, projectId: args.projectId, issuedAt });
+    handOverLock(args.paths.deviceLock, pid);
+    return { kind: 'started', url, code: device.user_code, expiresAt };
+  } catch (error) {
+    lock.release();
+    return { kind: 'failed', message: quoteShort((error as Error)?.message ?? 'unexpected failure', 200) };
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * How the sign-in talks to people and programs. Human text is gh-style (what happened + what next); with `--json`,
+ * stdout carries exactly one JSON event per line (issue #4's order and fields) and the human text goes to stderr.
+ * Nothing here ever prints a token: events carry only codes, URLs, counts and times.
+ */
+import type { FlowEvent } from './flow.js';
+import { PluginError, quoteShort, type PluginErrorCode } from '../../platform/errors.js';
+import type { DeviceLock } from '../../schemas/state.js';
+
+export interface OutputStreams {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown; isTTY?: boolean };
+}
+
+/** The `error` codes of the JSON events; kernel codes outside the list map to their nearest one. */
+const JSON_ERROR_CODES: Partial<Record<PluginErrorCode, string>> = {
+  timeout: 'network',
+  invalid_grant: 'server',
+  malformed_file: 'invalid_config',
+  usage: 'invalid_config',
+  locked: 'server',
+  io: 'invalid_config',
+};
+
+export function jsonErrorCode(error: unknown): string {
+  if (!(error instanceof PluginError)) return 'server';
+  return JSON_ERROR_CODES[error.code] ?? error.code;
+}
+
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+function formatLeft(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+export interface Reporter {
+  onEvent(event: FlowEvent): void;
+  alreadyRunning(holder: DeviceLock): void;
+  /** Reports a failure; returns the exit code. */
+  fail(error: unknown): number;
+  /** Stops the spinner (idempotent). */
+  stop(): void;
+}
+
+export function createReporter(options: { json: boolean; streams: OutputStreams; now?: () => number; plainEveryMs?: number }): Reporter {
+  const { json, streams } = options;
+  const now = options.now ?? Date.now;
+  const human = json ? streams.stderr : streams.stdout;
+  const say = (line = '') => human.write(`${line}\n`);
+  const emit = (event: Record<string, unknown>) => {
+    if (json) streams.stdout.write(`${JSON.stringify(event)}\n`);
+  };
+  const tty = Boolean(streams.stderr.isTTY);
+  let deadline = 0;
+  let spinner: NodeJS.Timeout | undefined;
+  let lastPlain = 0;
+
+  const stop = () => {
+    if (spinner) {
+      clearInterval(spinner);
+      spinner = undefined;
+      streams.stderr.write('\r\x1b[K');
+    }
+  };
+  const startWaiting = () => {
+    if (tty) {
+      let frame = 0;
+      spinner = setInterval(() => {
+        streams.stderr.write(`\r\x1b[K${SPINNER[frame++ % SPINNER.length]} Waiting for approval in the browser… ${formatLeft((deadline - now()) / 1000)} left (Ctrl-C to stop)`);
+      }, 120);
+      spinner.unref();
+    } else {
+      say(`Waiting for approval in the browser (${formatLeft((deadline - now()) / 1000)} left)…`);
+      lastPlain = now();
+    }
+  };
+
+  const onEvent = (event: FlowEvent) => {
+    switch (event.event) {
+      case 'device_code': {
+        deadline = now() + event.expires_in * 1000;
+        emit({ event: 'device_code', user_code: event.user_code, verification_uri: event.verification_uri, verification_uri_complete: event.verification_uri_complete, expires_in: event.expires_in, interval: event.interval });
+        say('! First copy your one-time code:');
+        say(`    ${event.user_code}`);
+        say(`  Then enter it at: ${event.verification_uri}`);
+        if (event.verification_uri_complete) say(`  Or open this link, which fills in the code: ${event.verification_uri_complete}`);
+        say(`  The code expires in ${Math.round(event.expires_in / 60)} min.`);
+        return;
+      }
+      case 'browser':
+        if (event.outcome === 'opened') say('Opened your browser. Approve the code there.');
+        else if (event.outcome === 'no_display') say('No display found: open the link above on any device.');
+        else if (event.outcome === 'failed') say('Could not open a browser: open the link above yourself.');
+        else say('Open the link above in your browser (browser opening is off).');
+        startWaiting();
+        return;
+      case 'pending':
+        emit({ event: 'pending' });
+        if (!tty && now() - lastPlain >= (options.plainEveryMs ?? 30_000)) {
+          say(`Still waiting for approval (${formatLeft(event.seconds_left)} left)…`);
+          lastPlain = now();
+        }
+        return;
+      case 'slow_down':
+        emit({ event: 'slow_down', interval: event.interval });
+        if (!tty) say(`The server asked to poll more slowly: now every ${event.interval} s.`);
+        return;
+      case 'retrying':
+        if (!tty) say(`${event.message}; retrying in ${event.delay_s} s.`);
+        return;
+      case 'authorized': {
+        stop();
+        emit({ event: 'authorized', server_url: event.server_url, project_id: event.project_id, expires_at: event.expires_at, capabilities: event.capabilities });
+        say(`✓ Signed in to AgentStack${event.who ? ` as ${event.who}` : ''}.`);
+        say(`  Server: ${event.server_url}`);
+        say(`  Project: ${event.project_id ?? 'none pinned (your default project)'}`);
+        say(`  Token valid until: ${event.expires_at ?? 'the server did not say'}${event.refresh_stored ? ' (renewed automatically)' : ''}`);
+        if (event.capabilities !== null) say(`  Actions available: ${event.capabilities}`);
+        for (const warning of event.warnings) say(`  warning: ${warning}`);
+        say(`Cursor picks up ${event.mcp_json} by itself; if "user-agentstack" does not turn green, reload the window.`);
+        return;
+      }
+    }
+  };
+
+  return {
+    onEvent,
+    stop,
+    alreadyRunning(holder) {
+      const message = `A sign-in is already running (pid ${holder.pid}); finish it there, or wait until ${holder.expires_at}.`;
+      emit({
+        event: 'error', error: 'already_running', message,
+        verification_uri: holder.verification_uri ?? null, verification_uri_complete: holder.verification_uri_complete ?? null, user_code: holder.user_code ?? null,
+      });
+      say(`! ${message}`);
+      if (holder.user_code) say(`  Code: ${holder.user_code}`);
+      if (holder.verification_uri_complete || holder.verification_uri) say(`  Enter it at: ${holder.verification_uri_complete ?? holder.verification_uri}`);
+    },
+    fail(error) {
+      stop();
+      const code = jsonErrorCode(error);
+      const message = error instanceof PluginError ? error.message : `Unexpected failure: ${quoteShort((error as Error)?.message ?? error, 160)}`;
+      emit({ event: 'error', error: code, message });
+      streams.stderr.write(`X ${message}\n`);
+      return 1;
+    },
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * The capability snapshot as the pre-MCP hook needs it: which actions exist and their required capability, and
+ * the set of actions not yet approved. Built on every execute call, so it must stay cheap on 5,000 actions: the
+ * file's top level is checked with a zod/mini schema, and each entry with two typeof checks rather than a per-entry
+ * schema (measured on 5,000 actions: the full CapabilitySnapshotSchema parse takes ~20 ms, a zod array of unknowns
+ * ~6 ms, this loop ~1 ms; the hook's whole budget over a bare `node` start is ~25 ms).
+ */
+import * as z from 'zod/mini';
+import { SnapshotHeadSchema } from '../../schemas/state.js';
+import { readTextIfExists } from '../../platform/fs/secureFile.js';
+
+export interface SnapshotIndex {
+  has(action: string): boolean;
+  /** The action's required capability (null when none). */
+  capOf(action: string): string | null;
+  /** Action names in snapshot order (for suggestions; built on first use). */
+  names(): string[];
+  unapproved: Set<string>;
+}
+
+// `actions` is checked by Array.isArray below: a zod array would copy all 5,000 entries.
+const { fetched_at, audience, actions, unapproved } = SnapshotHeadSchema.shape;
+const SnapshotTopSchema = z.looseObject({ fetched_at, audience, actions, unapproved });
+
+/**
+ * Indexes a parsed snapshot; null when its shape is not a capability snapshot. With `wanted` (the actions of the
+ * call being checked), only those are recorded: every entry is still checked, but no 5,000-entry Map is built.
+ */
+export function indexSnapshot(value: unknown, wanted?: ReadonlySet<string>): SnapshotIndex | null {
+  const top = SnapshotTopSchema.safeParse(value);
+  if (!top.success) return null;
+  const actions = top.data.actions;
+  if (!Array.isArray(actions)) return null;
+  const caps = new Map<string, string | null>();
+  for (let i = 0; i < actions.length; i++) {
+    const entry = actions[i] as { action?: unknown; required_cap?: unknown } | null;
+    const action = entry?.action;
+    if (typeof action !== 'string' || !action) return null;
+    if (wanted && !wanted.has(action)) continue;
+    const cap = entry!.required_cap;
+    caps.set(action, typeof cap === 'string' && cap ? cap : null);
+  }
+  let names: string[] | undefined;
+  return {
+    has: (action) => caps.has(action),
+    capOf: (action) => caps.get(action) ?? null,
+    names: () => (names ??= [...new Set((actions as Array<{ action: string }>).map((a) => a.action))]),
+    unapproved: new Set(top.data.unapproved ?? []),
+  };
+}
+
+const ACTIONS_KEY = '\n  "actions": [';
+const ACTIONS_END = '\n    }\n  ]';
+
+/** The flat action entry whose `"action"` is `name`, found in the text without parsing the rest; null if not found. */
+function findEntry(text: string, name: string): { action?: unknown; required_cap?: unknown } | null {
+  const needle = `"action": ${JSON.stringify(name)}`;
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
+    if (text.charCodeAt(at - 1) === 92 /* backslash: inside a string */) continue;
+    const open = text.lastIndexOf('{', at);
+    const close = text.indexOf('}', at);
+    try {
+      const entry = JSON.parse(text.slice(open, close + 1)) as { action?: unknown; required_cap?: unknown };
+      if (entry && entry.action === name) return entry;
+    } catch { /* a brace inside a string: let the full parse decide */ }
+    return null;
+  }
+  return null;
+}
+
+/**
+ * The fast path for a snapshot written by writeSnapshot (2-space JSON): the top level is parsed from the text
+ * around the `actions` array, and only the call's own actions are looked up in it. It answers only what it can
+ * prove (every wanted action found, the top level valid); anything else (an action not found, another layout)
+ * returns null and the caller parses the whole file. Measured on 5,000 actions: ~8 ms less per call than parsing.
+ */
+export function scanSnapshot(text: string, wanted: ReadonlySet<string>): SnapshotIndex | null {
+  const start = text.indexOf(ACTIONS_KEY);
+  const end = text.lastIndexOf(ACTIONS_END);
+  if (start < 0 || end < start) return null;
+  let top: unknown;
+  try {
+    top = JSON.parse(`${text.slice(0, start)}${ACTIONS_KEY}]${text.slice(end + ACTIONS_END.length)}`);
+  } catch {
+    return null;
+  }
+  const parsed = SnapshotTopSchema.safeParse(top);
+  if (!parsed.success) return null;
+  const caps = new Map<string, string | null>();
+  for (const name of wanted) {
+    const entry = findEntry(text, name);
+    if (!entry) return null;
+    caps.set(name, typeof entry.required_cap === 'string' && entry.required_cap ? entry.required_cap : null);
+  }
+  let full: SnapshotIndex | null | undefined;
+  return {
+    has: (action) => caps.has(action),
+    capOf: (action) => caps.get(action) ?? null,
+    names: () => (full ??= indexSnapshot(JSON.parse(text)))?.names() ?? [],
+    unapproved: new Set(parsed.data.unapproved ?? []),
+  };
+}
+
+export type SnapshotRead = { kind: 'missing' } | { kind: 'malformed' } | { kind: 'ok'; index: SnapshotIndex };
+
+/** Reads and indexes the snapshot file; never throws. */
+export function readSnapshotIndex(path: string, wanted?: ReadonlySet<string>): SnapshotRead {
+  let text: string | null;
+  try {
+    text = readTextIfExists(path);
+  } catch {
+    return { kind: 'malformed' };
+  }
+  if (text === null) return { kind: 'missing' };
+  if (wanted?.size) {
+    const fast = scanSnapshot(text, wanted);
+    if (fast) return { kind: 'ok', index: fast };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { kind: 'malformed' };
+  }
+  const index = indexSnapshot(value, wanted);
+  return index ? { kind: 'ok', index } : { kind: 'malformed' };
+}

@@ -1,0 +1,104 @@
+/**
+ * diagnose-local's gates over Node, the installed plugin and ~/.cursor/mcp.json. Pure: each takes state already read
+ * by state.ts and returns one Check whose `fix` says what to do in one line. Nothing secret is ever put in a Check.
+ */
+import { homedir } from 'node:os';
+import { isRealBearer } from '../../agentstack/mcpJson/entry.js';
+import { fail, pass, warn, type Check } from '../../platform/report.js';
+import type { McpState, PluginState } from './state.js';
+
+export const SIGN_IN = 'Sign in: run /agentstack-authorize in the agent chat (or node <plugin>/hooks/scripts/device-code.mjs)';
+export const RUN_FIX = 'Run diagnose-local --fix';
+const MIN_NODE_MAJOR = 20;
+const LEAN_KEYS = new Set(['type', 'url', 'headers']);
+const LEAN_HEADERS = new Set(['authorization', 'x-project-id', 'x-api-key']);
+
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+export const tilde = (p: string) => (p.startsWith(homedir()) ? `~${p.slice(homedir().length)}` : p);
+export const octal = (mode: number) => `0${mode.toString(8).padStart(3, '0')}`;
+export const notChecked = (id: string, why: string) => warn(id, `not checked: ${why}`);
+
+export function nodeGate(version: string): Check {
+  const major = Number(version.split('.')[0]);
+  return major >= MIN_NODE_MAJOR
+    ? pass('node', `Node ${version}`)
+    : fail('node', `Node ${version} is older than ${MIN_NODE_MAJOR}`, `Install Node ${MIN_NODE_MAJOR} or newer (the plugin's scripts need it)`);
+}
+
+export function pluginInstalledGate(plugin: PluginState): Check {
+  const id = 'plugin.installed';
+  if (!plugin.install) {
+    return warn(id, 'the AgentStack plugin is not installed under ~/.cursor/plugins (local or cache)',
+      'Install it from the marketplace, or copy this folder to ~/.cursor/plugins/local/agentstack and restart Cursor');
+  }
+  const where = `${plugin.install.kind} ${tilde(plugin.install.dir)}${plugin.installs > 1 ? ` (${plugin.installs} installs; this one wins)` : ''}`;
+  return plugin.manifestPointer === './mcp.json'
+    ? pass(id, `${where}; mcpServers -> ./mcp.json`)
+    : fail(id, `${where}: its manifest "mcpServers" is ${JSON.stringify(plugin.manifestPointer ?? null).slice(0, 60)}, not "./mcp.json"`,
+      'Reinstall the plugin, or run refresh-cursor-runtime --fix');
+}
+
+export function shippedMcpGate(plugin: PluginState): Check {
+  const id = 'plugin.mcp-json';
+  if (!plugin.install) return notChecked(id, 'no installed plugin');
+  if (!plugin.shippedProblems) return fail(id, `${tilde(plugin.install.dir)}/mcp.json is missing or not JSON`, 'Reinstall the plugin, or run refresh-cursor-runtime --fix');
+  return plugin.shippedProblems.length
+    ? fail(id, plugin.shippedProblems.join('; '), 'Reinstall the plugin, or run refresh-cursor-runtime --fix')
+    : pass(id, "the plugin's own mcp.json is URL-only");
+}
+
+export function mcpReadableGate(mcp: McpState): Check {
+  const id = 'mcp.readable';
+  if (!mcp.exists) return fail(id, `${tilde(mcp.path)} does not exist`, SIGN_IN);
+  if (mcp.error) return fail(id, mcp.error, `Fix ${tilde(mcp.path)} by hand or move it aside, then sign in again`);
+  return pass(id, `${tilde(mcp.path)} is valid JSON`);
+}
+
+/** The keys of the entry that a lean entry does not have (their names only, never their values). */
+export function extraKeys(entry: Record<string, unknown>): string[] {
+  const extra = Object.keys(entry).filter((k) => !LEAN_KEYS.has(k));
+  if (isObject(entry.headers)) extra.push(...Object.keys(entry.headers).filter((h) => !LEAN_HEADERS.has(h.toLowerCase())).map((h) => `headers.${h}`));
+  return extra;
+}
+
+export function mcpEntryGate(mcp: McpState): Check {
+  const id = 'mcp.entry';
+  if (!mcp.config) return notChecked(id, 'mcp.json is not readable');
+  if (!mcp.entry) return fail(id, 'mcp.json has no "agentstack" server', SIGN_IN);
+  const url = typeof mcp.entry.url === 'string' ? mcp.entry.url : '(no url)';
+  if (!mcp.notLean) return pass(id, `lean "agentstack" entry -> ${url}`);
+  const extra = extraKeys(mcp.entry);
+  return warn(id, `the "agentstack" entry is not lean${extra.length ? ` (extra: ${extra.join(', ')})` : ' (type, url or headers need normalizing)'}`,
+    `${RUN_FIX} (normalizes only the agentstack entry)`);
+}
+
+export function mcpNoToolsGate(mcp: McpState): Check {
+  const id = 'mcp.no-tools';
+  if (!mcp.entry) return notChecked(id, 'no "agentstack" entry');
+  return 'tools' in mcp.entry
+    ? fail(id, 'the "agentstack" entry has a "tools" map (actions come from GET /mcp/actions)', `${RUN_FIX} to remove it`)
+    : pass(id, 'no "tools" map in the "agentstack" entry');
+}
+
+export function mcpBearerGate(mcp: McpState): Check {
+  const id = 'mcp.bearer';
+  if (!mcp.entry) return notChecked(id, 'no "agentstack" entry');
+  const headers = isObject(mcp.entry.headers) ? mcp.entry.headers : {};
+  const authKey = Object.keys(headers).find((k) => k.toLowerCase() === 'authorization');
+  const auth = authKey ? headers[authKey] : undefined;
+  if (isRealBearer(auth)) return pass(id, 'Authorization: Bearer is present');
+  if (auth !== undefined) return fail(id, 'Authorization is empty or a placeholder (${...}, <token>, AGENTSTACK_ACCESS_TOKEN)', SIGN_IN);
+  const apiKey = Object.keys(headers).some((k) => k.toLowerCase() === 'x-api-key');
+  return apiKey
+    ? warn(id, 'signed in with an X-API-Key, no Bearer', 'Sign in with /agentstack-authorize for a token that refreshes itself')
+    : fail(id, 'no Authorization header: not signed in', SIGN_IN);
+}
+
+export function mcpModeGate(mcp: McpState, platform: NodeJS.Platform = process.platform): Check {
+  const id = 'mcp.mode';
+  if (platform === 'win32') return pass(id, 'file modes do not apply on Windows');
+  if (mcp.mode === null) return notChecked(id, 'mcp.json does not exist');
+  return (mcp.mode & 0o077) === 0
+    ? pass(id, `mode ${octal(mcp.mode)}`)
+    : fail(id, `mode ${octal(mcp.mode)}: other users can read the token in ${tilde(mcp.path)}`, `${RUN_FIX} (chmod 600)`);
+}

@@ -1,0 +1,59 @@
+/**
+ * diagnose-local --online: who the server says the token belongs to (GET /api/auth/me) and the MCP surface probe.
+ * The HTTP layer and the MCP SDK are loaded only here, so an offline diagnosis stays fast.
+ */
+import { baseUrlFromMcpUrl, mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
+import { isPluginError } from '../../platform/errors.js';
+import { credentialsBelongTo } from '../../agentstack/mcpJson/entry.js';
+import { fail, pass, warn, type Check } from '../../platform/report.js';
+import { MeSchema } from '../../schemas/server.js';
+import { SIGN_IN } from './gatesConfig.js';
+import type { LocalState } from './state.js';
+
+/** The server diagnosed: the one Cursor uses (the entry's URL), else AGENTSTACK_BASE_URL or the default. */
+export function serverFor(state: Pick<LocalState, 'mcp'>, env: NodeJS.ProcessEnv): string {
+  return baseUrlFromMcpUrl(state.mcp.entry?.url) ?? resolveBaseUrl(env);
+}
+
+export async function authMeCheck(baseUrl: string, bearer: string | null, timeoutMs = 10_000): Promise<Check> {
+  const id = 'online.auth-me';
+  if (!bearer) return fail(id, 'not checked: no Bearer token in mcp.json', SIGN_IN);
+  const { httpRequest, parseJson } = await import('../../platform/http.js');
+  try {
+    const res = await httpRequest({ url: `${baseUrl}/api/auth/me`, headers: { Authorization: `Bearer ${bearer}`, Accept: 'application/json' }, timeoutMs });
+    if (res.status === 401 || res.status === 403) return fail(id, `${baseUrl} rejected the token (HTTP ${res.status})`, SIGN_IN);
+    if (res.status !== 200) return fail(id, `GET /api/auth/me answered HTTP ${res.status}`, 'Try again later; if it persists, run verify-mcp-surface-e2e');
+    const me = parseJson(res, MeSchema, 'GET /api/auth/me').data;
+    const who = me.email ?? me.display_name ?? `user ${me.user_id}`;
+    return pass(id, `signed in as ${who}${me.role ? ` (${me.role})` : ''} on ${baseUrl}`, { user_id: me.user_id, role: me.role ?? null });
+  } catch (error) {
+    const why = isPluginError(error) ? error.message : 'request failed';
+    return fail(id, why, 'Check your network or proxy (HTTPS_PROXY), then try again');
+  }
+}
+
+export async function probeChecks(mcpUrl: string, bearer: string | null): Promise<Check[]> {
+  if (!bearer) return [warn('online.mcp', 'probe not run: no Bearer token', SIGN_IN)];
+  const { probeMcpSurface } = await import('../../agentstack/probe/probe.js');
+  try {
+    const report = await probeMcpSurface({ mcpUrl, bearer });
+    return report.checks;
+  } catch (error) {
+    return [fail('online.mcp', `the MCP probe stopped: ${isPluginError(error) ? error.message : 'unexpected error'}`, 'Run verify-mcp-surface-e2e for details')];
+  }
+}
+
+export async function onlineChecks(state: LocalState, env: NodeJS.ProcessEnv): Promise<Check[]> {
+  let baseUrl: string;
+  try {
+    baseUrl = serverFor(state, env);
+  } catch (error) {
+    return [fail('online.server', (error as Error).message, 'Fix AGENTSTACK_BASE_URL or the url of the agentstack entry')];
+  }
+  // The Bearer goes only to the server it was issued for: never to AGENTSTACK_BASE_URL or the default in its place.
+  if (state.bearer && !credentialsBelongTo(state.mcp.entry, baseUrl)) {
+    return [fail('online.server', `the Bearer in mcp.json is not for ${baseUrl}; it was not sent`, `Sign in to ${baseUrl} (/agentstack-authorize), or fix the url of the agentstack entry`)];
+  }
+  const me = await authMeCheck(baseUrl, state.bearer);
+  return [me, ...(await probeChecks(mcpUrlFor(baseUrl), state.bearer))];
+}

@@ -1,0 +1,75 @@
+/** diagnose-local: read the state, apply the requested repairs, judge every gate, optionally go online. */
+import { resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
+import type { Check } from '../../platform/report.js';
+import { staleCopiesCheck } from '../../agentstack/plugin/runtimeRefresh.js';
+import { approveSnapshotFile } from '../../agentstack/snapshot/approval.js';
+import { applySafeFixes } from './fix.js';
+import {
+  mcpBearerGate, mcpEntryGate, mcpModeGate, mcpNoToolsGate, mcpReadableGate, nodeGate, pluginInstalledGate, shippedMcpGate, tilde,
+} from './gatesConfig.js';
+import { deviceLockGate, projectPinGate, refreshFileGate, snapshotGate, tokenExpiryGate } from './gatesState.js';
+import { onlineChecks } from './online.js';
+import { scrubSecrets } from '../../platform/text/scrub.js';
+import { readLocalState, type LocalState } from './state.js';
+
+/** Pure: every offline gate, in the order a person reads them. */
+export function localChecks(state: LocalState, platform: NodeJS.Platform = process.platform): Check[] {
+  return [
+    nodeGate(state.nodeVersion),
+    pluginInstalledGate(state.plugin),
+    shippedMcpGate(state.plugin),
+    mcpReadableGate(state.mcp),
+    mcpEntryGate(state.mcp),
+    mcpNoToolsGate(state.mcp),
+    mcpBearerGate(state.mcp),
+    mcpModeGate(state.mcp, platform),
+    tokenExpiryGate(state),
+    refreshFileGate(state.refresh, state.paths.refresh, platform),
+    projectPinGate(state.pin, state.paths.project),
+    snapshotGate(state.snapshot, state.paths.capabilities, state.now),
+    deviceLockGate(state.lock, state.now),
+    staleCopiesCheck(state.copies),
+  ];
+}
+
+export interface DiagnoseOptions {
+  source: string;
+  env?: NodeJS.ProcessEnv;
+  fix?: boolean;
+  online?: boolean;
+  approveActions?: boolean;
+}
+
+export interface DiagnoseResult {
+  checks: Check[];
+  /** One line per change made by --fix or --approve-actions. */
+  changes: string[];
+}
+
+function envBaseUrl(env: NodeJS.ProcessEnv): string | null {
+  try { return env.AGENTSTACK_BASE_URL?.trim() ? resolveBaseUrl(env) : null; } catch { return null; }
+}
+
+export async function diagnose(options: DiagnoseOptions): Promise<DiagnoseResult> {
+  const env = options.env ?? process.env;
+  const read = () => readLocalState({ env, source: options.source, envBaseUrl: envBaseUrl(env) });
+  let state = read();
+  const changes: string[] = [];
+  if (options.approveActions) {
+    try {
+      const approved = approveSnapshotFile(state.paths.capabilities);
+      changes.push(`approved the capability snapshot ${tilde(state.paths.capabilities)} (${approved.length} new action(s): ${approved.slice(0, 5).join(', ') || 'none pending'})`);
+    } catch (error) {
+      changes.push(`could not approve: ${(error as Error).message}`);
+    }
+  }
+  if (options.fix) changes.push(...(await applySafeFixes(state, { envBaseUrl: envBaseUrl(env) })));
+  if (changes.length) state = read();
+  const checks = localChecks(state);
+  if (options.online) {
+    // Online rows quote the server (who, errors): a credential it echoes back is masked before anyone sees it.
+    const online = await onlineChecks(state, env);
+    checks.push(...online.map((c) => ({ ...c, summary: scrubSecrets(c.summary, [state.bearer]) })));
+  }
+  return { checks, changes };
+}

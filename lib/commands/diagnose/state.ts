@@ -1,0 +1,145 @@
+/**
+ * The thin reader of diagnose-local: gathers this machine's AgentStack state into plain data (no judgement here).
+ * Secrets are read to judge them (expiry, placeholder) and are never copied anywhere but `token.bearer`.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkShippedMcpJson } from '../audit/pluginRules.js';
+import { isProcessAlive, readLockFile } from '../../platform/fs/fileLock.js';
+import { jwtExpiryMs } from '../../agentstack/auth/jwt.js';
+import { bearerOf, normalizeMcpConfig, type McpConfig } from '../../agentstack/mcpJson/entry.js';
+import { readMcpConfigFile } from '../../agentstack/mcpJson/file.js';
+import { cursorPaths, type CursorPaths } from '../../agentstack/server/paths.js';
+import { readRefreshFile } from '../../agentstack/auth/refreshStore.js';
+import { activeCopy, inspectCopies, findInstalls, readManifest, type CopyKind, type CopyReport } from '../../agentstack/plugin/runtimeCopies.js';
+import { CapabilitySnapshotSchema, DeviceLockSchema, type CapabilitySnapshot, type DeviceLock } from '../../schemas/state.js';
+import { fileMode, readTextIfExists } from '../../platform/fs/secureFile.js';
+import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
+
+export interface PluginState {
+  /** The install Cursor most likely loads, or null when none is found. */
+  install: { kind: CopyKind; dir: string } | null;
+  installs: number;
+  manifestPointer: unknown;
+  /** Problems of the install's own mcp.json (URL-only rule); null when it could not be read. */
+  shippedProblems: string[] | null;
+}
+
+export interface McpState {
+  path: string;
+  exists: boolean;
+  /** The reader's message when the file is not valid JSON or not an object. */
+  error: string | null;
+  config: McpConfig | null;
+  mode: number | null;
+  /** The agentstack entry as found (headers included; judged, never printed). */
+  entry: Record<string, unknown> | null;
+  /** True when the manager's normalization would change the entry. */
+  notLean: boolean;
+}
+
+export interface LocalState {
+  now: number;
+  nodeVersion: string;
+  paths: CursorPaths;
+  plugin: PluginState;
+  mcp: McpState;
+  bearer: string | null;
+  jwtExpMs: number | null;
+  refresh: { exists: boolean; mode: number | null; error: string | null; legacy: boolean; expiresAt: string | null };
+  pin: { text: string | null; env: string | null; mode: number | null };
+  snapshot: { exists: boolean; mode: number | null; error: string | null; data: CapabilitySnapshot | null; notFlat: boolean };
+  lock: { exists: boolean; text: string | null; data: DeviceLock | null; pidAlive: boolean };
+  copies: CopyReport[];
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const message = (error: unknown) => (error as Error).message;
+
+export function readPluginState(name: string, env: NodeJS.ProcessEnv): PluginState {
+  const installs = findInstalls(name, env).filter((c) => c.kind !== 'marketplace');
+  const withTimes = installs.map((c) => ({ ...c, version: null, stale: false, differences: [], mtimeMs: statSync(c.dir).mtimeMs }));
+  const install = activeCopy(withTimes);
+  if (!install) return { install: null, installs: 0, manifestPointer: undefined, shippedProblems: null };
+  const manifestPointer = readManifest(install.dir)?.mcpServers;
+  let shippedProblems: string[] | null = null;
+  try {
+    shippedProblems = checkShippedMcpJson(JSON.parse(readFileSync(join(install.dir, 'mcp.json'), 'utf8')));
+  } catch { /* unreadable: reported as such */ }
+  return { install: { kind: install.kind, dir: install.dir }, installs: installs.length, manifestPointer, shippedProblems };
+}
+
+export function readMcpState(path: string, envBaseUrl: string | null): McpState {
+  const base = { path, mode: fileMode(path), entry: null, notLean: false };
+  // The manager's reader: a folder, an unreadable file or broken JSON each get its clear message (file, position).
+  let read: ReturnType<typeof readMcpConfigFile>;
+  try { read = readMcpConfigFile(path); } catch (error) { return { ...base, exists: true, error: message(error), config: null }; }
+  if (read.text === null) return { ...base, exists: false, error: null, config: null };
+  const config: McpConfig = read.config;
+  const servers = config.mcpServers;
+  const entry = isObject(servers) && isObject(servers[MCP_SERVER_KEY]) ? servers[MCP_SERVER_KEY] : null;
+  let notLean = false;
+  try { notLean = normalizeMcpConfig(config, { envBaseUrl }).changed; } catch { notLean = true; }
+  return { ...base, exists: true, error: null, config, entry, notLean };
+}
+
+function readRefreshState(path: string): LocalState['refresh'] {
+  const mode = fileMode(path);
+  try {
+    const stored = readRefreshFile(path);
+    return { exists: mode !== null, mode, error: null, legacy: stored?.legacy === true, expiresAt: stored?.expires_at ?? null };
+  } catch (error) {
+    return { exists: true, mode, error: message(error), legacy: false, expiresAt: null };
+  }
+}
+
+function readSnapshotState(path: string): LocalState['snapshot'] {
+  const mode = fileMode(path);
+  const text = readTextIfExists(path);
+  if (text === null) return { exists: false, mode, error: null, data: null, notFlat: false };
+  let value: unknown;
+  try { value = JSON.parse(text); } catch { return { exists: true, mode, error: 'is not valid JSON', data: null, notFlat: false }; }
+  const parsed = CapabilitySnapshotSchema.safeParse(value);
+  if (parsed.success) return { exists: true, mode, error: null, data: parsed.data, notFlat: false };
+  const notFlat = isObject(value) && 'domains' in value && !Array.isArray(value.actions);
+  return { exists: true, mode, error: notFlat ? 'holds the raw catalog (domains), not the flat action list' : 'does not have the snapshot shape', data: null, notFlat };
+}
+
+function readLockState(path: string): LocalState['lock'] {
+  const text = readTextIfExists(path);
+  if (text === null) return { exists: false, text: null, data: null, pidAlive: false };
+  const raw = readLockFile(path) ?? {};
+  const parsed = DeviceLockSchema.safeParse(raw);
+  const data = parsed.success ? parsed.data : null;
+  return { exists: true, text, data, pidAlive: data ? isProcessAlive(data.pid) : false };
+}
+
+export interface ReadOptions {
+  env?: NodeJS.ProcessEnv;
+  /** The plugin copy this script runs from (caches are compared with it). */
+  source: string;
+  envBaseUrl?: string | null;
+  now?: number;
+}
+
+export function readLocalState(options: ReadOptions): LocalState {
+  const env = options.env ?? process.env;
+  const paths = cursorPaths(env);
+  const mcp = readMcpState(paths.mcpJson, options.envBaseUrl ?? null);
+  const bearer = mcp.config ? bearerOf(mcp.config) : null;
+  const name = readManifest(options.source)?.name;
+  return {
+    now: options.now ?? Date.now(),
+    nodeVersion: process.versions.node,
+    paths,
+    plugin: readPluginState(typeof name === 'string' ? name : MCP_SERVER_KEY, env),
+    mcp,
+    bearer,
+    jwtExpMs: bearer ? jwtExpiryMs(bearer) : null,
+    refresh: readRefreshState(paths.refresh),
+    pin: { text: readTextIfExists(paths.project), env: env.AGENTSTACK_PROJECT_ID?.trim() || null, mode: fileMode(paths.project) },
+    snapshot: readSnapshotState(paths.capabilities),
+    lock: readLockState(paths.deviceLock),
+    copies: inspectCopies(options.source, env),
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * The pre-MCP decision, pure: given the hook input, the capability snapshot and the token's claims, what Cursor
+ * should do with an MCP call.
+ *
+ * The neutral answer is `{}`: no `permission` at all. Cursor's hooks documentation lists `permission` as
+ * allow | deny | ask; `allow` is used in the wild to skip Cursor's own approval prompt (REFERENCE.md §2; hooks that
+ * "auto-approve" a tool return it), so this hook never answers `allow`. An object without `permission` leaves the
+ * decision to Cursor's own rules (and an unreadable answer would fail open to the same place), so it can only ever
+ * narrow what Cursor would otherwise allow: `deny` for what cannot work, `ask` for what the person has not seen.
+ */
+import { CAPS_CLAIM } from '../../agentstack/auth/scopes.js';
+import { ExecuteArgsSchema, type BeforeMcpInput, type ExecuteArgs } from '../../schemas/hooks.js';
+import { isAgentStackServer, isExecuteCall } from './identify.js';
+import { closestActions } from './suggest.js';
+import type { SnapshotRead } from '../../agentstack/snapshot/actionIndex.js';
+
+export interface PreMcpAnswer {
+  permission?: 'deny' | 'ask';
+  user_message?: string;
+  agent_message?: string;
+}
+
+export const NEUTRAL: PreMcpAnswer = Object.freeze({});
+
+export interface PreMcpContext {
+  /** The validated hook input, or null when stdin was not a valid beforeMCPExecution object. */
+  input: BeforeMcpInput | null;
+  /** The snapshot as read (null: not read, treated as missing). */
+  snapshot: SnapshotRead | null;
+  /** Claims of the Bearer in mcp.json (unverified hints), or null. */
+  claims: Record<string, unknown> | null;
+  now: number;
+  /** Base URLs that identify the AgentStack server by url. */
+  knownBaseUrls?: readonly string[];
+  /** Where the plugin lives, to name the approval command. */
+  pluginRoot?: string;
+}
+
+const MAX_NAMED = 5;
+const list = (names: readonly string[]) =>
+  names.slice(0, MAX_NAMED).join(', ') + (names.length > MAX_NAMED ? ` and ${names.length - MAX_NAMED} more` : '');
+
+export type ParsedExecuteArgs = { ok: true; args: ExecuteArgs } | { ok: false; reason: string };
+
+/** Parses `tool_input`: a JSON string (tolerating one level of double encoding) or an object. */
+export function parseExecuteArgs(raw: unknown): ParsedExecuteArgs {
+  let value = raw;
+  for (let depth = 0; typeof value === 'string' && depth < 2; depth++) {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return { ok: false, reason: 'tool_input is not valid JSON' };
+    }
+  }
+  const parsed = ExecuteArgsSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? issue.path.map(String).join('.') : '(root)';
+    return { ok: false, reason: `tool_input has an unexpected shape at ${where}` };
+  }
+  return { ok: true, args: parsed.data };
+}
+
+/** The capabilities the token lists, or null when it lists none (then nothing is checked against them). */
+export function grantedCaps(claims: Record<string, unknown> | null): Set<string> | null {
+  const raw = claims?.[CAPS_CLAIM];
+  if (Array.isArray(raw)) return new Set(raw.filter((c): c is string => typeof c === 'string'));
+  if (typeof raw === 'string') return new Set(raw.split(/\s+/).filter(Boolean));
+  return null;
+}
+
+function approveCommand(pluginRoot?: string): string {
+  return `node ${pluginRoot ? `"${pluginRoot}/scripts/diagnose-local.mjs"` : '<plugin root>/scripts/diagnose-local.mjs'} --approve-actions`;
+}
+
+export function decidePreMcp(ctx: PreMcpContext): PreMcpAnswer {
+  const { input } = ctx;
+  if (!input || !isExecuteCall(input) || !isAgentStackServer(input, ctx.knownBaseUrls ?? [])) return NEUTRAL;
+
+  const parsed = parseExecuteArgs(input.tool_input);
+  if (!parsed.ok) {
+    // Unreadable arguments cannot be checked: `deny` would break every call should Cursor change the encoding,
+    // neutral would let unchecked actions through silently; `ask` keeps the person in the loop.
+    return {
+      permission: 'ask',
+      user_message: `AgentStack could not read this call's arguments (${parsed.reason}), so its actions were not checked. Allow only if you expect this call.`,
+      agent_message: `The AgentStack pre-call check could not parse tool_input (${parsed.reason}). Send {"steps": [{"id", "action", "params"}]} as the arguments.`,
+    };
+  }
+
+  const snapshot = ctx.snapshot;
+  if (!snapshot || snapshot.kind !== 'ok') {
+    const why = snapshot?.kind === 'malformed' ? 'is unreadable' : 'does not exist yet';
+    return {
+      agent_message: `AgentStack's capability snapshot ${why}, so this call was not checked. If AgentStack answers 401 or the call fails, ask the person to sign in with /agentstack-authorize; a new session refreshes the snapshot.`,
+    };
+  }
+  const { index } = snapshot;
+  const caps = grantedCaps(ctx.claims);
+  const unknown: string[] = [];
+  const missing: Array<{ action: string; cap: string }> = [];
+  const unapproved: string[] = [];
+  for (const step of parsed.args.steps) {
+    const action = step.action;
+    if (!index.has(action)) {
+      if (!unknown.includes(action)) unknown.push(action);
+      continue;
+    }
+    const cap = index.capOf(action);
+    if (cap && caps && !caps.has(cap) && !missing.some((m) => m.action === action)) missing.push({ action, cap });
+    if (index.unapproved.has(action) && !unapproved.includes(action)) unapproved.push(action);
+  }
+
+  if (unknown.length) {
+    const hints = unknown.slice(0, MAX_NAMED).map((name) => {
+      const near = closestActions(name, index.names());
+      return near.length ? `"${name}" (closest: ${near.join(', ')})` : `"${name}" (no similar action)`;
+    });
+    return {
+      permission: 'deny',
+      user_message: `AgentStack blocked this call: unknown action ${hints.join('; ')}.`,
+      agent_message: `AgentStack has no action ${hints.join('; ')}. Use an existing action name (the action "actions.list" lists them) and call again.`,
+    };
+  }
+  if (missing.length) {
+    const named = missing.map((m) => `${m.action} needs "${m.cap}"`);
+    const needed = [...new Set(missing.map((m) => m.cap))];
+    return {
+      permission: 'deny',
+      user_message: `AgentStack blocked this call: your token lacks the capability ${needed.map((c) => `"${c}"`).join(', ')} (${list(named)}). Sign in again with a wider scope (/agentstack-login) if you need it.`,
+      agent_message: `AgentStack call blocked: missing capability ${list(named)}. Do not retry; the person can re-login with a scope preset that grants it (/agentstack-login).`,
+    };
+  }
+  if (unapproved.length) {
+    return {
+      permission: 'ask',
+      user_message: `AgentStack: this call uses ${unapproved.length === 1 ? 'an action' : 'actions'} added to the server since you last approved its action list: ${list(unapproved)}. Allow only if you expected this; approve the new list with ${approveCommand(ctx.pluginRoot)}.`,
+      agent_message: `The AgentStack action(s) ${list(unapproved)} appeared since the person last approved the action list; they are asked to confirm this call.`,
+    };
+  }
+  return NEUTRAL;
+}

@@ -1,0 +1,74 @@
+/**
+ * The beforeMCPExecution hook's I/O for execute calls: the files it reads (mcp.json for the Bearer and the server's
+ * url, then the snapshot) and the decision. Runs before every AgentStack call, so only node built-ins, zod/mini and
+ * pure code are in its bundle (no HTTP client, no OAuth client, no MCP SDK).
+ */
+import { DEFAULT_BASE_URL, baseUrlFromMcpUrl, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
+import { decodeJwtClaims } from '../../agentstack/auth/jwt.js';
+import { bearerOf, type McpConfig } from '../../agentstack/mcpJson/entry.js';
+import { readMcpConfigFile } from '../../agentstack/mcpJson/file.js';
+import { cursorPaths } from '../../agentstack/server/paths.js';
+import { BeforeMcpInputSchema } from '../../schemas/hooks.js';
+import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
+import { NEUTRAL, decidePreMcp, parseExecuteArgs, type PreMcpAnswer } from './decide.js';
+import { isAgentStackServer, isExecuteCall } from './identify.js';
+import { readSnapshotIndex } from '../../agentstack/snapshot/actionIndex.js';
+
+export interface RunPreMcpOptions {
+  env?: NodeJS.ProcessEnv;
+  now?: number;
+  pluginRoot?: string;
+  log?: (message: string) => void;
+}
+
+function readConfig(path: string, log: (m: string) => void): McpConfig {
+  try {
+    return readMcpConfigFile(path).config;
+  } catch (error) {
+    log(`cannot read ${path}: ${(error as Error).message}`);
+    return {};
+  }
+}
+
+/** The bases that identify AgentStack by url: the mcp.json entry's, AGENTSTACK_BASE_URL's, the default. */
+export function knownBaseUrls(config: McpConfig, env: NodeJS.ProcessEnv): string[] {
+  const bases = new Set<string>([DEFAULT_BASE_URL]);
+  const servers = config.mcpServers as Record<string, { url?: unknown } | undefined> | undefined;
+  const fromEntry = baseUrlFromMcpUrl(servers?.[MCP_SERVER_KEY]?.url);
+  if (fromEntry) bases.add(fromEntry);
+  try {
+    bases.add(resolveBaseUrl(env));
+  } catch { /* an invalid AGENTSTACK_BASE_URL identifies nothing */ }
+  return [...bases];
+}
+
+/** Checks an execute call (the hook's entry answers every other call itself, before this module is loaded). */
+export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMcpOptions = {}): PreMcpAnswer {
+  const env = options.env ?? process.env;
+  const log = options.log ?? (() => {});
+  const parsed = BeforeMcpInputSchema.safeParse(raw);
+  if (!parsed.success) {
+    log('stdin is not a beforeMCPExecution JSON object; answering neutral');
+    return NEUTRAL;
+  }
+  const input = parsed.data;
+  if (!isExecuteCall(input)) return NEUTRAL;
+
+  const paths = cursorPaths(env);
+  const config = readConfig(paths.mcpJson, log);
+  const bases = knownBaseUrls(config, env);
+  if (!isAgentStackServer(input, bases)) return NEUTRAL;
+  const bearer = bearerOf(config);
+  const parsedArgs = parseExecuteArgs(input.tool_input);
+  const wanted = parsedArgs.ok ? new Set(parsedArgs.args.steps.map((s) => s.action)) : new Set<string>();
+  const answer = decidePreMcp({
+    input,
+    snapshot: readSnapshotIndex(paths.capabilities, wanted),
+    claims: bearer ? decodeJwtClaims(bearer) : null,
+    now: options.now ?? Date.now(),
+    knownBaseUrls: bases,
+    pluginRoot: options.pluginRoot,
+  });
+  if (answer.permission) log(`${answer.permission}: ${answer.agent_message ?? ''}`);
+  return answer;
+}

@@ -1,0 +1,48 @@
+/** The verify checks' one HTTP helper: a bounded request, JSON parsed when it is JSON, failures as values. */
+import { quoteShort } from '../../platform/errors.js';
+import { httpRequest, type HttpResponse } from '../../platform/http.js';
+
+export interface VerifyContext {
+  baseUrl: string;
+  mcpUrl: string;
+  /** Never printed. */
+  bearer?: string;
+  timeoutMs: number;
+}
+
+export type JsonAnswer = { ok: true; res: HttpResponse; json: unknown } | { ok: false; error: string };
+
+export async function requestJson(
+  ctx: VerifyContext,
+  url: string,
+  init: { method?: string; auth?: boolean; headers?: Record<string, string>; body?: string } = {},
+): Promise<JsonAnswer> {
+  const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
+  if (init.auth && ctx.bearer) headers.authorization = `Bearer ${ctx.bearer}`;
+  try {
+    const res = await httpRequest({ url, method: init.method ?? 'GET', headers, body: init.body, timeoutMs: ctx.timeoutMs });
+    let json: unknown = null;
+    try {
+      json = res.text ? (JSON.parse(res.text) as unknown) : null;
+    } catch {
+      json = null;
+    }
+    return { ok: true, res, json };
+  } catch (error) {
+    return { ok: false, error: quoteShort((error as Error).message, 160) };
+  }
+}
+
+/** "HTTP 404" plus an OAuth-style `error` from the body when there is one (never the raw body). */
+export function statusLine(res: HttpResponse, json: unknown): string {
+  const body = json as { error?: unknown; error_description?: unknown } | null;
+  const oauth = body && typeof body.error === 'string' ? ` (${quoteShort(body.error, 40)}${typeof body.error_description === 'string' ? `: ${quoteShort(body.error_description, 80)}` : ''})` : '';
+  return `HTTP ${res.status}${oauth}`;
+}
+
+/** JSON with sorted keys, so two documents compare equal whatever the key order. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}

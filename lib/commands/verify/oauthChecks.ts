@@ -1,0 +1,134 @@
+/**
+ * OAuth discovery as Cursor and the plugin use it: RFC 9728 protected-resource metadata for `<base>/mcp` (with a
+ * matching `resource`), RFC 8414 authorization-server metadata with a device endpoint, what Cursor's Connect button
+ * needs (authorization code + PKCE S256 + dynamic registration), the 401 challenge, and the anti-pattern of a
+ * home-made Connect endpoint under /mcp/.well-known/.
+ */
+import { quoteShort } from '../../platform/errors.js';
+import { fail, pass, warn, type Check } from '../../platform/report.js';
+import { ProtectedResourceMetadataSchema } from '../../schemas/server.js';
+import { requestJson, statusLine, type VerifyContext } from './fetchJson.js';
+
+export const CONNECT_ANTIPATTERN_PATH = '/mcp/.well-known/oauth-authorize';
+
+/** RFC 9728 §3.1: the well-known segment goes between the origin and the resource's path. */
+export function protectedResourceUrls(mcpUrl: string): string[] {
+  const u = new URL(mcpUrl);
+  const path = u.pathname.replace(/\/+$/, '');
+  const root = `${u.origin}/.well-known/oauth-protected-resource`;
+  return path && path !== '/' ? [`${root}${path}`, root] : [root];
+}
+
+/** RFC 8414 §3 first, then the OpenID Connect forms, as the MCP authorization spec orders them. */
+export function authorizationServerUrls(issuer: string): string[] {
+  const u = new URL(issuer);
+  const path = u.pathname.replace(/\/+$/, '');
+  return path && path !== '/'
+    ? [`${u.origin}/.well-known/oauth-authorization-server${path}`, `${u.origin}/.well-known/openid-configuration${path}`, `${u.origin}${path}/.well-known/openid-configuration`]
+    : [`${u.origin}/.well-known/oauth-authorization-server`, `${u.origin}/.well-known/openid-configuration`];
+}
+
+export interface DiscoveryResult {
+  checks: Check[];
+  /** The authorization server's metadata, when found (for Connect readiness). */
+  asMetadata?: Record<string, unknown>;
+}
+
+async function protectedResourceCheck(ctx: VerifyContext): Promise<{ check: Check; issuer?: string }> {
+  const id = 'oauth.protected_resource';
+  const tried: string[] = [];
+  for (const url of protectedResourceUrls(ctx.mcpUrl)) {
+    const answer = await requestJson(ctx, url);
+    if (!answer.ok) {
+      tried.push(`${url}: ${answer.error}`);
+      continue;
+    }
+    if (answer.res.status !== 200) {
+      tried.push(`${new URL(url).pathname}: HTTP ${answer.res.status}`);
+      continue;
+    }
+    const parsed = ProtectedResourceMetadataSchema.safeParse(answer.json);
+    if (!parsed.success) return { check: fail(id, `${url} is not RFC 9728 metadata (no resource string)`, 'serve {resource, authorization_servers}') };
+    const { resource, authorization_servers } = parsed.data;
+    if (resource.replace(/\/+$/, '') !== ctx.mcpUrl.replace(/\/+$/, '')) {
+      return { check: fail(id, `${new URL(url).pathname} says resource ${JSON.stringify(quoteShort(resource, 120))}, not ${ctx.mcpUrl} (RFC 9728 §3.3: clients must reject it)`, `set resource to exactly ${ctx.mcpUrl}`) };
+    }
+    const issuer = authorization_servers?.[0];
+    if (!issuer) return { check: fail(id, `${new URL(url).pathname} names no authorization_servers`, 'list the authorization server issuer in authorization_servers') };
+    return { check: pass(id, `RFC 9728 metadata at ${new URL(url).pathname}: resource ${resource}, authorization server ${quoteShort(issuer, 120)}`), issuer };
+  }
+  return { check: fail(id, `no RFC 9728 protected-resource metadata (${tried.join('; ')})`, `serve it at /.well-known/oauth-protected-resource/mcp: Cursor's Connect and the device login start there`, { tried }) };
+}
+
+async function authorizationServerCheck(ctx: VerifyContext, issuer: string): Promise<{ check: Check; metadata?: Record<string, unknown> }> {
+  const id = 'oauth.as_metadata';
+  const tried: string[] = [];
+  for (const url of authorizationServerUrls(issuer)) {
+    const answer = await requestJson(ctx, url);
+    if (!answer.ok || answer.res.status !== 200 || !answer.json || typeof answer.json !== 'object') {
+      tried.push(`${new URL(url).pathname}: ${answer.ok ? statusLine(answer.res, answer.json) : answer.error}`);
+      continue;
+    }
+    const md = answer.json as Record<string, unknown>;
+    const where = new URL(url).pathname;
+    if (md.issuer !== issuer) return { check: fail(id, `${where} says issuer ${JSON.stringify(quoteShort(md.issuer ?? '', 120))}, not ${issuer} (RFC 8414 §3.3)`, 'make issuer equal the URL named in authorization_servers'), metadata: md };
+    const missing = ['token_endpoint', 'device_authorization_endpoint'].filter((k) => typeof md[k] !== 'string');
+    if (missing.length) return { check: fail(id, `${where} has no ${missing.join(' or ')}: the plugin's device-code sign-in needs it`, 'enable the device authorization grant (RFC 8628) and advertise its endpoint'), metadata: md };
+    return { check: pass(id, `RFC 8414 metadata at ${where}: token and device_authorization endpoints present`), metadata: md };
+  }
+  return { check: fail(id, `no authorization server metadata for ${issuer} (${tried.join('; ')})`, 'serve /.well-known/oauth-authorization-server for the issuer', { tried }) };
+}
+
+/** What Cursor's Connect button needs from the authorization server (REFERENCE §3). */
+export function connectReadinessCheck(md: Record<string, unknown> | undefined): Check {
+  const id = 'oauth.connect_ready';
+  if (!md) return fail(id, 'not ready for Cursor\'s Connect: no authorization server metadata (see oauth.as_metadata)');
+  const list = (k: string) => (Array.isArray(md[k]) ? (md[k] as unknown[]).filter((v): v is string => typeof v === 'string') : null);
+  const missing: string[] = [];
+  if (typeof md.authorization_endpoint !== 'string') missing.push('authorization_endpoint');
+  const responseTypes = list('response_types_supported');
+  if (responseTypes && !responseTypes.includes('code')) missing.push('response type "code"');
+  const grants = list('grant_types_supported');
+  if (grants && !grants.includes('authorization_code')) missing.push('grant authorization_code');
+  if (!list('code_challenge_methods_supported')?.includes('S256')) missing.push('PKCE S256 in code_challenge_methods_supported');
+  if (typeof md.registration_endpoint !== 'string') missing.push('registration_endpoint (dynamic client registration)');
+  if (missing.length) return fail(id, `not ready for Cursor's Connect: missing ${missing.join(', ')}`, 'Connect registers itself as a public client and runs authorization code + PKCE S256');
+  return pass(id, 'ready for Cursor\'s Connect: authorization code, PKCE S256, dynamic registration');
+}
+
+/** An unauthenticated POST /mcp must answer 401 with a WWW-Authenticate pointing at the metadata. */
+async function challengeCheck(ctx: VerifyContext): Promise<Check> {
+  const id = 'oauth.www_authenticate';
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+  const answer = await requestJson(ctx, ctx.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+  if (!answer.ok) return warn(id, `POST /mcp without a token: ${answer.error}`);
+  if (answer.res.status !== 401) return warn(id, `POST /mcp without a token answered HTTP ${answer.res.status}, not 401`, 'answer 401 with WWW-Authenticate: Bearer resource_metadata="…" so Connect can start');
+  const header = answer.res.headers.get('www-authenticate') ?? '';
+  if (!/resource_metadata=/i.test(header)) return warn(id, 'the 401 from /mcp has no WWW-Authenticate resource_metadata', 'add resource_metadata="<base>/.well-known/oauth-protected-resource/mcp" to the challenge');
+  return pass(id, 'POST /mcp without a token: 401 with WWW-Authenticate resource_metadata');
+}
+
+export async function connectAntipatternCheck(ctx: VerifyContext): Promise<Check> {
+  const id = 'oauth.connect_antipattern';
+  const answer = await requestJson(ctx, `${ctx.baseUrl}${CONNECT_ANTIPATTERN_PATH}`);
+  if (answer.ok && answer.res.status < 400) {
+    return warn(id, `${CONNECT_ANTIPATTERN_PATH} answers HTTP ${answer.res.status}: a home-made Connect endpoint Cursor never calls`,
+      'remove it; Connect uses RFC 9728 + RFC 8414 discovery and dynamic registration');
+  }
+  return pass(id, `no home-made Connect endpoint at ${CONNECT_ANTIPATTERN_PATH}`);
+}
+
+export async function oauthChecks(ctx: VerifyContext): Promise<Check[]> {
+  const resource = await protectedResourceCheck(ctx);
+  const checks = [resource.check, await challengeCheck(ctx)];
+  let md: Record<string, unknown> | undefined;
+  if (resource.issuer) {
+    const as = await authorizationServerCheck(ctx, resource.issuer);
+    checks.push(as.check);
+    md = as.metadata;
+  } else {
+    checks.push(fail('oauth.as_metadata', 'not checked: the protected-resource metadata names no authorization server', 'fix oauth.protected_resource first'));
+  }
+  checks.push(connectReadinessCheck(md), await connectAntipatternCheck(ctx));
+  return checks;
+}

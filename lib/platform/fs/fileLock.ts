@@ -1,0 +1,139 @@
+/**
+ * A cross-process lock: a lock file created with O_EXCL holding `{pid, acquired_at}`. A lock whose process is gone,
+ * or that is older than `staleMs`, is broken. Written by hand because the device lock must carry its own JSON payload
+ * (issue #4) and both locks must share one stale-detection rule; lock libraries use mkdir+mtime and cannot.
+ */
+import { readFileSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createExclusive } from './secureFile.js';
+import { PluginError } from '../errors.js';
+
+export function isProcessAlive(pid: unknown): boolean {
+  if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Reads a lock file's JSON, or null when it is missing; `{}` when it holds garbage. */
+export function readLockFile(path: string): Record<string, unknown> | null {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Removes a lock file only if it still holds `expected` (the content judged stale): renames it aside first so two
+ * breakers cannot both remove a fresh lock, and puts back a lock that changed in between.
+ */
+export function breakStaleLock(path: string, expected: string): void {
+  const aside = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.stale`;
+  try {
+    renameSync(path, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  let moved = '';
+  try { moved = readFileSync(aside, 'utf8'); } catch { /* vanished */ }
+  if (moved !== expected) {
+    // Put the live lock back, unless a newer one exists already (createExclusive also works without hard links).
+    try { createExclusive(path, moved); } catch { /* cannot write here: the holder's release will find it gone */ }
+  }
+  try { unlinkSync(aside); } catch { /* already gone */ }
+}
+
+const UNWRITABLE: Record<string, string> = { EACCES: 'permission denied', EPERM: 'permission denied', EROFS: 'read-only file system', ENOSPC: 'disk full', ENOTDIR: 'a parent is not a folder' };
+
+/** createExclusive with a person-readable error when the folder cannot take the lock file. */
+function createLockFile(path: string, payload: string): boolean {
+  try {
+    return createExclusive(path, payload);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new PluginError('io', `Cannot create the lock file ${path} (${UNWRITABLE[code] ?? code}); nothing was changed. Check that the folder is writable.`, { cause: error, details: { path, errno: code } });
+  }
+}
+
+export interface LockOptions {
+  /** How long to wait for the lock before giving up. */
+  timeoutMs?: number;
+  /** A lock older than this is broken even if its process lives (a holder must finish well within it). */
+  staleMs?: number;
+  signal?: AbortSignal;
+}
+
+const EMPTY_LOCK_GRACE_MS = 2_000;
+
+function fileAgeMs(path: string): number {
+  try { return Date.now() - statSync(path).mtimeMs; } catch { return Infinity; }
+}
+
+/**
+ * True for an empty lock file only a moment old: on a file system without hard links its holder creates it, then
+ * writes it, so it is still being written and must not be judged stale yet. `text` is what was read from `path`.
+ */
+export function isBeingWritten(path: string, text: string): boolean {
+  return text === '' && fileAgeMs(path) < EMPTY_LOCK_GRACE_MS;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function acquireLock(path: string, options: LockOptions = {}): Promise<() => void> {
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  const staleMs = options.staleMs ?? 30_000;
+  const deadline = Date.now() + timeoutMs;
+  const payload = JSON.stringify({ pid: process.pid, acquired_at: new Date().toISOString(), nonce: randomBytes(6).toString('hex') });
+  let delay = 5;
+  for (;;) {
+    if (createLockFile(path, payload)) {
+      return () => {
+        try {
+          if (readFileSync(path, 'utf8') === payload) unlinkSync(path);
+        } catch { /* already released or broken */ }
+      };
+    }
+    let text = '';
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      // Gone between our create and this read: try again. Anything else (a folder in its place) will not change.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      throw new PluginError('io', `Cannot use the lock file ${path} (${code}); move it aside, then try again.`, { cause: error, details: { path, errno: code } });
+    }
+    const holder = readLockFile(path) ?? {};
+    const acquiredAt = Date.parse(String(holder.acquired_at ?? ''));
+    const stale = !isBeingWritten(path, text) && (!isProcessAlive(holder.pid) || !Number.isFinite(acquiredAt) || Date.now() - acquiredAt > staleMs);
+    if (stale) {
+      breakStaleLock(path, text);
+      continue;
+    }
+    if (options.signal?.aborted) throw new PluginError('aborted', `Stopped waiting for ${path}`);
+    if (Date.now() >= deadline) throw new PluginError('locked', `Another process holds ${path}; try again in a moment`);
+    await sleep(delay + Math.random() * delay);
+    delay = Math.min(delay * 2, 100);
+  }
+}
+
+export async function withLock<T>(path: string, fn: () => T | Promise<T>, options?: LockOptions): Promise<T> {
+  const release = await acquireLock(path, options);
+  try {
+    return await fn();
+  } finally {
+    release();
+  }
+}
