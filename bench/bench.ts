@@ -148,7 +148,7 @@ async function main() {
   const header = [
     '# Benchmark results', '',
     `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run bench\` on ${cpu.length} x ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}.`,
-    `Whole-process figures are medians of ${RUNS} runs after ${WARMUP} warm-up runs, every command run in turn in each round ("side by side"), as ratios to \`node -e 0\` measured in the same rounds, every process in a table with the same environment. The hooks are timed in this machine's own environment (where NODE_EXTRA_CA_CERTS alone adds ~40 ms to every Node start-up, the baseline's included) and in a minimal one; the other tables use the minimal one. The "floor" row is the least any \`.mjs\` hook can cost: the ES module loader plus reading stdin and writing one line. Budgets from issue #5; the bench never fails on noise.`, '',
+    `Whole-process figures are medians of ${RUNS} runs after ${WARMUP} warm-up runs, every command run in turn in each round ("side by side"), as ratios to \`node -e 0\` measured in the same rounds, every process in a table with the same environment. The hooks are timed in this machine's own environment (where NODE_EXTRA_CA_CERTS alone adds ~40 ms to every Node start-up, the baseline's included) and in a minimal one; the other tables use the minimal one. The "floor" row is the least any \`.mjs\` hook can cost: the ES module loader plus reading stdin and writing one line. the bench never fails on noise.`, '',
   ];
   const text = `${header.join('\n')}\n${out.join('\n')}`;
   writeFileSync(join(ROOT, 'bench/results.md'), text);

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { auditPlugin } from '../commands/audit/auditPlugin.js';
-import { parseCommandLine } from '../platform/cli.js';
+import { parseCommandLine, usageError } from '../platform/cli.js';
 import { exitCodeFor, renderJson, renderTable } from '../platform/report.js';
 import { pluginRootFrom } from '../agentstack/plugin/runtimeCopies.js';
 
@@ -19,10 +19,7 @@ Options:
   allowPositionals: true,
 });
 
-if (positionals.length > 1) {
-  process.stderr.write('audit-cursor-plugin: give at most one DIR\nRun with --help for usage.\n');
-  process.exit(2);
-}
+if (positionals.length > 1) usageError('audit-cursor-plugin', 'give at most one DIR');
 const dir = positionals[0] ? resolve(positionals[0]) : pluginRootFrom(import.meta.url);
 const checks = auditPlugin(dir, { noRebuild: values['no-rebuild'] === true });
 const title = `Cursor plugin audit: ${dir}`;

@@ -1,4 +1,4 @@
-import { parseCommandLine } from '../platform/cli.js';
+import { parseCommandLine, usageError } from '../platform/cli.js';
 import { runDeviceFlow } from '../agentstack/signIn/flow.js';
 import { createReporter } from '../agentstack/signIn/output.js';
 import { PluginError } from '../platform/errors.js';
@@ -38,19 +38,18 @@ Exit codes: 0 signed in (or a sign-in is already running), 1 failed or cancelled
   },
 } as const;
 
-function usageError(message: string): never {
-  process.stderr.write(`device-code: ${message}\nRun with --help for usage.\n`);
-  process.exit(2);
+function usage(message: string): never {
+  return usageError('device-code', message);
 }
 
 function scopesFrom(values: Record<string, unknown>): string {
   if (typeof values.scopes === 'string') {
     const asked = values.scopes.split(/[\s,]+/).filter(Boolean);
-    if (!asked.length) usageError('--scopes needs at least one scope');
+    if (!asked.length) usage('--scopes needs at least one scope');
     return [...new Set([...BASE_SCOPES, ...asked])].join(' ');
   }
   const preset = typeof values['scope-preset'] === 'string' ? values['scope-preset'] : DEFAULT_SCOPE_PRESET;
-  if (!isScopePreset(preset)) usageError(`unknown --scope-preset ${JSON.stringify(preset)} (use full, readonly or builder)`);
+  if (!isScopePreset(preset)) usage(`unknown --scope-preset ${JSON.stringify(preset)} (use full, readonly or builder)`);
   return scopeStringFor(preset);
 }
 
@@ -59,7 +58,7 @@ function pinFrom(values: Record<string, unknown>): number | null | undefined {
   if (typeof values.project !== 'string') return undefined;
   if (values.project.trim().toLowerCase() === 'none') return null;
   const id = parseProjectId(values.project);
-  if (id === null) usageError(`--project must be an integer greater than 1, or "none" (got ${JSON.stringify(values.project.slice(0, 40))}); project 1 is shared and cannot be pinned`);
+  if (id === null) usage(`--project must be an integer greater than 1, or "none" (got ${JSON.stringify(values.project.slice(0, 40))}); project 1 is shared and cannot be pinned`);
   return id;
 }
 

@@ -1,5 +1,5 @@
 import { parseBaseUrl, resolveBaseUrl } from '../agentstack/server/baseUrl.js';
-import { parseCommandLine } from '../platform/cli.js';
+import { parseCommandLine, usageError } from '../platform/cli.js';
 import { isPluginError } from '../platform/errors.js';
 import { cursorPaths } from '../agentstack/server/paths.js';
 import { exitCodeFor, renderJson, renderTable } from '../platform/report.js';
@@ -27,17 +27,16 @@ Options:
   },
 });
 
-function usageError(message: string): never {
-  process.stderr.write(`verify-mcp-surface-e2e: ${message}\nRun with --help for usage.\n`);
-  process.exit(2);
+function usage(message: string): never {
+  return usageError('verify-mcp-surface-e2e', message);
 }
 
-if (values.only !== undefined && values.only !== 'mcp') usageError(`--only accepts only "mcp" (got ${JSON.stringify(String(values.only).slice(0, 40))})`);
+if (values.only !== undefined && values.only !== 'mcp') usage(`--only accepts only "mcp" (got ${JSON.stringify(String(values.only).slice(0, 40))})`);
 let baseUrl: string;
 try {
   baseUrl = typeof values['base-url'] === 'string' ? parseBaseUrl(values['base-url'], '--base-url') : resolveBaseUrl();
 } catch (error) {
-  usageError(isPluginError(error) ? error.message : String(error));
+  usage(isPluginError(error) ? error.message : String(error));
 }
 const tokenEnv = values['token-env'];
 const source = typeof tokenEnv === 'string' ? bearerFromEnv(tokenEnv, process.env) : bearerFromMcpJson(cursorPaths().mcpJson, baseUrl);

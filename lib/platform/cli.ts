@@ -21,8 +21,7 @@ export function parseCommandLine(spec: CommandSpec, argv: string[] = process.arg
       strict: true,
     }) as ParsedCommand;
   } catch (error) {
-    process.stderr.write(`${spec.name}: ${(error as Error).message}\nRun with --help for usage.\n`);
-    process.exit(2);
+    usageError(spec.name, (error as Error).message);
   }
   if (parsed.values.help) {
     process.stdout.write(`${spec.usage.trim()}\n`);
@@ -31,9 +30,8 @@ export function parseCommandLine(spec: CommandSpec, argv: string[] = process.arg
   return parsed;
 }
 
-/** For an entry whose issue has not landed yet: it answers --help with its future usage and refuses to pretend. */
-export function notYetImplemented(spec: CommandSpec): never {
-  parseCommandLine({ ...spec, allowPositionals: true });
-  process.stderr.write(`${spec.name}: not implemented yet in this version; run with --help to see what it will do.\n`);
-  process.exit(1);
+/** Bad usage: one line naming the problem and the hint, on stderr; exit 2. */
+export function usageError(name: string, message: string): never {
+  process.stderr.write(`${name}: ${message}\nRun with --help for usage.\n`);
+  process.exit(2);
 }

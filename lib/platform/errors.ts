@@ -18,8 +18,7 @@ export type PluginErrorCode =
   | 'malformed_file'
   | 'locked'
   | 'io'
-  | 'aborted'
-  | 'usage';
+  | 'aborted';
 
 export class PluginError extends Error {
   readonly code: PluginErrorCode;

@@ -1,5 +1,5 @@
 /**
- * What Cursor sends hooks on stdin (cursor.com/docs/hooks; REFERENCE.md §2). Missing or extra fields are tolerated.
+ * What Cursor sends hooks on stdin (cursor.com/docs/hooks). Missing or extra fields are tolerated.
  */
 import * as z from 'zod/mini';
 

@@ -292,7 +292,7 @@ export async function pollDeviceToken(
   }
 }
 
-export interface RefreshArgs extends RequestOptions {
+export interface RefreshGrantArgs extends RequestOptions {
   tokenEndpoint: string;
   clientId: string;
   clientSecret?: string;
@@ -301,7 +301,7 @@ export interface RefreshArgs extends RequestOptions {
 }
 
 /** The refresh grant. `invalid_grant` means the stored refresh token is dead: clear it and sign in again. */
-export async function refreshAccessToken(args: RefreshArgs): Promise<TokenSet> {
+export async function refreshAccessToken(args: RefreshGrantArgs): Promise<TokenSet> {
   if (!isSafeWebUrl(args.tokenEndpoint)) {
     throw new PluginError('unsafe_url', `The stored token endpoint is not https: ${quoteShort(args.tokenEndpoint, 120)}`);
   }

@@ -22,7 +22,7 @@ export type RefreshOutcome =
   | { kind: 'invalid_grant'; message: string }
   | { kind: 'failed'; message: string };
 
-export interface RefreshArgs {
+export interface TokenRefreshArgs {
   paths: CursorPaths;
   env: NodeJS.ProcessEnv;
   baseUrl: string;
@@ -40,7 +40,7 @@ function readStored(path: string): StoredRefresh | null {
   }
 }
 
-async function refreshNow(args: RefreshArgs, stored: StoredRefresh): Promise<string> {
+async function refreshNow(args: TokenRefreshArgs, stored: StoredRefresh): Promise<string> {
   const now = args.now ?? Date.now;
   const oauth = await import('./oauth.js');
   const timeoutMs = Math.max(500, Math.min(5_000, args.deadline - now() - 300));
@@ -85,7 +85,7 @@ export function refreshBelongsTo(stored: StoredRefresh, baseUrl: string): boolea
   return true;
 }
 
-export async function refreshSingleFlight(args: RefreshArgs): Promise<RefreshOutcome> {
+export async function refreshSingleFlight(args: TokenRefreshArgs): Promise<RefreshOutcome> {
   const now = args.now ?? Date.now;
   const first = readStored(args.paths.refresh);
   if (!first) return { kind: 'no_refresh_token' };

@@ -6,11 +6,12 @@
 import { jwtExpiryMs, decodeJwtClaims } from '../auth/jwt.js';
 import { isRealBearer, type McpConfig } from './entry.js';
 import { MCP_SERVER_KEY } from '../server/toolNames.js';
+import { isObject } from '../../platform/text/isObject.js';
 
-export type GateState = 'unsigned' | 'placeholder' | 'expired' | 'null_caps' | 'ok';
+export type CredentialState = 'unsigned' | 'placeholder' | 'expired' | 'null_caps' | 'ok';
 
-export interface Gate {
-  state: GateState;
+export interface CredentialView {
+  state: CredentialState;
   /** The bare token, when the entry holds a real Bearer. */
   token: string | null;
   claims: Record<string, unknown> | null;
@@ -23,7 +24,6 @@ export interface Gate {
 /** A token this close to expiry is refreshed at session start. */
 export const REFRESH_WINDOW_MS = 120_000;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function header(headers: unknown, name: string): unknown {
   if (!isObject(headers)) return undefined;
@@ -31,17 +31,17 @@ function header(headers: unknown, name: string): unknown {
   return key === undefined ? undefined : headers[key];
 }
 
-export interface GateInput {
+export interface CredentialInput {
   config: McpConfig;
   /** `expires_at` of the refresh file (ISO), used when the token is not a JWT with `exp`. */
   storedExpiresAt?: string | null;
   now: number;
 }
 
-export function classifyCredential({ config, storedExpiresAt, now }: GateInput): Gate {
+export function classifyCredential({ config, storedExpiresAt, now }: CredentialInput): CredentialView {
   const servers = config.mcpServers;
   const entry = isObject(servers) ? servers[MCP_SERVER_KEY] : undefined;
-  const none: Gate = { state: 'unsigned', token: null, claims: null, expiresAtMs: null, apiKey: false };
+  const none: CredentialView = { state: 'unsigned', token: null, claims: null, expiresAtMs: null, apiKey: false };
   if (!isObject(entry)) return none;
   const authorization = header(entry.headers, 'Authorization');
   if (authorization === undefined) {
@@ -63,12 +63,12 @@ export function classifyCredential({ config, storedExpiresAt, now }: GateInput):
 }
 
 /** True when the token should be refreshed now: expired, or expiring within REFRESH_WINDOW_MS. */
-export function needsRefresh(gate: Pick<Gate, 'state' | 'expiresAtMs'>, now: number): boolean {
+export function needsRefresh(gate: Pick<CredentialView, 'state' | 'expiresAtMs'>, now: number): boolean {
   if (gate.state !== 'ok' && gate.state !== 'expired') return false;
   return gate.expiresAtMs !== null && gate.expiresAtMs - now <= REFRESH_WINDOW_MS;
 }
 
 /** The states in which a sign-in is needed (when refresh cannot help). `unsigned` only gets a suggestion. */
-export function needsSignIn(state: GateState): boolean {
+export function needsSignIn(state: CredentialState): boolean {
   return state === 'placeholder' || state === 'expired' || state === 'null_caps';
 }

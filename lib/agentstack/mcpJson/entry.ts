@@ -7,6 +7,7 @@ import { DEFAULT_BASE_URL, baseUrlFromMcpUrl, mcpUrlFor } from '../server/baseUr
 import { PluginError } from '../../platform/errors.js';
 import { decodeJwtClaims } from '../auth/jwt.js';
 import { MCP_SERVER_KEY } from '../server/toolNames.js';
+import { isObject } from '../../platform/text/isObject.js';
 
 export type McpConfig = Record<string, unknown>;
 export interface McpConfigUpdate {
@@ -16,7 +17,6 @@ export interface McpConfigUpdate {
 
 type Json = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `Bearer <token>` with a real token: not empty, not `${...}` interpolation, not the AGENTSTACK_ACCESS_TOKEN placeholder. */
 export function isRealBearer(value: unknown): value is string {

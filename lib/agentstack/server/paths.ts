@@ -37,7 +37,7 @@ export function cursorPaths(env: NodeJS.ProcessEnv = process.env): CursorPaths {
   return out;
 }
 
-/** Where Cursor keeps installed copies of plugins (reported layout; see REFERENCE.md §1). */
+/** Where Cursor keeps installed copies of plugins (`cache/<marketplace>/<plugin>/<commit>/`, `local/<name>/`, `marketplaces/`). */
 export function cursorPluginDirs(env: NodeJS.ProcessEnv = process.env) {
   const plugins = join(cursorDir(env), 'plugins');
   return {

@@ -1,6 +1,6 @@
 /**
  * How the sign-in talks to people and programs. Human text is gh-style (what happened + what next); with `--json`,
- * stdout carries exactly one JSON event per line (issue #4's order and fields) and the human text goes to stderr.
+ * stdout carries exactly one JSON event per line (`device_code`, then `pending`/`slow_down`, then `authorized` or `error`) and the human text goes to stderr.
  * Nothing here ever prints a token: events carry only codes, URLs, counts and times.
  */
 import type { FlowEvent } from './flow.js';
@@ -17,7 +17,6 @@ const JSON_ERROR_CODES: Partial<Record<PluginErrorCode, string>> = {
   timeout: 'network',
   invalid_grant: 'server',
   malformed_file: 'invalid_config',
-  usage: 'invalid_config',
   locked: 'server',
   io: 'invalid_config',
 };

@@ -6,8 +6,8 @@ import { fail, pass, type Check } from '../../platform/report.js';
 import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
 import { checkManifest } from './pluginRules.js';
 import type { JsonDoc, PluginFiles } from './readPlugin.js';
+import { isObject } from '../../platform/text/isObject.js';
 
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const list = (problems: string[]) => problems.join('; ');
 
 function docProblem(doc: JsonDoc): string | null {

@@ -3,6 +3,7 @@
  * schemas/plugin.schema.json) and AgentStack's own rules. Each returns the problems found, worded for a person.
  */
 import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
+import { isObject } from '../../platform/text/isObject.js';
 
 /** The keys Cursor's manifest schema accepts; it rejects any other (additionalProperties: false). */
 export const MANIFEST_KEYS = [
@@ -10,7 +11,6 @@ export const MANIFEST_KEYS = [
   'keywords', 'category', 'tags', 'minClientVersions', 'commands', 'agents', 'skills', 'rules', 'hooks', 'variables', 'mcpServers',
 ] as const;
 
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const isStringOrStrings = (v: unknown) => typeof v === 'string' || (Array.isArray(v) && v.every((s) => typeof s === 'string'));
 const PLACEHOLDER = /\$\{[^}]*\}/;
 

@@ -4,6 +4,7 @@
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { extname, join, posix } from 'node:path';
+import { isObject } from '../../platform/text/isObject.js';
 
 export const IGNORED_DIRS = new Set(['node_modules', '.git', 'test', 'test-output', 'coverage', '.scratch']);
 const BINARY_EXT = new Set(['.png', '.jpg', '.jpeg', '.gif', '.ico', '.webp', '.woff', '.woff2', '.zip', '.gz']);
@@ -62,7 +63,6 @@ function readJsonDoc(dir: string, path: string): JsonDoc {
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const readText = (dir: string, path: string) => readFileSync(join(dir, path), 'utf8');
 
 function isTextFile(dir: string, path: string): boolean {

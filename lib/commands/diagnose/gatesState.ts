@@ -8,7 +8,7 @@ import { fail, pass, warn, type Check } from '../../platform/report.js';
 import { RUN_FIX, SIGN_IN, notChecked, octal, tilde } from './gatesConfig.js';
 import type { LocalState } from './state.js';
 
-/** The hooks refresh a token this close to expiry (issue 5). */
+/** The hooks refresh a token this close to expiry. */
 export const REFRESH_MARGIN_MS = 120_000;
 export const SNAPSHOT_MAX_AGE_MS = 24 * 3600_000;
 

@@ -15,6 +15,7 @@ import { activeCopy, inspectCopies, findInstalls, readManifest, type CopyKind, t
 import { CapabilitySnapshotSchema, DeviceLockSchema, type CapabilitySnapshot, type DeviceLock } from '../../schemas/state.js';
 import { fileMode, readTextIfExists } from '../../platform/fs/secureFile.js';
 import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
+import { isObject } from '../../platform/text/isObject.js';
 
 export interface PluginState {
   /** The install Cursor most likely loads, or null when none is found. */
@@ -53,7 +54,6 @@ export interface LocalState {
   copies: CopyReport[];
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const message = (error: unknown) => (error as Error).message;
 
 export function readPluginState(name: string, env: NodeJS.ProcessEnv): PluginState {

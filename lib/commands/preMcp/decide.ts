@@ -3,7 +3,7 @@
  * should do with an MCP call.
  *
  * The neutral answer is `{}`: no `permission` at all. Cursor's hooks documentation lists `permission` as
- * allow | deny | ask; `allow` is used in the wild to skip Cursor's own approval prompt (REFERENCE.md §2; hooks that
+ * allow | deny | ask; `allow` is used in the wild to skip Cursor's own approval prompt (hooks that
  * "auto-approve" a tool return it), so this hook never answers `allow`. An object without `permission` leaves the
  * decision to Cursor's own rules (and an unreadable answer would fail open to the same place), so it can only ever
  * narrow what Cursor would otherwise allow: `deny` for what cannot work, `ask` for what the person has not seen.

@@ -1,6 +1,6 @@
 /**
  * Which MCP calls are AgentStack `execute` calls. Cursor names a server `user-<key>` for ~/.cursor/mcp.json and
- * `plugin-<plugin>-<key>` for a plugin's own mcp.json (REFERENCE.md §1); some builds send no name at all, only the
+ * `plugin-<plugin>-<key>` for a plugin's own mcp.json; some builds send no name at all, only the
  * server `url`, so the url's base is compared with the bases the plugin knows (the mcp.json entry, the
  * AGENTSTACK_BASE_URL environment variable, the default). Matching widely is safe here: this hook only ever
  * narrows what Cursor allows.

@@ -1,9 +1,9 @@
 /** The status card the session-start hook gives the agent, pure: short, one fact per line, then what to do. */
-import type { GateState } from '../../agentstack/mcpJson/credential.js';
+import type { CredentialState } from '../../agentstack/mcpJson/credential.js';
 
 export interface CardInput {
   serverUrl: string;
-  state: GateState;
+  state: CredentialState;
   apiKey: boolean;
   who: string | null;
   project: string | null;
@@ -17,7 +17,7 @@ export interface CardInput {
   now: number;
 }
 
-const STATE_TEXT: Record<GateState, string> = {
+const STATE_TEXT: Record<CredentialState, string> = {
   ok: 'signed in',
   unsigned: 'not signed in',
   placeholder: 'not signed in (placeholder credential in mcp.json)',

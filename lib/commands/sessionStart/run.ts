@@ -7,7 +7,7 @@
 import { readProjectPin, type ProjectPin } from '../../agentstack/auth/projectPin.js';
 import { resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
 import { quoteShort, type PluginError } from '../../platform/errors.js';
-import { classifyCredential, needsRefresh, needsSignIn, type Gate } from '../../agentstack/mcpJson/credential.js';
+import { classifyCredential, needsRefresh, needsSignIn, type CredentialView } from '../../agentstack/mcpJson/credential.js';
 import { chooseBaseUrl, credentialsBelongTo, normalizeMcpConfig, parseProjectId, type McpConfig } from '../../agentstack/mcpJson/entry.js';
 import { readMcpConfigFile, symlinkNotice, updateMcpConfigFile } from '../../agentstack/mcpJson/file.js';
 import { cursorPaths } from '../../agentstack/server/paths.js';
@@ -63,7 +63,7 @@ async function normalize(path: string, envBaseUrl: string | null, ctx: Ctx): Pro
   }
 }
 
-function project(config: McpConfig, gate: Gate): string | null {
+function project(config: McpConfig, gate: CredentialView): string | null {
   const entry = (config.mcpServers as Record<string, { headers?: Record<string, unknown> }> | undefined)?.[MCP_SERVER_KEY];
   const header = entry?.headers ? Object.entries(entry.headers).find(([k]) => k.toLowerCase() === 'x-project-id')?.[1] : undefined;
   const id = parseProjectId(header) ?? parseProjectId(gate.claims?.project_id);

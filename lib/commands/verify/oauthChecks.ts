@@ -79,7 +79,7 @@ async function authorizationServerCheck(ctx: VerifyContext, issuer: string): Pro
   return { check: fail(id, `no authorization server metadata for ${issuer} (${tried.join('; ')})`, 'serve /.well-known/oauth-authorization-server for the issuer', { tried }) };
 }
 
-/** What Cursor's Connect button needs from the authorization server (REFERENCE §3). */
+/** What Cursor's Connect button needs from the authorization server. */
 export function connectReadinessCheck(md: Record<string, unknown> | undefined): Check {
   const id = 'oauth.connect_ready';
   if (!md) return fail(id, 'not ready for Cursor\'s Connect: no authorization server metadata (see oauth.as_metadata)');

@@ -1,7 +1,7 @@
 /**
  * A cross-process lock: a lock file created with O_EXCL holding `{pid, acquired_at}`. A lock whose process is gone,
  * or that is older than `staleMs`, is broken. Written by hand because the device lock must carry its own JSON payload
- * (issue #4) and both locks must share one stale-detection rule; lock libraries use mkdir+mtime and cannot.
+ * and both locks must share one stale-detection rule; lock libraries use mkdir+mtime and cannot.
  */
 import { readFileSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
