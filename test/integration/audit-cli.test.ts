@@ -37,7 +37,8 @@ describe('audit-cursor-plugin', () => {
       const report = JSON.parse(r.stdout);
       expect(report.ok).toBe(false);
       expect(report.checks.find((c: { id: string }) => c.id === 'mcp.no-$schema').status).toBe('FAIL');
-      expect(report.checks.find((c: { id: string }) => c.id === 'bundles.fresh').summary).toMatch(/no build tooling/);
+      expect(report.checks.find((c: { id: string }) => c.id === 'bundles.fresh').summary).toMatch(/not this repository, so its code is not run/);
+      expect(report.profile).toBe('agentstack');
       expect(r.status).toBe(1);
     } finally {
       dir.cleanup();
