@@ -60,7 +60,7 @@ export function listFiles(dir: string, prefix = ''): string[] {
 
 /** A manifest path (`./commands/`, `assets/logo.png`) as a plain relative path (`commands`, `assets/logo.png`). */
 export function relPath(value: string): string {
-  return posix.normalize(value.replace(/\\/g, '/')).replace(/^\.\/?/, '').replace(/\/$/, '');
+  return posix.normalize(value.replace(/\\/g, '/')).replace(/^\.(\/|$)/, '').replace(/\/$/, '');
 }
 
 /** The bytes of a regular file under `dir` (following a link), or null: missing, not a regular file, or too big. */
