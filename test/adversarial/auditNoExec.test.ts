@@ -1,12 +1,12 @@
 /**
  * A hostile plugin folder. Fault: someone asks us to audit a plugin that carries what looks like our build tooling
  * (build/build.mjs, build/bundles.mjs, node_modules/esbuild) and even calls itself "agentstack", with a build script
- * that writes a marker file when run. Outcome: auditing it never executes any of its code (no marker, the bundles are
- * judged by their banner); only an explicit --rebuild runs a folder's build, which the control case shows would
- * leave the marker.
+ * that writes a marker file when run, or with FIFOs where its files should be. Outcome: auditing it never executes
+ * any of its code (no marker, the bundles are judged by their banner) and never blocks on a FIFO; only an explicit
+ * --rebuild runs a folder's build, which the control case shows would leave the marker.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditPlugin } from '../../lib/commands/audit/auditPlugin.js';
@@ -51,6 +51,19 @@ describe('auditing a folder never runs its code', () => {
     auditPlugin(dir);
     auditPlugin(dir, { profile: 'agentstack' });
     expect(existsSync(marker)).toBe(false);
+  });
+
+  it('a FIFO where plugin.json, mcp.json or the logo should be does not hang the audit', () => {
+    const { dir } = trappedPlugin();
+    for (const f of ['.cursor-plugin/plugin.json', 'mcp.json', 'assets/logo.png']) {
+      rmSync(join(dir, f));
+      execFileSync('mkfifo', [join(dir, f)]);
+    }
+    const r = audit(dir, '--json');
+    expect(r.error).toBeUndefined();
+    const report = JSON.parse(r.stdout);
+    expect(report.checks.find((c: { id: string }) => c.id === 'manifest.keys').summary).toBe('.cursor-plugin/plugin.json is missing');
+    expect(r.status).toBe(1);
   });
 
   it('control: an explicit --rebuild does run the folder\'s build (so the marker would show it)', () => {

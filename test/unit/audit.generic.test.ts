@@ -185,7 +185,7 @@ describe('marketplace faults', () => {
 });
 
 describe('profiles', () => {
-  it('--profile agentstack holds any plugin to AgentStack\'s rules (and a strict rule\'s advice becomes a FAIL)', () => {
+  it('--profile agentstack holds any plugin to AgentStack\'s rules (and the generic advice becomes a FAIL)', () => {
     const dir = folder(hooksRelative());
     const report = auditFolder(dir, { profile: 'agentstack' });
     expect(report.profile).toBe('agentstack');

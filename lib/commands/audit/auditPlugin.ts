@@ -25,13 +25,13 @@ export function profileFor(p: PluginFiles, choice: ProfileChoice = 'auto'): Prof
   return manifestOf(p)?.name === AGENTSTACK_PLUGIN_NAME ? 'agentstack' : 'generic';
 }
 
-/** The rules of a profile that apply to the plugin, run; a strict rule's WARN is a FAIL in the AgentStack profile. */
+/** The rules of a profile that apply to the plugin, run. AgentStack's own plugin follows the advice: a WARN is a FAIL. */
 export function runRules(p: PluginFiles, ctx: AuditContext, rules: readonly AuditRule[] = AUDIT_RULES): Check[] {
   return rules
     .filter((r) => (r.layer === 'generic' || ctx.profile === r.layer) && (!r.appliesTo || r.appliesTo(p)))
     .map((r) => {
       const check = r.run(p, ctx);
-      return r.strict && ctx.profile === 'agentstack' && check.status === 'WARN' ? { ...check, status: 'FAIL' as const } : check;
+      return ctx.profile === 'agentstack' && check.status === 'WARN' ? { ...check, status: 'FAIL' as const } : check;
     });
 }
 

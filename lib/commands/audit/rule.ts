@@ -1,7 +1,7 @@
 /**
  * What an audit rule is. Two layers: `generic` rules hold for any Cursor plugin (FAIL only for what Cursor's
  * validator rejects or what breaks in Cursor, WARN for advice); `agentstack` rules hold AgentStack's plugin to its
- * own contract and run only in that profile, where a `strict` generic rule's advice (WARN) is a FAIL too.
+ * own contract and run only in that profile, where the generic layer's advice (WARN) is a FAIL too.
  */
 import type { Check } from '../../platform/report.js';
 import { isObject } from '../../platform/text/isObject.js';
@@ -23,8 +23,6 @@ export interface AuditContext {
 export interface AuditRule {
   id: string;
   layer: Profile;
-  /** In the AgentStack profile this rule's WARN is a FAIL: our own plugin follows the advice. */
-  strict?: boolean;
   /** When false the rule does not concern this plugin (no MCP server, no hooks…) and shows no row. */
   appliesTo?: (p: PluginFiles) => boolean;
   run: (p: PluginFiles, ctx: AuditContext) => Check;
