@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { bannerEntry, bareImports } from '../../lib/commands/audit/bundleRules.js';
 import { pngSize } from '../../lib/commands/audit/png.js';
-import { findSecretLike } from '../../lib/commands/audit/secretScan.js';
-import { parseFrontmatter } from '../../lib/commands/audit/frontmatter.js';
+import { findSecretLike } from '../../lib/commands/audit/formats/secretScan.js';
+import { parseFrontmatter } from '../../lib/commands/audit/formats/frontmatter.js';
 import { changelogHasVersion } from '../../lib/commands/audit/manifestRules.js';
-import { svgInfo } from '../../lib/commands/audit/svg.js';
+import { svgInfo } from '../../lib/commands/audit/formats/svg.js';
 
 describe('bareImports', () => {
   it('finds package imports, requires and dynamic imports', () => {

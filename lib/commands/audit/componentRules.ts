@@ -4,13 +4,13 @@
  */
 import { posix } from 'node:path';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
-import { parseFrontmatter, stringField } from './frontmatter.js';
-import { readHooks, type HooksRead } from './hooksFile.js';
-import { NAME_PATTERN } from './manifestSchema.js';
+import { parseFrontmatter, stringField } from './formats/frontmatter.js';
+import { readHooks, type HooksRead } from './formats/hooksFile.js';
+import { NAME_PATTERN } from './formats/manifestSchema.js';
 import { pngSize } from './png.js';
 import type { PluginFiles, TextFile } from './readPlugin.js';
 import { docProblem, list } from './rule.js';
-import { svgInfo } from './svg.js';
+import { svgInfo } from './formats/svg.js';
 
 export const hasHooks = (p: PluginFiles) => p.hooksJson !== null;
 

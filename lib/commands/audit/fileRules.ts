@@ -6,7 +6,7 @@ import { fail, pass, warn, type Check } from '../../platform/report.js';
 import { bareImports } from './bundleRules.js';
 import type { PluginFiles } from './readPlugin.js';
 import { list } from './rule.js';
-import { findSecretLike } from './secretScan.js';
+import { findSecretLike } from './formats/secretScan.js';
 
 export const hasBundles = (p: PluginFiles) => p.bundles.length > 0;
 

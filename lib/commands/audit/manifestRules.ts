@@ -4,7 +4,7 @@
  */
 import { fail, pass, warn, type Check } from '../../platform/report.js';
 import { isObject } from '../../platform/text/isObject.js';
-import { fieldProblems, nameProblem, unknownKeys } from './manifestSchema.js';
+import { fieldProblems, nameProblem, unknownKeys } from './formats/manifestSchema.js';
 import type { PluginFiles } from './readPlugin.js';
 import { docProblem, list, manifestOf } from './rule.js';
 

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { countChecks, fail, pass, type Check, type ReportCounts } from '../../platform/report.js';
 import { isObject } from '../../platform/text/isObject.js';
-import { NAME_PATTERN } from './manifestSchema.js';
+import { NAME_PATTERN } from './formats/manifestSchema.js';
 import { MANIFEST_FILE, readJsonDoc, relPath } from './readPlugin.js';
 import { docProblem, list } from './rule.js';
 import type { Profile } from './rule.js';

@@ -4,8 +4,8 @@
  */
 import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
 import { isObject } from '../../platform/text/isObject.js';
-import { readHooks, type HookCommand } from './hooksFile.js';
-import { fieldProblems, nameProblem, unknownKeys } from './manifestSchema.js';
+import { readHooks, type HookCommand } from './formats/hooksFile.js';
+import { fieldProblems, nameProblem, unknownKeys } from './formats/manifestSchema.js';
 
 export function checkManifest(manifest: unknown): string[] {
   if (!isObject(manifest)) return ['plugin.json is not a JSON object'];

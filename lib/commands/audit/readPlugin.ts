@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { extname, join, posix } from 'node:path';
 import { isObject } from '../../platform/text/isObject.js';
-import { PATH_FIELDS } from './manifestSchema.js';
+import { PATH_FIELDS } from './formats/manifestSchema.js';
 
 export const IGNORED_DIRS = new Set(['node_modules', '.git', 'test', 'test-output', 'coverage', '.scratch']);
 const BINARY_EXT = new Set(['.png', '.jpg', '.jpeg', '.gif', '.ico', '.webp', '.woff', '.woff2', '.zip', '.gz']);

@@ -2,7 +2,7 @@
  * Cursor's published plugin manifest schema, field by field: what its validator rejects. Pure; each problem names
  * the field and the form expected. Knows nothing of AgentStack.
  */
-import { isObject } from '../../platform/text/isObject.js';
+import { isObject } from '../../../platform/text/isObject.js';
 
 /** The keys Cursor's manifest schema accepts; it rejects any other (additionalProperties: false). */
 export const MANIFEST_KEYS = [

@@ -3,7 +3,7 @@
  * Which script a command runs: the path after `${CURSOR_PLUGIN_ROOT}/` (anchored), or a `./` path (relative to a
  * working directory Cursor does not document).
  */
-import { isObject } from '../../platform/text/isObject.js';
+import { isObject } from '../../../platform/text/isObject.js';
 
 export interface HookCommand {
   event: string;
