@@ -86,9 +86,9 @@ describe('svgInfo', () => {
 
 describe('parseFrontmatter', () => {
   it('reads strings, quoted strings, booleans, numbers, lists and block scalars', () => {
-    const text = '---\nname: fill-forms\ndescription: "Fill: a form"\nalwaysApply: false\nglobs: ["*.ts", \'*.tsx\']\nlist:\n  - a\n  - "b"\nfolded: >\n  one\n  two\nn: 5\nempty:\n---\nbody';
+    const text = '---\nname: fill-forms # the folder\ndescription: "Fill: a form #1"\nalwaysApply: false\nglobs: ["*.ts", \'*.tsx\']\nlist:\n  - a\n  - "b"\nfolded: >\n  one\n  two\nn: 5\nempty:\n---\nbody';
     expect(parseFrontmatter(text)).toEqual({ kind: 'ok', fields: {
-      name: 'fill-forms', description: 'Fill: a form', alwaysApply: false, globs: ['*.ts', '*.tsx'], list: ['a', 'b'], folded: 'one two', n: 5, empty: null,
+      name: 'fill-forms', description: 'Fill: a form #1', alwaysApply: false, globs: ['*.ts', '*.tsx'], list: ['a', 'b'], folded: 'one two', n: 5, empty: null,
     } });
   });
   it('tells no frontmatter from broken frontmatter', () => {

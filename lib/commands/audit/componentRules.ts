@@ -16,7 +16,7 @@ export const hasHooks = (p: PluginFiles) => p.hooksJson !== null;
 
 function hooksOf(p: PluginFiles): HooksRead & { broken: string | null } {
   const doc = p.hooksJson!;
-  const broken = doc.path.startsWith('plugin.json') ? null : docProblem(doc);
+  const broken = docProblem(doc);
   return broken ? { broken, problems: [], commands: [] } : { broken: null, ...readHooks(doc.value, doc.path) };
 }
 

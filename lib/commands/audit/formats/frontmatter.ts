@@ -12,7 +12,7 @@ const BLOCK = /^---\r?\n([\s\S]*?)\r?\n?---[ \t]*(\r?\n|$)/;
 const KEY_LINE = /^([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$/;
 
 function scalar(raw: string): unknown {
-  const text = raw.replace(/[ \t]+#.*$/, '').trim();
+  const text = /^\s*["']/.test(raw) ? raw.trim() : raw.replace(/[ \t]+#.*$/, '').trim();
   if (/^"(?:[^"\\]|\\.)*"$/.test(text)) {
     try { return JSON.parse(text); } catch { return text.slice(1, -1); }
   }
