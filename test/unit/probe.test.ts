@@ -115,7 +115,7 @@ describe('contract checks', () => {
     const c = callCheck('agentstack.execute', { ok: true, ms: 2, result: { isError: true, structuredContent: { ok: false, results: [{ error: { message: 'system.ping requires capability x' } }] } } });
     expect(c).toMatchObject({ id: 'mcp.call_canonical', status: 'FAIL' });
     expect(c.summary).toContain('requires capability x');
-    expect(callCheck('agentstack.execute', { ok: true, ms: 2, result: { content: [] } }).status).toBe('PASS');
+    expect(callCheck('agentstack.execute', { ok: true, ms: 2, result: { content: [{ type: 'text', text: '{}' }] } }).status).toBe('PASS');
   });
 
   it('session: PASS when held, WARN after a successful re-initialize, FAIL when it expires again', () => {
