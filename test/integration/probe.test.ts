@@ -72,6 +72,33 @@ describe('probe against the reference core', () => {
   });
 });
 
+describe('probe when a response stream closes before its result (Streamable HTTP resumability)', () => {
+  it('resumes with GET + Last-Event-ID after the server\'s retry, instead of waiting out the timeout', async () => {
+    const core = await startCore({ port: 0, faults: { closeCallStream: true, sseRetryMs: 700 } });
+    try {
+      const token = (await core.issueTokens()).access_token;
+      const timeoutMs = 6000;
+      const report = await probeMcpSurface({ mcpUrl: core.mcpUrl, bearer: token, timeoutMs });
+      expect(failures(report.checks)).toEqual([]);
+      expect(statusOf(report.checks, 'mcp.call_alias')).toBe('PASS');
+      expect(statusOf(report.checks, 'mcp.call_canonical')).toBe('PASS');
+      expect(report.checks.find((c) => c.id === 'mcp.resume')).toMatchObject({ status: 'PASS', summary: expect.stringMatching(/resumed it with GET \+ Last-Event-ID \(2 times, HTTP 200\)/) });
+      const resumes = report.exchanges.filter((x) => x.httpMethod === 'GET' && x.sent.lastEventId);
+      expect(resumes.map((x) => [x.status, x.sent.authorization])).toEqual([[200, true], [200, true]]);
+      // Each resume waits the priming event's retry (700 ms), not the SDK default (500 ms) nor the deadline.
+      for (const get of resumes) {
+        const call = [...report.exchanges].reverse().find((x) => x.seq < get.seq && x.rpcMethod === 'tools/call')!;
+        expect(get.atMs - call.atMs).toBeGreaterThanOrEqual(690);
+        expect(get.atMs - call.atMs).toBeLessThan(timeoutMs / 2);
+      }
+      expect(report.durationMs).toBeLessThan(timeoutMs);
+      expect(JSON.stringify(report)).not.toContain(token);
+    } finally {
+      await core.close();
+    }
+  });
+});
+
 describe('probe against a 2026-07-28-only server', () => {
   it('falls back from initialize to server/discover and passes, sending the revision\'s headers', async () => {
     const server = await startStatelessServer();

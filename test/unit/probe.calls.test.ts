@@ -1,6 +1,7 @@
 /** The probe's side-effect policy and what counts as a tool answer: pure decisions, no server. */
 import { describe, expect, it } from 'vitest';
-import { authFailureCheck, callCheck, callSkippedCheck } from '../../lib/agentstack/probe/checks.js';
+import { authFailureCheck, callCheck, callSkippedCheck, resumeCheck } from '../../lib/agentstack/probe/checks.js';
+import { recordingFetch } from '../../lib/agentstack/probe/recordingFetch.js';
 import { toolsToCall } from '../../lib/agentstack/probe/callPolicy.js';
 import { inspectTool } from '../../lib/agentstack/probe/toolsList.js';
 import type { ToolsWalk } from '../../lib/agentstack/probe/types.js';
@@ -72,5 +73,31 @@ describe('a 401/403 says whether a Bearer was sent', () => {
     expect(authFailureCheck(401, true, url)!.summary).toMatch(/401 although a Bearer was sent/);
     expect(authFailureCheck(401, false, url)!.summary).toMatch(/401: no Bearer was sent/);
     expect(authFailureCheck(500, false, url)).toBeNull();
+  });
+});
+
+describe('a resumed response stream', () => {
+  const get = (seq: number, status: number | undefined, lastEventId?: string) =>
+    ({ seq, httpMethod: 'GET', url: 'u', sent: { authorization: true, ...(lastEventId ? { lastEventId } : {}) }, ...(status ? { status } : {}), durationMs: 1, atMs: seq * 10 });
+
+  it('no row when nothing was resumed (the standalone GET stream is not a resume)', () => {
+    expect(resumeCheck([get(1, 405)])).toBeNull();
+  });
+
+  it('PASS when the GET with Last-Event-ID was answered, FAIL when every resume was refused', () => {
+    expect(resumeCheck([get(1, 200, '3.abc')])).toMatchObject({ id: 'mcp.resume', status: 'PASS' });
+    expect(resumeCheck([get(1, 405, '3.abc'), get(2, 405, '3.abc')])).toMatchObject({ status: 'FAIL', summary: expect.stringMatching(/HTTP 405/) });
+  });
+
+  it('the recorder answers the standalone GET itself but lets a resume through, noting Last-Event-ID', async () => {
+    const seen: string[] = [];
+    const recorder = recordingFetch((async (_input: unknown, init?: RequestInit) => {
+      seen.push(new Headers(init?.headers).get('last-event-id') ?? 'none');
+      return new Response('', { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    }) as typeof fetch);
+    expect((await recorder.fetch('http://127.0.0.1/mcp', { method: 'GET' })).status).toBe(405);
+    expect((await recorder.fetch('http://127.0.0.1/mcp', { method: 'GET', headers: { 'last-event-id': '7.s' } })).status).toBe(200);
+    expect(seen).toEqual(['7.s']);
+    expect(recorder.exchanges.map((x) => x.sent.lastEventId ?? null)).toEqual([null, '7.s']);
   });
 });

@@ -128,7 +128,7 @@ describe('contract checks', () => {
   });
 
   it('terminate: 200 and 405 pass, other answers warn', () => {
-    const del = (status: number) => [{ seq: 1, httpMethod: 'DELETE', url: 'u', sent: { authorization: true }, status, durationMs: 1 }];
+    const del = (status: number) => [{ seq: 1, httpMethod: 'DELETE', url: 'u', sent: { authorization: true }, status, durationMs: 1, atMs: 0 }];
     expect(terminateCheck('legacy', { terminated: true }, del(200)).status).toBe('PASS');
     expect(terminateCheck('legacy', { terminated: true }, del(405)).status).toBe('PASS');
     expect(terminateCheck('legacy', { terminated: false, error: 'x' }, del(500)).status).toBe('WARN');

@@ -176,6 +176,20 @@ export function sessionCheck(era: Era, sessionId: string | undefined, events: re
   return pass('mcp.session', sessionId ? `session ${maskSecret(sessionId)} held for the whole probe` : 'stateless server (no Mcp-Session-Id); nothing to expire');
 }
 
+/** Only when the transport resumed a response stream (GET with Last-Event-ID): how that went. */
+export function resumeCheck(exchanges: readonly Exchange[]): Check | null {
+  const resumes = exchanges.filter((x) => x.httpMethod === 'GET' && x.sent.lastEventId !== undefined);
+  if (!resumes.length) return null;
+  const refused = resumes.filter((x) => x.status === undefined || x.status >= 300);
+  const details = { resumes: resumes.map((x) => ({ seq: x.seq, atMs: x.atMs, status: x.status ?? null, lastEventId: x.sent.lastEventId })) };
+  if (refused.length === resumes.length) {
+    const first = refused[0]!;
+    return fail('mcp.resume', `a response stream closed before its result; resuming it with GET + Last-Event-ID failed (${first.status ? `HTTP ${first.status}` : first.error ?? 'no answer'})`,
+      'keep response streams open until their result, or answer GET with Last-Event-ID from an event store (Streamable HTTP resumability)', details);
+  }
+  return pass('mcp.resume', `a response stream closed before its result; resumed it with GET + Last-Event-ID (${resumes.length} time${resumes.length === 1 ? '' : 's'}, HTTP ${resumes.find((x) => x.status !== undefined && x.status < 300)?.status})`, details);
+}
+
 export function terminateCheck(era: Era, closed: { terminated: boolean; error?: string }, exchanges: readonly Exchange[]): Check {
   if (era === 'modern') return pass('mcp.terminate', `nothing to end (${MODERN_PROTOCOL} is stateless)`);
   const del = [...exchanges].reverse().find((x) => x.httpMethod === 'DELETE');

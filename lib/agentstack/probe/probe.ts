@@ -10,7 +10,7 @@ import { isPluginError } from '../../platform/errors.js';
 import { boundedFetch, DEFAULT_TIMEOUT_MS } from '../../platform/http.js';
 import { fail, type Check } from '../../platform/report.js';
 import {
-  actionsUrlCheck, authFailureCheck, callCheck, callSkippedCheck, initializeCheck, serverIconsCheck, sessionCheck, singleToolCheck, terminateCheck,
+  actionsUrlCheck, authFailureCheck, callCheck, callSkippedCheck, initializeCheck, resumeCheck, serverIconsCheck, sessionCheck, singleToolCheck, terminateCheck,
   toolIconsCheck, toolNameDotCheck, toolsListCheck, type CallOutcome,
 } from './checks.js';
 import { toolsToCall } from './callPolicy.js';
@@ -71,7 +71,7 @@ function firstExchange(exchanges: readonly Exchange[], rpcMethod: string): Excha
 export async function probeMcpSurface(options: ProbeOptions): Promise<ProbeReport> {
   const started = performance.now();
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const recorder = recordingFetch(options.fetch ?? boundedFetch({ timeoutMs }));
+  const recorder = recordingFetch(options.fetch ?? boundedFetch({ timeoutMs, streamEventStreams: true }));
   const report: ProbeReport = { mcpUrl: options.mcpUrl, checks: [], exchanges: recorder.exchanges, events: [], durationMs: 0 };
   const finish = () => {
     report.durationMs = Math.round(performance.now() - started);
@@ -118,6 +118,8 @@ export async function probeMcpSurface(options: ProbeOptions): Promise<ProbeRepor
   const calls = toolsToCall(walk);
   if (calls.reason) report.checks.push(...callSkippedCheck(calls.reason));
   for (const name of calls.names) report.checks.push(callCheck(name, await callTool(connection, name)));
+  const resumed = resumeCheck(recorder.exchanges);
+  if (resumed) report.checks.push(resumed);
   report.checks.push(sessionCheck(connection.era, connection.sessionId, report.events));
   const closed = await connection.close();
   report.checks.push(terminateCheck(connection.era, closed, recorder.exchanges));
