@@ -129,6 +129,13 @@ describe('verify-mcp-surface-e2e against the reference core', () => {
     expect(check(o, 'rest.tools_parity').fix).toBe('serve the REST mirrors from the same tool rows as tools/list');
   });
 
+  it('oauth.connect_ready runs the registration Connect sends: a registration endpoint that fails makes it FAIL', async () => {
+    const clean = await verifyAgainst({});
+    expect(check(clean, 'oauth.connect_ready')).toMatchObject({ status: 'PASS', summary: expect.stringMatching(/registered a public client with the advertised scopes \(9\)/) });
+    const o = await verifyAgainst({ endpointFaults: { registration: { kind: '5xx' } } });
+    expect(check(o, 'oauth.connect_ready')).toMatchObject({ status: 'FAIL', summary: expect.stringMatching(/registering a public client with the advertised scopes \(9\) answered HTTP 503/) });
+  });
+
   it('noDiscovery: RFC 9728 metadata missing FAILs, and Connect is not ready', async () => {
     const o = await verifyAgainst({ noDiscovery: true });
     expect(failed(o)).toEqual(['oauth.protected_resource', 'oauth.as_metadata', 'oauth.connect_ready']);

@@ -8,6 +8,7 @@ import { isSafeWebUrl } from '../../agentstack/server/baseUrl.js';
 import { quoteShort } from '../../platform/errors.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
 import { ProtectedResourceMetadataSchema } from '../../schemas/server.js';
+import { connectRegistrationCheck } from './connectCheck.js';
 import { requestJson, statusLine, type VerifyContext } from './fetchJson.js';
 
 export const CONNECT_ANTIPATTERN_PATH = '/mcp/.well-known/oauth-authorize';
@@ -35,7 +36,7 @@ export interface DiscoveryResult {
   asMetadata?: Record<string, unknown>;
 }
 
-async function protectedResourceCheck(ctx: VerifyContext): Promise<{ check: Check; issuer?: string }> {
+async function protectedResourceCheck(ctx: VerifyContext): Promise<{ check: Check; issuer?: string; scopes?: string[] }> {
   const id = 'oauth.protected_resource';
   const tried: string[] = [];
   for (const url of protectedResourceUrls(ctx.mcpUrl)) {
@@ -59,7 +60,7 @@ async function protectedResourceCheck(ctx: VerifyContext): Promise<{ check: Chec
     if (!isSafeWebUrl(issuer)) {
       return { check: fail(id, `${new URL(url).pathname} names the authorization server ${JSON.stringify(quoteShort(issuer, 120))}, which is not a valid https URL`, 'list the issuer as an absolute https URL in authorization_servers') };
     }
-    return { check: pass(id, `RFC 9728 metadata at ${new URL(url).pathname}: resource ${resource}, authorization server ${quoteShort(issuer, 120)}`), issuer };
+    return { check: pass(id, `RFC 9728 metadata at ${new URL(url).pathname}: resource ${resource}, authorization server ${quoteShort(issuer, 120)}`), issuer, ...(parsed.data.scopes_supported ? { scopes: parsed.data.scopes_supported } : {}) };
   }
   return { check: fail(id, `no RFC 9728 protected-resource metadata (${tried.join('; ')})`, `serve it at /.well-known/oauth-protected-resource/mcp: Cursor's Connect and the device login start there`, { tried }) };
 }
@@ -144,6 +145,8 @@ export async function oauthChecks(ctx: VerifyContext): Promise<Check[]> {
   } else {
     checks.push(fail('oauth.as_metadata', 'not checked: the protected-resource metadata names no authorization server', 'fix oauth.protected_resource first'));
   }
-  checks.push(connectReadinessCheck(md), await connectAntipatternCheck(ctx));
+  const ready = connectReadinessCheck(md);
+  // Metadata is necessary, not sufficient: the registration Connect sends is run too (see connectCheck.ts).
+  checks.push(ready.status === 'PASS' && md ? await connectRegistrationCheck(ctx, md.registration_endpoint as string, resource.scopes) : ready, await connectAntipatternCheck(ctx));
   return checks;
 }
