@@ -48,5 +48,5 @@ export async function connectRegistrationCheck(ctx: VerifyContext, registrationE
     return fail(ID, `not ready for Cursor's Connect: the registration answered HTTP ${answer.res.status} without a client_id`, 'answer RFC 7591 registration with the new client_id');
   }
   await deleteRegistration(ctx, registrationEndpoint, body);
-  return pass(ID, `ready for Cursor's Connect: metadata offers authorization code + PKCE S256, and registered a public client with ${asked} (client ${quoteShort(body.client_id, 12)}…); the browser sign-in is not run here`);
+  return pass(ID, `ready for Cursor's Connect: metadata offers authorization code + PKCE S256, and registered a public client with ${asked} (client ${quoteShort(body.client_id, 12)}); the browser sign-in is not run here`);
 }
