@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { authFailureCheck, callCheck, callSkippedCheck, resumeCheck } from '../../lib/agentstack/probe/checks.js';
 import { recordingFetch } from '../../lib/agentstack/probe/recordingFetch.js';
 import { toolsToCall } from '../../lib/agentstack/probe/callPolicy.js';
+import { describeWithBearer } from '../../lib/agentstack/probe/describeError.js';
 import { inspectTool } from '../../lib/agentstack/probe/toolsList.js';
 import type { ToolsWalk } from '../../lib/agentstack/probe/types.js';
 
@@ -99,5 +100,14 @@ describe('a resumed response stream', () => {
     expect((await recorder.fetch('http://127.0.0.1/mcp', { method: 'GET', headers: { 'last-event-id': '7.s' } })).status).toBe(200);
     expect(seen).toEqual(['7.s']);
     expect(recorder.exchanges.map((x) => x.sent.lastEventId ?? null)).toEqual([null, '7.s']);
+  });
+});
+
+describe('a 401/403 after initialize says whether a Bearer was sent too', () => {
+  it('words tools/list and tools/call failures by the Bearer', () => {
+    const forbidden = Object.assign(new Error('Streamable HTTP error: Error POSTing to endpoint: {"error":"forbidden"}'), { code: 403 });
+    expect(describeWithBearer(forbidden, false)).toBe('HTTP 403 (forbidden) to a request without a Bearer');
+    expect(describeWithBearer(forbidden, true)).toBe('HTTP 403 (forbidden) although a Bearer was sent');
+    expect(describeWithBearer(Object.assign(new Error('Streamable HTTP error: x'), { code: 500 }), false)).toBe('HTTP 500');
   });
 });

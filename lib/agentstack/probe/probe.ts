@@ -14,7 +14,7 @@ import {
   toolIconsCheck, toolNameDotCheck, toolsListCheck, type CallOutcome,
 } from './checks.js';
 import { toolsToCall } from './callPolicy.js';
-import { describeError, httpStatusOf } from './describeError.js';
+import { describeError, describeWithBearer, httpStatusOf } from './describeError.js';
 import { recordingFetch } from './recordingFetch.js';
 import { connectLegacy, type ConnectOptions, type McpConnection } from './session.js';
 import { connectModern } from './stateless.js';
@@ -54,13 +54,13 @@ async function connect(options: ConnectOptions, hadBearer: boolean): Promise<Mcp
   }
 }
 
-async function callTool(connection: McpConnection, name: string): Promise<CallOutcome> {
+async function callTool(connection: McpConnection, name: string, hadBearer: boolean): Promise<CallOutcome> {
   const start = performance.now();
   try {
     const result = await connection.request('tools/call', { name, arguments: PING_ARGUMENTS }, `tools/call ${name}`);
     return { ok: true, result, ms: performance.now() - start };
   } catch (error) {
-    return { ok: false, error: describeError(error), ms: performance.now() - start };
+    return { ok: false, error: describeWithBearer(error, hadBearer), ms: performance.now() - start };
   }
 }
 
@@ -107,7 +107,7 @@ export async function probeMcpSurface(options: ProbeOptions): Promise<ProbeRepor
       options.maxPages ?? DEFAULT_MAX_PAGES,
     );
   } catch (error) {
-    report.checks.push(fail('mcp.tools_list', `tools/list failed: ${describeError(error)}`, 'the server must answer tools/list'));
+    report.checks.push(fail('mcp.tools_list', `tools/list failed: ${describeWithBearer(error, Boolean(options.bearer))}`, 'the server must answer tools/list'));
   }
   if (walk) {
     report.tools = walk.rows;
@@ -117,7 +117,7 @@ export async function probeMcpSurface(options: ProbeOptions): Promise<ProbeRepor
   }
   const calls = toolsToCall(walk);
   if (calls.reason) report.checks.push(...callSkippedCheck(calls.reason));
-  for (const name of calls.names) report.checks.push(callCheck(name, await callTool(connection, name)));
+  for (const name of calls.names) report.checks.push(callCheck(name, await callTool(connection, name, Boolean(options.bearer))));
   const resumed = resumeCheck(recorder.exchanges);
   if (resumed) report.checks.push(resumed);
   report.checks.push(sessionCheck(connection.era, connection.sessionId, report.events));
