@@ -19,6 +19,8 @@ const HELP = `Usage: npm run dev-core -- [options]
   --no-discovery  --no-refresh-tokens  --no-icons  --bad-icon  --actions-count-mismatch
   --connect-stub           serve a home-made Connect page at /mcp/.well-known/oauth-authorize
   --rest-tools-drift       GET /mcp/tools and /mcp/tools/list differ from JSON-RPC tools/list
+  --close-call-stream      tools/call closes its SSE stream before the result (clients resume with Last-Event-ID)
+  --sse-retry-ms N         the retry (ms) sent in the priming event of each MCP response stream
   --verbose                log core errors
 Routes: ${ROUTE_NAMES.join(', ')}`;
 
@@ -42,6 +44,8 @@ const OPTIONS = {
   'actions-count-mismatch': { type: 'boolean' },
   'connect-stub': { type: 'boolean' },
   'rest-tools-drift': { type: 'boolean' },
+  'close-call-stream': { type: 'boolean' },
+  'sse-retry-ms': { type: 'string' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -91,6 +95,9 @@ if (values['bad-icon']) faults.badIcon = true;
 if (values['actions-count-mismatch']) faults.actionsCountMismatch = true;
 if (values['connect-stub']) faults.connectStub = true;
 if (values['rest-tools-drift']) faults.restToolsDrift = true;
+if (values['close-call-stream']) faults.closeCallStream = true;
+const retry = int('sse-retry-ms', values['sse-retry-ms']);
+if (retry !== undefined) faults.sseRetryMs = retry;
 for (const spec of values.fault ?? []) {
   const m = /^([a-z_]+)=(5xx|hang|reset|malformed|oversized)(?::(\d+))?$/.exec(spec);
   if (!m || !ROUTE_NAMES.includes(m[1] as RouteName)) {

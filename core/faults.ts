@@ -64,6 +64,13 @@ export interface CoreFaults {
   connectStub: boolean;
   /** GET /mcp/tools and /mcp/tools/list serve stale rows (other description, no icons) unlike JSON-RPC tools/list. */
   restToolsDrift: boolean;
+  /**
+   * tools/call closes its SSE response stream before the result (after the priming event), so the client must
+   * resume with GET + Last-Event-ID to get it; a number closes only that many calls.
+   */
+  closeCallStream: boolean | number;
+  /** The `retry` (ms) of the priming event on each response stream of sessions opened while it is set; null = none. */
+  sseRetryMs: number | null;
 }
 
 export function defaultFaults(): CoreFaults {
@@ -85,6 +92,8 @@ export function defaultFaults(): CoreFaults {
     actionsCountMismatch: false,
     connectStub: false,
     restToolsDrift: false,
+    closeCallStream: false,
+    sseRetryMs: null,
   };
 }
 

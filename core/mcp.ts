@@ -1,4 +1,7 @@
-/** MCP over Streamable HTTP: one SDK `Server` + transport per session, on plain node:http. */
+/**
+ * MCP over Streamable HTTP: one SDK `Server` + transport per session, on plain node:http. Response streams are
+ * resumable (an event store per session): a client whose stream closes early resumes with GET + Last-Event-ID.
+ */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -7,6 +10,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, isI
 import { isExecuteTool } from '../lib/agentstack/server/toolNames.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { VerifiedCaller } from './auth.js';
+import { SessionEventStore } from './eventStore.js';
 import { HttpError, readJson, sendJson } from './http.js';
 import { executeSteps, type Step } from './registry.js';
 import type { CoreState } from './state.js';
@@ -69,6 +73,15 @@ export class McpSessions {
     await Promise.allSettled(all.map((s) => s.transport.close()));
   }
 
+  /** Whether this tools/call closes its stream early (the `closeCallStream` fault), counting down a number. */
+  private takeCloseCallStream(): boolean {
+    const faults = this.state.faults;
+    if (faults.closeCallStream === true) return true;
+    if (typeof faults.closeCallStream !== 'number' || faults.closeCallStream <= 0) return false;
+    faults.closeCallStream -= 1;
+    return true;
+  }
+
   private createServer(): Server {
     const state = this.state;
     const icons = iconsFor(state);
@@ -85,6 +98,10 @@ export class McpSessions {
         return { content: [{ type: 'text' as const, text: `Call agentstack.execute with {steps:[{id, action, params}]}. Catalog: ${state.baseUrl}/mcp/actions` }] };
       }
       if (!isExecuteTool(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      if (extra.closeSSEStream && this.takeCloseCallStream()) {
+        extra.closeSSEStream();
+        await new Promise((resolve) => setTimeout(resolve, 50)); // the result is stored while the client is away
+      }
       const parsed = parseSteps(args);
       if (typeof parsed === 'string') return toolError(parsed);
       const outcome = executeSteps(parsed.steps, parsed.options, caller, state.store);
@@ -141,6 +158,8 @@ export class McpSessions {
       const server = this.createServer();
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
+        eventStore: new SessionEventStore(),
+        ...(this.state.faults.sseRetryMs !== null ? { retryInterval: this.state.faults.sseRetryMs } : {}),
         onsessioninitialized: (id) => {
           this.sessions.set(id, { transport, server, expired: false });
         },

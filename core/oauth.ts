@@ -57,7 +57,9 @@ export function createProvider(state: CoreState, signingJwk: Record<string, unkn
     responseTypes: ['code', 'none'],
     clientDefaults: { grant_types: ['authorization_code'], id_token_signed_response_alg: 'ES256', response_types: ['code'], token_endpoint_auth_method: 'none' },
     enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
-    scopes: [...BASE_SCOPES],
+    // Every advertised scope is a known scope, so dynamic registration accepts a client's `scope` naming any of them
+    // (oidc-provider checks registered scopes against this list; capability scopes still go to the /mcp resource).
+    scopes: ALL_SCOPES,
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     async findAccount(_ctx: unknown, id: string) {
       const account = accountById(id);

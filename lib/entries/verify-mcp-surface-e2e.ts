@@ -4,7 +4,7 @@ import { isPluginError } from '../platform/errors.js';
 import { cursorPaths } from '../agentstack/server/paths.js';
 import { exitCodeFor, renderJson, renderTable } from '../platform/report.js';
 import { bearerFromEnv, bearerFromMcpJson } from '../commands/verify/bearerSource.js';
-import { runVerify } from '../commands/verify/runVerify.js';
+import { runVerify, settledVerify } from '../commands/verify/runVerify.js';
 
 const { values } = parseCommandLine({
   name: 'verify-mcp-surface-e2e',
@@ -40,11 +40,13 @@ try {
 }
 const tokenEnv = values['token-env'];
 const source = typeof tokenEnv === 'string' ? bearerFromEnv(tokenEnv, process.env) : bearerFromMcpJson(cursorPaths().mcpJson, baseUrl);
-const { checks, probe } = await runVerify({ baseUrl, ...(source.bearer ? { bearer: source.bearer } : {}), ...(values.only === 'mcp' ? { only: 'mcp' as const } : {}) });
-const all = [source.check, ...checks];
+// Whatever happens, one report (with --json: exactly one JSON document) and an exit code.
+const result = await settledVerify(() => runVerify({ baseUrl, ...(source.bearer ? { bearer: source.bearer } : {}), ...(values.only === 'mcp' ? { only: 'mcp' as const } : {}) }));
+const { probe } = result;
+const all = [source.check, ...result.checks];
 const title = `AgentStack MCP surface: ${baseUrl}`;
 if (values.json) {
-  process.stdout.write(renderJson(title, all, { baseUrl, era: probe.era ?? null, protocolVersion: probe.protocolVersion ?? null, durationMs: probe.durationMs, exchanges: probe.exchanges, events: probe.events }));
+  process.stdout.write(renderJson(title, all, { baseUrl, era: probe?.era ?? null, protocolVersion: probe?.protocolVersion ?? null, durationMs: probe?.durationMs ?? null, exchanges: probe?.exchanges ?? [], events: probe?.events ?? [] }));
 } else {
   process.stdout.write(renderTable(title, all));
 }

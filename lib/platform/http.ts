@@ -107,11 +107,25 @@ export function parseJson<T>(res: HttpResponse, schema: { safeParse(v: unknown):
   return parsed.data;
 }
 
+/** A body stream that errors once more than `maxBytes` went through it. */
+function cappedStream(body: ReadableStream<Uint8Array>, maxBytes: number, url: string): ReadableStream<Uint8Array> {
+  let total = 0;
+  return body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      total += chunk.byteLength;
+      if (total > maxBytes) controller.error(new PluginError('invalid_response', `Response from ${url} is larger than ${maxBytes} bytes; refused`));
+      else controller.enqueue(chunk);
+    },
+  }));
+}
+
 /**
  * A `fetch` for libraries (oauth4webapi's customFetch, the MCP SDK's transport): same proxy, deadline, body cap and
- * no-redirect rule as `httpRequest`. The body is buffered, so it must not be used for long-lived event streams.
+ * no-redirect rule as `httpRequest`. The body is buffered, unless `streamEventStreams` is set and the response is
+ * `text/event-stream`: then it is handed over as it arrives (still capped, still cut at the deadline), so a client
+ * can act on each event of a stream the server keeps open.
  */
-export function boundedFetch(options: { timeoutMs?: number; maxBytes?: number } = {}): typeof fetch {
+export function boundedFetch(options: { timeoutMs?: number; maxBytes?: number; streamEventStreams?: boolean } = {}): typeof fetch {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   return (async (input: string | URL | Request, init?: RequestInit) => {
@@ -124,9 +138,13 @@ export function boundedFetch(options: { timeoutMs?: number; maxBytes?: number } 
         signal,
         dispatcher: dispatcher(),
       } as Parameters<typeof undiciFetch>[1]);
+      const headers = res.headers as unknown as Headers;
+      if (options.streamEventStreams && res.body && /^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '')) {
+        return new Response(cappedStream(res.body as ReadableStream<Uint8Array>, maxBytes, url), { status: res.status, statusText: res.statusText, headers });
+      }
       const bytes = await readCapped(res.body as ReadableStream<Uint8Array> | null, maxBytes, url);
       const noBody = res.status === 204 || res.status === 304;
-      return new Response(noBody ? null : bytes, { status: res.status, statusText: res.statusText, headers: res.headers as unknown as Headers });
+      return new Response(noBody ? null : bytes, { status: res.status, statusText: res.statusText, headers });
     } catch (error) {
       throw describeFailure(error, url, timeoutMs, init?.signal ?? undefined);
     }

@@ -183,6 +183,28 @@ describe('MCP faults', () => {
     await client.close();
   });
 
+  it('closeCallStream: the SDK\'s own client resumes the closed stream with GET + Last-Event-ID and gets the result', async () => {
+    core.setFaults({ closeCallStream: 1, sseRetryMs: 200 });
+    const seen: Array<{ method: string; lastEventId: string | null }> = [];
+    const watching = (async (input: string | URL | Request, init?: RequestInit) => {
+      seen.push({ method: init?.method ?? 'GET', lastEventId: new Headers(init?.headers).get('last-event-id') });
+      return fetch(input, init);
+    }) as typeof fetch;
+    const transport = new StreamableHTTPClientTransport(new URL(core.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } }, fetch: watching });
+    const client = new Client({ name: 'core-test', version: '1.0.0' });
+    try {
+      await client.connect(transport);
+      const started = Date.now();
+      const result = await client.callTool({ name: EXECUTE_TOOL, arguments: { steps: [{ id: 'p', action: 'system.ping' }] } }, undefined, { timeout: 5000 });
+      expect(result.isError).not.toBe(true);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+      expect(seen.filter((s) => s.method === 'GET' && s.lastEventId)).toHaveLength(1);
+    } finally {
+      core.setFaults({ closeCallStream: false, sseRetryMs: null });
+      await client.close();
+    }
+  });
+
   it("endpointFaults.mcp '5xx' with times", async () => {
     core.setFaults({ endpointFaults: { mcp: { kind: '5xx', times: 1 } } });
     expect((await rpc({ jsonrpc: '2.0', id: 1, method: 'ping' })).status).toBe(503);

@@ -45,6 +45,22 @@ describe('discovery', () => {
     expect(((await res.json()) as { client_id: string }).client_id).toBeTruthy();
   });
 
+  it('dynamic client registration accepts every scope the metadata advertises, alone and all together', async () => {
+    const prm = (await (await fetch(`${core.baseUrl}/.well-known/oauth-protected-resource/mcp`)).json()) as { scopes_supported: string[] };
+    const as = (await (await fetch(`${core.baseUrl}/.well-known/oauth-authorization-server`)).json()) as { scopes_supported: string[] };
+    const advertised = [...new Set([...prm.scopes_supported, ...as.scopes_supported])];
+    expect(advertised).toEqual(expect.arrayContaining(['profile:read', 'actions:execute']));
+    for (const scope of [...advertised, advertised.join(' ')]) {
+      const res = await fetch(`${core.baseUrl}/api/oauth2/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Connect', redirect_uris: ['http://127.0.0.1:5555/callback'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], scope }),
+      });
+      expect({ scope, status: res.status }).toEqual({ scope, status: 201 });
+      expect(((await res.json()) as { scope?: string }).scope?.split(' ').sort()).toEqual(scope.split(' ').sort());
+    }
+  });
+
   it('/activate?user_code= leads to the verification page', async () => {
     const res = await fetch(`${core.baseUrl}/activate?user_code=BCDF-GHJK`);
     expect(res.status).toBe(200);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type CoreFaults } from '../../core/index.js';
 import type { Check } from '../../lib/platform/report.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
+import { json, startHostileServer, type HostileServer } from '../adversarial/fixtures/hostileServer.js';
 
 const SCRIPT = join(REPO_ROOT, 'scripts/verify-mcp-surface-e2e.mjs');
 const run = promisify(execFile);
@@ -128,6 +129,13 @@ describe('verify-mcp-surface-e2e against the reference core', () => {
     expect(check(o, 'rest.tools_parity').fix).toBe('serve the REST mirrors from the same tool rows as tools/list');
   });
 
+  it('oauth.connect_ready runs the registration Connect sends: a registration endpoint that fails makes it FAIL', async () => {
+    const clean = await verifyAgainst({});
+    expect(check(clean, 'oauth.connect_ready')).toMatchObject({ status: 'PASS', summary: expect.stringMatching(/registered a public client with the advertised scopes \(9\)/) });
+    const o = await verifyAgainst({ endpointFaults: { registration: { kind: '5xx' } } });
+    expect(check(o, 'oauth.connect_ready')).toMatchObject({ status: 'FAIL', summary: expect.stringMatching(/registering a public client with the advertised scopes \(9\) answered HTTP 503/) });
+  });
+
   it('noDiscovery: RFC 9728 metadata missing FAILs, and Connect is not ready', async () => {
     const o = await verifyAgainst({ noDiscovery: true });
     expect(failed(o)).toEqual(['oauth.protected_resource', 'oauth.as_metadata', 'oauth.connect_ready']);
@@ -168,5 +176,39 @@ describe('verify-mcp-surface-e2e options', () => {
   it('bad usage exits 2', async () => {
     expect((await verify(['--base-url', 'ftp://x'], {})).code).toBe(2);
     expect((await verify(['--only', 'rest'], {})).code).toBe(2);
+  });
+});
+
+describe('verify-mcp-surface-e2e on metadata with invalid URLs', () => {
+  let hostile: HostileServer;
+  beforeAll(async () => {
+    hostile = await startHostileServer();
+  });
+  afterAll(() => hostile.close());
+
+  async function verifyHostile(): Promise<Outcome> {
+    const r = await verify(['--base-url', hostile.baseUrl, '--json'], {});
+    expect(r.stderr).not.toMatch(/TypeError|Invalid URL|\n\s+at /);
+    // Exactly one JSON document on stdout, whatever broke.
+    return { ...r, doc: JSON.parse(r.stdout) as Outcome['doc'] };
+  }
+
+  it('authorization_servers that is not a URL: a FAIL row, never a stack trace', async () => {
+    hostile.route('/.well-known/oauth-protected-resource/mcp', json({ resource: `${hostile.baseUrl}/mcp`, authorization_servers: ['ht!tp:// not a url'] }));
+    const o = await verifyHostile();
+    expect(o.code).toBe(1);
+    expect(check(o, 'oauth.protected_resource')).toMatchObject({ status: 'FAIL', summary: expect.stringMatching(/authorization server .*is not a valid https URL/) });
+    expect(check(o, 'oauth.connect_ready').status).toBe('FAIL');
+  });
+
+  it('authorization server metadata whose endpoints are not URLs: a FAIL row naming them', async () => {
+    hostile.route('/.well-known/oauth-protected-resource/mcp', json({ resource: `${hostile.baseUrl}/mcp`, authorization_servers: [hostile.baseUrl] }));
+    hostile.route('/.well-known/oauth-authorization-server', json({
+      issuer: hostile.baseUrl, token_endpoint: 'http://[::1', device_authorization_endpoint: '/relative/device',
+      authorization_endpoint: 'javascript:alert(1)', registration_endpoint: 'not a url', code_challenge_methods_supported: ['S256'],
+    }));
+    const o = await verifyHostile();
+    expect(check(o, 'oauth.as_metadata')).toMatchObject({ status: 'FAIL', summary: expect.stringMatching(/token_endpoint, device_authorization_endpoint .*not valid https URLs/) });
+    expect(check(o, 'oauth.connect_ready')).toMatchObject({ status: 'FAIL', summary: expect.stringMatching(/authorization_endpoint/) });
   });
 });

@@ -115,7 +115,7 @@ describe('contract checks', () => {
     const c = callCheck('agentstack.execute', { ok: true, ms: 2, result: { isError: true, structuredContent: { ok: false, results: [{ error: { message: 'system.ping requires capability x' } }] } } });
     expect(c).toMatchObject({ id: 'mcp.call_canonical', status: 'FAIL' });
     expect(c.summary).toContain('requires capability x');
-    expect(callCheck('agentstack.execute', { ok: true, ms: 2, result: { content: [] } }).status).toBe('PASS');
+    expect(callCheck('agentstack.execute', { ok: true, ms: 2, result: { content: [{ type: 'text', text: '{}' }] } }).status).toBe('PASS');
   });
 
   it('session: PASS when held, WARN after a successful re-initialize, FAIL when it expires again', () => {
@@ -128,7 +128,7 @@ describe('contract checks', () => {
   });
 
   it('terminate: 200 and 405 pass, other answers warn', () => {
-    const del = (status: number) => [{ seq: 1, httpMethod: 'DELETE', url: 'u', sent: { authorization: true }, status, durationMs: 1 }];
+    const del = (status: number) => [{ seq: 1, httpMethod: 'DELETE', url: 'u', sent: { authorization: true }, status, durationMs: 1, atMs: 0 }];
     expect(terminateCheck('legacy', { terminated: true }, del(200)).status).toBe('PASS');
     expect(terminateCheck('legacy', { terminated: true }, del(405)).status).toBe('PASS');
     expect(terminateCheck('legacy', { terminated: false, error: 'x' }, del(500)).status).toBe('WARN');

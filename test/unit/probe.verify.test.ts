@@ -6,6 +6,7 @@ import { canonicalJson } from '../../lib/commands/verify/fetchJson.js';
 import { authorizationServerUrls, connectReadinessCheck, protectedResourceUrls } from '../../lib/commands/verify/oauthChecks.js';
 import { bearerFromEnv, bearerFromMcpJson } from '../../lib/commands/verify/bearerSource.js';
 import { describeRowDrift } from '../../lib/commands/verify/restChecks.js';
+import { settled, settledVerify } from '../../lib/commands/verify/runVerify.js';
 import { tempDir } from '../helpers/repo.js';
 
 describe('report', () => {
@@ -99,5 +100,24 @@ describe('Bearer source', () => {
     expect(bearerFromMcpJson(write('{"mcpServers": {}}'), 'https://a.example').check.summary).toMatch(/no "agentstack" entry/);
     dir!.cleanup();
     expect(bearerFromMcpJson(write(entry('https://a.example/mcp', 'Bearer ${env:AGENTSTACK_ACCESS_TOKEN}')), 'https://a.example').check.summary).toMatch(/no real Bearer/);
+  });
+});
+
+describe('verify never ends without a report', () => {
+  it('a check that throws becomes one FAIL row under its id', async () => {
+    const rows = await settled('oauth', async () => {
+      new URL('not a url');
+      return [];
+    });
+    expect(rows).toEqual([expect.objectContaining({ id: 'oauth', status: 'FAIL', summary: expect.stringMatching(/stopped on an unexpected answer: Invalid URL/) })]);
+    expect(await settled('rest.icon', async () => pass('rest.icon', 'ok'))).toEqual([pass('rest.icon', 'ok')]);
+  });
+
+  it('a whole run that throws is one FAIL row and no probe report', async () => {
+    const result = await settledVerify(async () => {
+      throw new TypeError('boom');
+    });
+    expect(result.probe).toBeUndefined();
+    expect(result.checks).toEqual([expect.objectContaining({ id: 'verify.run', status: 'FAIL' })]);
   });
 });

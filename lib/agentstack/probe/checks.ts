@@ -1,4 +1,5 @@
 /** Pure decisions of the probe: facts in, PASS / WARN / FAIL checks out (each with a one-line reason and fix). */
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { isSafeWebUrl } from '../server/baseUrl.js';
 import { quoteShort } from '../../platform/errors.js';
 import { maskSecret } from '../../platform/text/mask.js';
@@ -112,6 +113,17 @@ function toolErrorText(result: Record<string, unknown>): string {
   return text ? quoteShort(text, 100) : 'no error text';
 }
 
+/** Why a tools/call result is not a CallToolResult with content (the SDK's schema), or null when it is one. */
+export function callResultProblem(result: Record<string, unknown>): string | null {
+  if (!Array.isArray(result.content) || result.content.length === 0) {
+    return result.content === undefined ? 'no content (a CallToolResult must carry content)' : 'content is not a non-empty list of content blocks';
+  }
+  const parsed = CallToolResultSchema.safeParse(result);
+  if (parsed.success) return null;
+  const issue = parsed.error.issues[0];
+  return `not a valid CallToolResult at ${issue?.path.map(String).join('.') || '(root)'} (${quoteShort(issue?.message ?? 'invalid', 80)})`;
+}
+
 export function callCheck(name: string, outcome: CallOutcome): Check {
   const id = name === EXECUTE_TOOL ? 'mcp.call_canonical' : 'mcp.call_alias';
   const what = `tools/call ${name} {system.ping}`;
@@ -121,7 +133,31 @@ export function callCheck(name: string, outcome: CallOutcome): Check {
     const unknown = /not found|unknown tool/i.test(text);
     return fail(id, `${what} returned isError: ${text}`, unknown ? `the server does not know ${name}: not AgentStack's endpoint, or the alias is missing` : 'check the token\'s capabilities and the server logs');
   }
-  return pass(id, `${what} answered without error (${Math.round(outcome.ms)} ms)`);
+  const problem = callResultProblem(outcome.result);
+  if (problem) return fail(id, `${what} answered, but ${problem}`, 'answer tools/call with {content: [{type: "text", text: …}], structuredContent?, isError?}');
+  return pass(id, `${what} answered a CallToolResult without error (${Math.round(outcome.ms)} ms)`);
+}
+
+/** The call rows when the probe called nothing (see callPolicy.ts), under the ids a call would have had. */
+export function callSkippedCheck(reason: string): Check[] {
+  return [EXECUTE_TOOL_ALIAS, EXECUTE_TOOL].map((name) =>
+    warn(name === EXECUTE_TOOL ? 'mcp.call_canonical' : 'mcp.call_alias', `tools/call ${name} not called: ${reason}`,
+      `point the URL at AgentStack's <base>/mcp; the probe only calls ${EXECUTE_TOOL} where the server lists it`));
+}
+
+/** A 401/403 on the MCP endpoint, worded by whether the probe sent a Bearer; null for any other status. */
+export function authFailureCheck(status: number | null, hadBearer: boolean, mcpUrl: string, id = 'mcp.initialize'): Check | null {
+  if (status === 401) {
+    return hadBearer
+      ? fail(id, `${mcpUrl} answered 401 although a Bearer was sent: the Bearer was not accepted (expired or revoked?)`, 'sign in again (device-code login), or pass a fresh token with --token-env NAME')
+      : fail(id, `${mcpUrl} answered 401: no Bearer was sent`, 'sign in first, or pass a token with --token-env NAME');
+  }
+  if (status === 403) {
+    return hadBearer
+      ? fail(id, `${mcpUrl} answered 403 although a Bearer was sent: the token was refused (scope, account, or Origin policy)`, 'sign in with an account and scopes that may use this MCP server; check the server\'s Origin rules')
+      : fail(id, `${mcpUrl} answered 403 to a request without a Bearer: the server forbids it before any token is checked (Origin, IP or policy)`, 'sign in first, or pass a token with --token-env NAME; if it persists, check the server\'s Origin and network rules');
+  }
+  return null;
 }
 
 export function sessionCheck(era: Era, sessionId: string | undefined, events: readonly ProbeEvent[]): Check {
@@ -138,6 +174,20 @@ export function sessionCheck(era: Era, sessionId: string | undefined, events: re
       'fine after a server restart; if it happens often, check the server\'s session lifetime', { events });
   }
   return pass('mcp.session', sessionId ? `session ${maskSecret(sessionId)} held for the whole probe` : 'stateless server (no Mcp-Session-Id); nothing to expire');
+}
+
+/** Only when the transport resumed a response stream (GET with Last-Event-ID): how that went. */
+export function resumeCheck(exchanges: readonly Exchange[]): Check | null {
+  const resumes = exchanges.filter((x) => x.httpMethod === 'GET' && x.sent.lastEventId !== undefined);
+  if (!resumes.length) return null;
+  const refused = resumes.filter((x) => x.status === undefined || x.status >= 300);
+  const details = { resumes: resumes.map((x) => ({ seq: x.seq, atMs: x.atMs, status: x.status ?? null, lastEventId: x.sent.lastEventId })) };
+  if (refused.length === resumes.length) {
+    const first = refused[0]!;
+    return fail('mcp.resume', `a response stream closed before its result; resuming it with GET + Last-Event-ID failed (${first.status ? `HTTP ${first.status}` : first.error ?? 'no answer'})`,
+      'keep response streams open until their result, or answer GET with Last-Event-ID from an event store (Streamable HTTP resumability)', details);
+  }
+  return pass('mcp.resume', `a response stream closed before its result; resumed it with GET + Last-Event-ID (${resumes.length} time${resumes.length === 1 ? '' : 's'}, HTTP ${resumes.find((x) => x.status !== undefined && x.status < 300)?.status})`, details);
 }
 
 export function terminateCheck(era: Era, closed: { terminated: boolean; error?: string }, exchanges: readonly Exchange[]): Check {

@@ -51,3 +51,11 @@ export function describeError(error: unknown): string {
   if (isPluginError(cause)) return cause.message;
   return quoteShort(message, 120);
 }
+
+/** describeError, plus for a 401/403 whether the request carried a Bearer (a 403 without one is not the token's fault). */
+export function describeWithBearer(error: unknown, hadBearer: boolean): string {
+  const text = describeError(error);
+  const status = httpStatusOf(error);
+  if (status !== 401 && status !== 403) return text;
+  return `${text}${hadBearer ? ' although a Bearer was sent' : ' to a request without a Bearer'}`;
+}

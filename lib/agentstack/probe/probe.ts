@@ -1,7 +1,7 @@
 /**
  * The MCP surface probe: connects to an MCP endpoint the way Cursor does (official SDK client over Streamable
- * HTTP), walks tools/list, calls the execute tool under both names, ends the session, and turns what it saw into
- * PASS / WARN / FAIL checks plus the recorded exchanges. It never throws and never prints: callers render the report.
+ * HTTP), walks tools/list, calls the execute tool under both names (only where it is listed: see callPolicy.ts),
+ * ends the session, and turns what it saw into PASS / WARN / FAIL checks plus the recorded exchanges. It never throws and never prints: callers render the report.
  *
  * Import it statically (see probe/session.ts for the esbuild + zod reason).
  */
@@ -9,12 +9,12 @@ import { isSafeWebUrl } from '../server/baseUrl.js';
 import { isPluginError } from '../../platform/errors.js';
 import { boundedFetch, DEFAULT_TIMEOUT_MS } from '../../platform/http.js';
 import { fail, type Check } from '../../platform/report.js';
-import { EXECUTE_TOOL, EXECUTE_TOOL_ALIAS } from '../server/toolNames.js';
 import {
-  actionsUrlCheck, callCheck, initializeCheck, serverIconsCheck, sessionCheck, singleToolCheck, terminateCheck,
+  actionsUrlCheck, authFailureCheck, callCheck, callSkippedCheck, initializeCheck, resumeCheck, serverIconsCheck, sessionCheck, singleToolCheck, terminateCheck,
   toolIconsCheck, toolNameDotCheck, toolsListCheck, type CallOutcome,
 } from './checks.js';
-import { describeError, httpStatusOf } from './describeError.js';
+import { toolsToCall } from './callPolicy.js';
+import { describeError, describeWithBearer, httpStatusOf } from './describeError.js';
 import { recordingFetch } from './recordingFetch.js';
 import { connectLegacy, type ConnectOptions, type McpConnection } from './session.js';
 import { connectModern } from './stateless.js';
@@ -27,12 +27,8 @@ export type { Exchange, ProbeEvent, ProbeOptions, ProbeReport } from './types.js
 export const PING_ARGUMENTS = { steps: [{ id: 'ping', action: 'system.ping' }], options: { stopOnError: true } } as const;
 
 function initializeFailure(error: unknown, hadBearer: boolean, mcpUrl: string): Check | null {
-  const status = httpStatusOf(error);
-  if (status === 401) {
-    return fail('mcp.initialize', `${mcpUrl} answered 401: ${hadBearer ? 'the Bearer was not accepted (expired or revoked?)' : 'no Bearer was sent'}`,
-      hadBearer ? 'sign in again (device-code login), or pass a fresh token with --token-env NAME' : 'sign in first, or pass a token with --token-env NAME');
-  }
-  if (status === 403) return fail('mcp.initialize', `${mcpUrl} answered 403: the token may not use MCP`, 'sign in with an account and scope that may use AgentStack MCP');
+  const auth = authFailureCheck(httpStatusOf(error), hadBearer, mcpUrl);
+  if (auth) return auth;
   if (isPluginError(error, 'network') || isPluginError(error, 'timeout') || isPluginError(error, 'invalid_response')) {
     return fail('mcp.initialize', describeError(error), 'check the URL, your network and proxy (HTTPS_PROXY / NO_PROXY)');
   }
@@ -58,13 +54,13 @@ async function connect(options: ConnectOptions, hadBearer: boolean): Promise<Mcp
   }
 }
 
-async function callTool(connection: McpConnection, name: string): Promise<CallOutcome> {
+async function callTool(connection: McpConnection, name: string, hadBearer: boolean): Promise<CallOutcome> {
   const start = performance.now();
   try {
     const result = await connection.request('tools/call', { name, arguments: PING_ARGUMENTS }, `tools/call ${name}`);
     return { ok: true, result, ms: performance.now() - start };
   } catch (error) {
-    return { ok: false, error: describeError(error), ms: performance.now() - start };
+    return { ok: false, error: describeWithBearer(error, hadBearer), ms: performance.now() - start };
   }
 }
 
@@ -75,7 +71,7 @@ function firstExchange(exchanges: readonly Exchange[], rpcMethod: string): Excha
 export async function probeMcpSurface(options: ProbeOptions): Promise<ProbeReport> {
   const started = performance.now();
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const recorder = recordingFetch(options.fetch ?? boundedFetch({ timeoutMs }));
+  const recorder = recordingFetch(options.fetch ?? boundedFetch({ timeoutMs, streamEventStreams: true }));
   const report: ProbeReport = { mcpUrl: options.mcpUrl, checks: [], exchanges: recorder.exchanges, events: [], durationMs: 0 };
   const finish = () => {
     report.durationMs = Math.round(performance.now() - started);
@@ -111,7 +107,7 @@ export async function probeMcpSurface(options: ProbeOptions): Promise<ProbeRepor
       options.maxPages ?? DEFAULT_MAX_PAGES,
     );
   } catch (error) {
-    report.checks.push(fail('mcp.tools_list', `tools/list failed: ${describeError(error)}`, 'the server must answer tools/list'));
+    report.checks.push(fail('mcp.tools_list', `tools/list failed: ${describeWithBearer(error, Boolean(options.bearer))}`, 'the server must answer tools/list'));
   }
   if (walk) {
     report.tools = walk.rows;
@@ -119,7 +115,11 @@ export async function probeMcpSurface(options: ProbeOptions): Promise<ProbeRepor
     for (const c of [toolNameDotCheck(walk), toolIconsCheck(walk)]) if (c) report.checks.push(c);
     report.checks.push(actionsUrlCheck(walk));
   }
-  for (const name of [EXECUTE_TOOL_ALIAS, EXECUTE_TOOL]) report.checks.push(callCheck(name, await callTool(connection, name)));
+  const calls = toolsToCall(walk);
+  if (calls.reason) report.checks.push(...callSkippedCheck(calls.reason));
+  for (const name of calls.names) report.checks.push(callCheck(name, await callTool(connection, name, Boolean(options.bearer))));
+  const resumed = resumeCheck(recorder.exchanges);
+  if (resumed) report.checks.push(resumed);
   report.checks.push(sessionCheck(connection.era, connection.sessionId, report.events));
   const closed = await connection.close();
   report.checks.push(terminateCheck(connection.era, closed, recorder.exchanges));

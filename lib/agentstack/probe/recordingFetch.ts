@@ -41,16 +41,18 @@ function elapsed(start: number): number {
 }
 
 /**
- * Wraps `inner`. A GET (the standalone server-to-client SSE stream of the 2025 transport) is answered locally with
- * 405: the probe has no use for server-initiated messages, and over a buffering fetch that stream would only hang
- * until the deadline.
+ * Wraps `inner`. A GET without Last-Event-ID (the standalone server-to-client SSE stream of the 2025 transport) is
+ * answered locally with 405: the probe has no use for server-initiated messages. A GET with Last-Event-ID is the
+ * transport resuming a response stream that closed before its result, and goes to the server.
  */
 export function recordingFetch(inner: typeof fetch): Recorder {
   const exchanges: Exchange[] = [];
+  const started = performance.now();
   const wrapped = (async (input: string | URL | Request, init?: RequestInit) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const httpMethod = (init?.method ?? 'GET').toUpperCase();
     const sid = headerOf(init?.headers, 'mcp-session-id');
+    const lastEventId = headerOf(init?.headers, 'last-event-id');
     const record: Exchange = {
       seq: exchanges.length + 1,
       httpMethod,
@@ -61,12 +63,14 @@ export function recordingFetch(inner: typeof fetch): Recorder {
         ...optional('protocolVersion', headerOf(init?.headers, 'mcp-protocol-version')),
         ...optional('mcpMethod', headerOf(init?.headers, 'mcp-method')),
         ...optional('mcpName', headerOf(init?.headers, 'mcp-name')),
+        ...optional('lastEventId', lastEventId),
         authorization: Boolean(headerOf(init?.headers, 'authorization')),
       },
+      atMs: elapsed(started),
       durationMs: 0,
     };
     exchanges.push(record);
-    if (httpMethod === 'GET') {
+    if (httpMethod === 'GET' && !lastEventId) {
       record.status = 405;
       record.note = 'standalone SSE stream not opened by the probe';
       return new Response(null, { status: 405, headers: { allow: 'POST, DELETE' } });

@@ -55,13 +55,17 @@ export function sessionExpiryReason(error: unknown): string | null {
   return null;
 }
 
+export const RESUME_OPTIONS = { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5000, reconnectionDelayGrowFactor: 2 } as const;
+
 type V1 = { client: Client; transport: StreamableHTTPClientTransport };
 
 async function openV1(options: ConnectOptions): Promise<V1> {
   const transport = new StreamableHTTPClientTransport(new URL(options.mcpUrl), {
     requestInit: { headers: options.headers },
     fetch: options.fetch,
-    reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
+    // A response stream that closes before its result (after an event with an id) is resumed with GET +
+    // Last-Event-ID after the server's `retry`, else after these delays; the request's own deadline bounds it.
+    reconnectionOptions: RESUME_OPTIONS,
   });
   const client = new Client(PROBE_CLIENT, { capabilities: {} });
   client.onerror = () => {}; // transport noise (e.g. the refused GET stream) is visible in the exchanges instead

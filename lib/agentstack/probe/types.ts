@@ -11,7 +11,9 @@ export interface Exchange {
   /** `params.name` of a tools/call. */
   toolName?: string;
   /** Request headers that matter to the protocol (session id masked). */
-  sent: { sessionId?: string; protocolVersion?: string; mcpMethod?: string; mcpName?: string; authorization: boolean };
+  sent: { sessionId?: string; protocolVersion?: string; mcpMethod?: string; mcpName?: string; lastEventId?: string; authorization: boolean };
+  /** When it was sent, in ms since the probe started. */
+  atMs: number;
   status?: number;
   contentType?: string;
   /** `Mcp-Session-Id` the server answered with (masked). */

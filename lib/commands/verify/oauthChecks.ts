@@ -4,9 +4,11 @@
  * needs (authorization code + PKCE S256 + dynamic registration), the 401 challenge, and the anti-pattern of a
  * home-made Connect endpoint under /mcp/.well-known/.
  */
+import { isSafeWebUrl } from '../../agentstack/server/baseUrl.js';
 import { quoteShort } from '../../platform/errors.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
 import { ProtectedResourceMetadataSchema } from '../../schemas/server.js';
+import { connectRegistrationCheck } from './connectCheck.js';
 import { requestJson, statusLine, type VerifyContext } from './fetchJson.js';
 
 export const CONNECT_ANTIPATTERN_PATH = '/mcp/.well-known/oauth-authorize';
@@ -34,7 +36,7 @@ export interface DiscoveryResult {
   asMetadata?: Record<string, unknown>;
 }
 
-async function protectedResourceCheck(ctx: VerifyContext): Promise<{ check: Check; issuer?: string }> {
+async function protectedResourceCheck(ctx: VerifyContext): Promise<{ check: Check; issuer?: string; scopes?: string[] }> {
   const id = 'oauth.protected_resource';
   const tried: string[] = [];
   for (const url of protectedResourceUrls(ctx.mcpUrl)) {
@@ -55,7 +57,10 @@ async function protectedResourceCheck(ctx: VerifyContext): Promise<{ check: Chec
     }
     const issuer = authorization_servers?.[0];
     if (!issuer) return { check: fail(id, `${new URL(url).pathname} names no authorization_servers`, 'list the authorization server issuer in authorization_servers') };
-    return { check: pass(id, `RFC 9728 metadata at ${new URL(url).pathname}: resource ${resource}, authorization server ${quoteShort(issuer, 120)}`), issuer };
+    if (!isSafeWebUrl(issuer)) {
+      return { check: fail(id, `${new URL(url).pathname} names the authorization server ${JSON.stringify(quoteShort(issuer, 120))}, which is not a valid https URL`, 'list the issuer as an absolute https URL in authorization_servers') };
+    }
+    return { check: pass(id, `RFC 9728 metadata at ${new URL(url).pathname}: resource ${resource}, authorization server ${quoteShort(issuer, 120)}`), issuer, ...(parsed.data.scopes_supported ? { scopes: parsed.data.scopes_supported } : {}) };
   }
   return { check: fail(id, `no RFC 9728 protected-resource metadata (${tried.join('; ')})`, `serve it at /.well-known/oauth-protected-resource/mcp: Cursor's Connect and the device login start there`, { tried }) };
 }
@@ -74,9 +79,18 @@ async function authorizationServerCheck(ctx: VerifyContext, issuer: string): Pro
     if (md.issuer !== issuer) return { check: fail(id, `${where} says issuer ${JSON.stringify(quoteShort(md.issuer ?? '', 120))}, not ${issuer} (RFC 8414 §3.3)`, 'make issuer equal the URL named in authorization_servers'), metadata: md };
     const missing = ['token_endpoint', 'device_authorization_endpoint'].filter((k) => typeof md[k] !== 'string');
     if (missing.length) return { check: fail(id, `${where} has no ${missing.join(' or ')}: the plugin's device-code sign-in needs it`, 'enable the device authorization grant (RFC 8628) and advertise its endpoint'), metadata: md };
+    const invalid = invalidEndpoints(md, ['token_endpoint', 'device_authorization_endpoint']);
+    if (invalid.length) {
+      return { check: fail(id, `${where}: ${invalid.join(', ')} ${invalid.length === 1 ? 'is not a valid https URL' : 'are not valid https URLs'}`, 'advertise every endpoint as an absolute https URL'), metadata: md };
+    }
     return { check: pass(id, `RFC 8414 metadata at ${where}: token and device_authorization endpoints present`), metadata: md };
   }
   return { check: fail(id, `no authorization server metadata for ${issuer} (${tried.join('; ')})`, 'serve /.well-known/oauth-authorization-server for the issuer', { tried }) };
+}
+
+/** The named metadata fields present but not an absolute https (or loopback http) URL. */
+export function invalidEndpoints(md: Record<string, unknown>, keys: readonly string[]): string[] {
+  return keys.filter((k) => md[k] !== undefined && (typeof md[k] !== 'string' || !isSafeWebUrl(md[k] as string)));
 }
 
 /** What Cursor's Connect button needs from the authorization server. */
@@ -92,6 +106,8 @@ export function connectReadinessCheck(md: Record<string, unknown> | undefined): 
   if (grants && !grants.includes('authorization_code')) missing.push('grant authorization_code');
   if (!list('code_challenge_methods_supported')?.includes('S256')) missing.push('PKCE S256 in code_challenge_methods_supported');
   if (typeof md.registration_endpoint !== 'string') missing.push('registration_endpoint (dynamic client registration)');
+  const invalid = invalidEndpoints(md, ['authorization_endpoint', 'registration_endpoint']).filter((k) => typeof md[k] === 'string');
+  if (invalid.length) missing.push(`${invalid.join(' and ')} as a valid https URL`);
   if (missing.length) return fail(id, `not ready for Cursor's Connect: missing ${missing.join(', ')}`, 'Connect registers itself as a public client and runs authorization code + PKCE S256');
   return pass(id, 'ready for Cursor\'s Connect: authorization code, PKCE S256, dynamic registration');
 }
@@ -129,6 +145,8 @@ export async function oauthChecks(ctx: VerifyContext): Promise<Check[]> {
   } else {
     checks.push(fail('oauth.as_metadata', 'not checked: the protected-resource metadata names no authorization server', 'fix oauth.protected_resource first'));
   }
-  checks.push(connectReadinessCheck(md), await connectAntipatternCheck(ctx));
+  const ready = connectReadinessCheck(md);
+  // Metadata is necessary, not sufficient: the registration Connect sends is run too (see connectCheck.ts).
+  checks.push(ready.status === 'PASS' && md ? await connectRegistrationCheck(ctx, md.registration_endpoint as string, resource.scopes) : ready, await connectAntipatternCheck(ctx));
   return checks;
 }

@@ -2,7 +2,8 @@
 import { mcpUrlFor } from '../../agentstack/server/baseUrl.js';
 import { DEFAULT_TIMEOUT_MS } from '../../platform/http.js';
 import { probeMcpSurface, type ProbeReport } from '../../agentstack/probe/probe.js';
-import type { Check } from '../../platform/report.js';
+import { isPluginError, quoteShort } from '../../platform/errors.js';
+import { fail, type Check } from '../../platform/report.js';
 import { oauthChecks } from './oauthChecks.js';
 import { actionsCheck, healthCheck, iconCheck, toolsParityCheck } from './restChecks.js';
 
@@ -18,20 +19,41 @@ export interface VerifyResult {
   probe: ProbeReport;
 }
 
+/** A check that throws becomes a FAIL row under `id`: a server's odd answer never ends the run without a report. */
+export async function settled(id: string, run: () => Promise<Check | Check[]>): Promise<Check[]> {
+  try {
+    const result = await run();
+    return Array.isArray(result) ? result : [result];
+  } catch (error) {
+    const why = isPluginError(error) ? error.message : quoteShort((error as Error)?.message ?? String(error), 160);
+    return [fail(id, `the check stopped on an unexpected answer: ${why}`, 'run again with --json and report the output')];
+  }
+}
+
 export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const ctx = { baseUrl: options.baseUrl, mcpUrl: mcpUrlFor(options.baseUrl), timeoutMs, ...(options.bearer ? { bearer: options.bearer } : {}) };
   const probe = await probeMcpSurface({ mcpUrl: ctx.mcpUrl, timeoutMs, ...(options.bearer ? { bearer: options.bearer } : {}) });
   const checks = [...probe.checks];
   if (options.only !== 'mcp') {
-    const [parity, actions, icon, health, oauth] = await Promise.all([
-      toolsParityCheck(ctx, probe.tools),
-      actionsCheck(ctx),
-      iconCheck(ctx),
-      healthCheck(ctx),
-      oauthChecks(ctx),
+    const groups = await Promise.all([
+      settled('rest.tools_parity', () => toolsParityCheck(ctx, probe.tools)),
+      settled('rest.actions', () => actionsCheck(ctx)),
+      settled('rest.icon', () => iconCheck(ctx)),
+      settled('rest.health', () => healthCheck(ctx)),
+      settled('oauth', () => oauthChecks(ctx)),
     ]);
-    checks.push(parity, ...actions, icon, health, ...oauth);
+    checks.push(...groups.flat());
   }
   return { checks, probe };
+}
+
+/** runVerify that cannot throw: an unexpected failure is one FAIL row and no probe report. */
+export async function settledVerify(run: () => Promise<VerifyResult>): Promise<{ checks: Check[]; probe?: ProbeReport }> {
+  let result: VerifyResult | undefined;
+  const checks = await settled('verify.run', async () => {
+    result = await run();
+    return result.checks;
+  });
+  return result ? result : { checks };
 }
