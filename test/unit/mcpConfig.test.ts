@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
-  applyBearer, bearerOf, chooseBaseUrl, credentialsBelongTo, isRealBearer, leanEntry, normalizeMcpConfig, parseProjectId,
+  applyBearer, chooseBaseUrl, credentialsBelongTo, leanEntry, normalizeMcpConfig, parseProjectId,
 } from '../../lib/agentstack/mcpJson/entry.js';
+import { bearerOf, isRealBearer } from '../../lib/agentstack/mcpJson/credential.js';
 import { DEFAULT_BASE_URL } from '../../lib/agentstack/server/baseUrl.js';
 
 const STAGING = 'https://staging.agentstack.tech';
