@@ -17,7 +17,7 @@ const mcp = (over: Partial<McpState> = {}): McpState => {
   return { path: '/c/mcp.json', exists: true, error: null, config: { mcpServers: { agentstack: entry } }, mode: 0o600, entry, notLean: false, ...over };
 };
 const plugin = (over: Partial<PluginState> = {}): PluginState => ({ install: { kind: 'local', dir: '/c/plugins/local/agentstack' }, installs: 1, manifestPointer: './mcp.json', shippedProblems: [], ...over });
-const refresh = (over: Partial<LocalState['refresh']> = {}): LocalState['refresh'] => ({ exists: true, mode: 0o600, error: null, legacy: false, expiresAt: null, stored: null, ...over });
+const refresh = (over: Partial<LocalState['refresh']> = {}): LocalState['refresh'] => ({ exists: true, mode: 0o600, error: null, legacy: false, expiresAt: null, record: null, ...over });
 const snapshot = (over: Record<string, unknown> = {}, state: Partial<LocalState['snapshot']> = {}): LocalState['snapshot'] => ({
   exists: true, mode: 0o600, error: null, notFlat: false,
   data: { fetched_at: new Date(NOW - 3600_000).toISOString(), audience: 'tenant', total_actions: 2, actions: [{ action: 'system.ping' }, { action: 'data.read' }], ...over },

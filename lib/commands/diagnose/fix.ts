@@ -40,7 +40,7 @@ export async function applySafeFixes(state: LocalState, options: FixOptions = {}
   if (state.mcp.config && state.mcp.notLean) {
     await attempt(`normalize ${tilde(paths.mcpJson)}`, async () => {
       // Normalizing may drop a credential: it holds the lock every writer of the credential holds (see tokenRefresh.ts).
-      const result = await withLock(paths.refreshLock, () => updateMcpConfigFile(paths.mcpJson, (config) => normalizeMcpConfig(config, { envBaseUrl: options.envBaseUrl ?? null, issued: issuedFor(state.refresh.stored) })), { timeoutMs: 10_000, staleMs: 20_000 });
+      const result = await withLock(paths.refreshLock, () => updateMcpConfigFile(paths.mcpJson, (config) => normalizeMcpConfig(config, { envBaseUrl: options.envBaseUrl ?? null, issued: issuedFor(state.refresh.record) })), { timeoutMs: 10_000, staleMs: 20_000 });
       if (result.changed) changes.push(`normalized the "agentstack" entry of ${tilde(paths.mcpJson)} (other servers untouched)`);
     });
   }

@@ -50,7 +50,7 @@ export async function onlineChecks(state: LocalState, env: NodeJS.ProcessEnv): P
     return [fail('online.server', (error as Error).message, 'Fix AGENTSTACK_BASE_URL or the url of the agentstack entry')];
   }
   // The Bearer goes only to the server it was issued for: never to AGENTSTACK_BASE_URL or the default in its place.
-  if (state.bearer && !credentialsBelongTo(state.mcp.entry, baseUrl, issuedFor(state.refresh.stored))) {
+  if (state.bearer && !credentialsBelongTo(state.mcp.entry, baseUrl, issuedFor(state.refresh.record))) {
     return [fail('online.server', `the Bearer in mcp.json is not for ${baseUrl}; it was not sent`, `Sign in to ${baseUrl} (/agentstack-authorize), or fix the url of the agentstack entry`)];
   }
   const me = await authMeCheck(baseUrl, state.bearer);

@@ -12,7 +12,7 @@ import { chooseBaseUrl, normalizeMcpConfig } from '../../agentstack/mcpJson/entr
 import { bearerOf, type McpConfig } from '../../agentstack/mcpJson/credential.js';
 import { readMcpConfigFile } from '../../agentstack/mcpJson/file.js';
 import { cursorPaths, type CursorPaths } from '../../agentstack/server/paths.js';
-import { issuedFor, readRefreshFile, refreshBelongsTo, type StoredRefresh } from '../../agentstack/auth/refreshStore.js';
+import { issuedFor, readRefreshFile, recordOf, refreshBelongsTo, type RefreshRecord } from '../../agentstack/auth/refreshStore.js';
 import { activeCopy, inspectCopies, findInstalls, readManifest, type CopyKind, type CopyReport } from '../../agentstack/plugin/runtimeCopies.js';
 import { CapabilitySnapshotSchema, DeviceLockSchema, type CapabilitySnapshot, type DeviceLock } from '../../schemas/state.js';
 import { fileMode, readTextIfExists } from '../../platform/fs/secureFile.js';
@@ -49,7 +49,7 @@ export interface LocalState {
   mcp: McpState;
   bearer: string | null;
   jwtExpMs: number | null;
-  refresh: { exists: boolean; mode: number | null; error: string | null; legacy: boolean; expiresAt: string | null; stored: StoredRefresh | null };
+  refresh: { exists: boolean; mode: number | null; error: string | null; legacy: boolean; expiresAt: string | null; record: RefreshRecord | null };
   pin: { text: string | null; env: string | null; mode: number | null };
   snapshot: { exists: boolean; mode: number | null; error: string | null; data: CapabilitySnapshot | null; notFlat: boolean };
   /** `holderAlive`: its pid lives and is still the process that took the lock; `origins`: where its page may be. */
@@ -72,7 +72,7 @@ export function readPluginState(name: string, env: NodeJS.ProcessEnv): PluginSta
   return { install: { kind: install.kind, dir: install.dir }, installs: installs.length, manifestPointer, shippedProblems };
 }
 
-export function readMcpState(path: string, envBaseUrl: string | null, stored: StoredRefresh | null = null): McpState {
+export function readMcpState(path: string, envBaseUrl: string | null, stored: RefreshRecord | null = null): McpState {
   const base = { path, mode: fileMode(path), entry: null, notLean: false };
   // The manager's reader: a folder, an unreadable file or broken JSON each get its clear message (file, position).
   let read: ReturnType<typeof readMcpConfigFile>;
@@ -90,9 +90,9 @@ function readRefreshState(path: string): LocalState['refresh'] {
   const mode = fileMode(path);
   try {
     const stored = readRefreshFile(path);
-    return { exists: mode !== null, mode, error: null, legacy: stored?.legacy === true, expiresAt: stored?.expires_at ?? null, stored };
+    return { exists: mode !== null, mode, error: null, legacy: stored?.legacy === true, expiresAt: stored?.expires_at ?? null, record: recordOf(stored) };
   } catch (error) {
-    return { exists: true, mode, error: message(error), legacy: false, expiresAt: null, stored: null };
+    return { exists: true, mode, error: message(error), legacy: false, expiresAt: null, record: null };
   }
 }
 
@@ -129,9 +129,9 @@ export function readLocalState(options: ReadOptions): LocalState {
   const env = options.env ?? process.env;
   const paths = cursorPaths(env);
   const refresh = readRefreshState(paths.refresh);
-  const mcp = readMcpState(paths.mcpJson, options.envBaseUrl ?? null, refresh.stored);
+  const mcp = readMcpState(paths.mcpJson, options.envBaseUrl ?? null, refresh.record);
   const baseUrl = chooseBaseUrl(mcp.entry, options.envBaseUrl);
-  const recorded = refresh.stored && refreshBelongsTo(refresh.stored, baseUrl) ? refresh.stored.token_endpoint : null;
+  const recorded = refresh.record && refreshBelongsTo(refresh.record, baseUrl) ? refresh.record.token_endpoint : null;
   const bearer = mcp.config ? bearerOf(mcp.config) : null;
   const name = readManifest(options.source)?.name;
   return {
