@@ -55,6 +55,7 @@ describe('forged device locks', () => {
     writeDeviceLock({});
     const { output } = await signIn();
     expect(output).not.toContain('evil.example');
+    expect(output).not.toContain('2999');
     writeFileSync(join(dir.path, 'mcp.json'), JSON.stringify({ mcpServers: { agentstack: { url: `${core.baseUrl}/mcp`, headers: { Authorization: 'Bearer ${env:AGENTSTACK_ACCESS_TOKEN}' } } } }));
     const hook = await sessionStart(dir.path, core.baseUrl);
     expect(hook.stdout).not.toContain('evil.example');

@@ -43,6 +43,7 @@ describe('which sign-in page a lock may show', () => {
   it('shownDeviceLock removes a foreign URL and keeps the rest', () => {
     const shown = shownDeviceLock({ ...holder(), verification_uri: 'https://evil.example/a', verification_uri_complete: 'https://agentstack.tech/a?c=1', user_code: 'AB-CD' }, origins);
     expect(shown).toMatchObject({ verification_uri: null, verification_uri_complete: 'https://agentstack.tech/a?c=1', user_code: 'AB-CD', pid: 4242 });
+    expect(shownDeviceLock({ ...holder(), expires_at: '2999-01-01T00:00:00Z' }, origins).expires_at).toBe(at(-60_000 + MAX_DEVICE_LOCK_MS));
   });
 });
 

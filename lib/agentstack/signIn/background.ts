@@ -41,7 +41,7 @@ export type RunningFlow = Extract<SignInOutcome, { kind: 'running' }>;
 
 function running(holder: DeviceLock, origins: readonly string[]): RunningFlow {
   const shown = shownDeviceLock(holder, origins);
-  return { kind: 'running', url: shown.verification_uri_complete ?? shown.verification_uri ?? null, code: holder.user_code ?? null, expiresAt: holder.expires_at };
+  return { kind: 'running', url: shown.verification_uri_complete ?? shown.verification_uri ?? null, code: holder.user_code ?? null, expiresAt: shown.expires_at };
 }
 
 /** The device flow running right now (its code, and its URL when that is on one of `origins`), or null. */

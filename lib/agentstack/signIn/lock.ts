@@ -67,10 +67,12 @@ export function shownSignInUrl(url: unknown, origins: readonly string[]): string
   return origins.includes(new URL(url).origin) ? url : null;
 }
 
-/** The lock as it may be shown: a URL that is not on `origins` (or not openable) is removed. */
+/** The lock as it may be shown: a URL that is not on `origins` (or not openable) is removed, its end is capped. */
 export function shownDeviceLock(holder: DeviceLock, origins: readonly string[]): DeviceLock {
+  const endsAt = deviceLockEndsAt(holder);
   return {
     ...holder,
+    expires_at: Number.isFinite(endsAt) ? new Date(endsAt).toISOString() : holder.expires_at,
     verification_uri: shownSignInUrl(holder.verification_uri, origins),
     verification_uri_complete: shownSignInUrl(holder.verification_uri_complete, origins),
   };
