@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import type { RunningCore } from '../core/index.js';
-import { bearerOf } from '../lib/agentstack/mcpJson/entry.js';
+import { bearerOf } from '../lib/agentstack/mcpJson/credential.js';
 import { cursorPaths } from '../lib/agentstack/server/paths.js';
 import { envFor, newCursorDir } from './setup.js';
 

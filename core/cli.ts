@@ -11,7 +11,7 @@ const HELP = `Usage: npm run dev-core -- [options]
   --slow-down N            answer slow_down to the next N device-code polls
   --always-pending         device-code polls never complete
   --no-enforce-interval    do not answer slow_down to clients polling too fast
-  --fault ROUTE=KIND[:N]   endpoint fault (repeatable); KIND: 5xx|hang|reset|malformed|oversized
+  --fault ROUTE=KIND[:N]   endpoint fault (repeatable); KIND: 5xx|hang|reset|malformed|oversized|slow (3 s late)
   --second-tool MODE       same-page | page2
   --expire-sessions        the first MCP session answers 404 once right after its handshake
   --session-not-found-code N   e.g. -32016
@@ -99,7 +99,7 @@ if (values['close-call-stream']) faults.closeCallStream = true;
 const retry = int('sse-retry-ms', values['sse-retry-ms']);
 if (retry !== undefined) faults.sseRetryMs = retry;
 for (const spec of values.fault ?? []) {
-  const m = /^([a-z_]+)=(5xx|hang|reset|malformed|oversized)(?::(\d+))?$/.exec(spec);
+  const m = /^([a-z_]+)=(5xx|hang|reset|malformed|oversized|slow)(?::(\d+))?$/.exec(spec);
   if (!m || !ROUTE_NAMES.includes(m[1] as RouteName)) {
     usageError(`bad --fault ${spec}; expected ROUTE=KIND[:times] with ROUTE one of ${ROUTE_NAMES.join(', ')}`);
   }

@@ -1,9 +1,11 @@
 /** Fault injection: the knobs tests turn to make the core misbehave in controlled, documented ways. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-export type EndpointFaultKind = '5xx' | 'hang' | 'reset' | 'malformed' | 'oversized';
+export type EndpointFaultKind = '5xx' | 'hang' | 'reset' | 'malformed' | 'oversized' | 'slow';
 export interface EndpointFault {
   kind: EndpointFaultKind;
+  /** For `slow`: how long to wait before answering normally (default 3 s). */
+  delayMs?: number;
   /** How many requests the fault hits; omitted = every request until cleared. */
   times?: number;
 }
@@ -104,6 +106,17 @@ export function countMismatch(faults: CoreFaults): number {
 
 const OVERSIZED_BYTES = 11 * 1024 * 1024;
 
+/** For a `slow` fault armed on `route`: how long to hold the request before answering it normally (counts `times`). */
+export function endpointDelayMs(faults: CoreFaults, route: RouteName | null): number {
+  const fault = route ? faults.endpointFaults[route] : undefined;
+  if (!fault || fault.kind !== 'slow') return 0;
+  if (fault.times !== undefined) {
+    if (fault.times <= 0) return 0;
+    fault.times -= 1;
+  }
+  return fault.delayMs ?? 3_000;
+}
+
 /**
  * Applies an endpoint fault to a request if one is armed for `route`. Returns true when the fault answered
  * (or deliberately did not answer) the request, so the caller must stop.
@@ -117,7 +130,7 @@ export function applyEndpointFault(
 ): boolean {
   if (!route) return false;
   const fault = faults.endpointFaults[route];
-  if (!fault) return false;
+  if (!fault || fault.kind === 'slow') return false;
   if (fault.times !== undefined) {
     if (fault.times <= 0) return false;
     fault.times -= 1;

@@ -6,7 +6,7 @@ import { MCP_PATH } from '../lib/agentstack/server/baseUrl.js';
 import { SEEDED_ACCOUNTS, type CoreAccount } from './accounts.js';
 import { INTERNAL_HEADER, TokenAuth, approveDevice, generateSigningKeys, issueTokensDirect, type IssuedTokens } from './auth.js';
 import { tokenGate } from './deviceflow.js';
-import { applyEndpointFault, defaultFaults, mergeFaults, type CoreFaults, type RouteName } from './faults.js';
+import { applyEndpointFault, endpointDelayMs, defaultFaults, mergeFaults, type CoreFaults, type RouteName } from './faults.js';
 import { HttpError, bearerToken, sendError, sendHtml, sendJson } from './http.js';
 import { buildLogoPng } from './icon.js';
 import { handleInteraction } from './interactions.js';
@@ -130,6 +130,8 @@ export async function startCore(options: CoreOptions = {}): Promise<RunningCore>
       sendError(res, 403, 'forbidden_origin', `origin ${origin.slice(0, 200)} is not allowed`);
       return;
     }
+    const delayMs = internal ? 0 : endpointDelayMs(faults, route);
+    if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (!internal && applyEndpointFault(faults, route, req, res, state.hung)) return;
     if (faults.noDiscovery && path.startsWith('/.well-known/')) {
       sendError(res, 404, 'not_found', 'no discovery documents here');

@@ -4,6 +4,7 @@ import { quoteShort } from '../platform/errors.js';
 import { answerHook, logHook, parseHookJson, readStdinBounded } from '../platform/hookIo.js';
 import { SessionStartInputSchema } from '../schemas/hooks.js';
 import type { NetModule } from '../commands/sessionStart/run.js';
+import { POLLER_FLAG } from '../agentstack/signIn/pollerFlag.js';
 
 const NAME = 'session-start';
 const USAGE = `Usage: node session-start.mjs --from-hook
@@ -17,7 +18,6 @@ Options:
   -h, --help    show this help
 
 Environment: AGENTSTACK_BASE_URL, AGENTSTACK_CURSOR_DIR, AGENTSTACK_DISABLE_AUTO_LOGIN=1`;
-const POLLER_FLAG = '--device-poller';
 
 const script = fileURLToPath(import.meta.url);
 // The network steps stay in this one bundle, but behind import(): esbuild then evaluates undici and oauth4webapi only

@@ -54,12 +54,16 @@ export const RefreshFileSchema = z.looseObject({
   token_endpoint: z.optional(z.nullable(z.string())),
   client_id: z.optional(z.nullable(z.string())),
   resource: z.optional(z.nullable(z.string())),
+  /** SHA-256 (base64url) of the access token issued with this record, to recognise that Bearer in mcp.json. */
+  access_token_sha256: z.optional(z.nullable(z.string())),
 });
 export type RefreshFile = z.infer<typeof RefreshFileSchema>;
 
 /** `agentstack-device.lock`: who runs a device flow, and what the person must enter where. */
 export const DeviceLockSchema = z.looseObject({
   pid: z.number(),
+  /** The holder's process start time (Linux), to tell it from a later process with the same pid. */
+  pid_start: z.optional(z.nullable(z.string())),
   started_at: z.string(),
   expires_at: z.string(),
   verification_uri: z.optional(z.nullable(z.string())),

@@ -9,7 +9,7 @@ import { chmodSync, chownSync, lstatSync, mkdirSync, readFileSync, symlinkSync, 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
-import { bearerOf } from '../../lib/agentstack/mcpJson/entry.js';
+import { bearerOf } from '../../lib/agentstack/mcpJson/credential.js';
 import { CURSOR_FILES } from '../../lib/agentstack/server/paths.js';
 import { fileMode } from '../../lib/platform/fs/secureFile.js';
 import { runDeviceCode } from '../helpers/deviceCode.js';

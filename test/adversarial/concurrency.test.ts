@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
 import { refresh as coreRefresh } from '../../core/testing.js';
-import { bearerOf } from '../../lib/agentstack/mcpJson/entry.js';
+import { bearerOf } from '../../lib/agentstack/mcpJson/credential.js';
 import { serializeMcpConfig } from '../../lib/agentstack/mcpJson/file.js';
 import { fileMode, writeFileAtomic } from '../../lib/platform/fs/secureFile.js';
 import { bundleForTest } from '../helpers/bundle.js';

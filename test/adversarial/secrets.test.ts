@@ -10,7 +10,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, watch, wri
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
-import { bearerOf } from '../../lib/agentstack/mcpJson/entry.js';
+import { bearerOf } from '../../lib/agentstack/mcpJson/credential.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { PRE_MCP_SCRIPT, SESSION_START_SCRIPT, signInWith } from '../helpers/sessionStart.js';
 

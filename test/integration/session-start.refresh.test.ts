@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
 import { refresh as coreRefresh } from '../../core/testing.js';
-import { bearerOf } from '../../lib/agentstack/mcpJson/entry.js';
+import { bearerOf } from '../../lib/agentstack/mcpJson/credential.js';
 import { readSnapshot } from '../../lib/agentstack/snapshot/catalog.js';
 import { tempDir } from '../helpers/repo.js';
 import { sessionStart, signInWith, type HookRun } from '../helpers/sessionStart.js';

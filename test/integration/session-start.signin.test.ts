@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
 import { isProcessAlive } from '../../lib/platform/fs/fileLock.js';
-import { bearerOf } from '../../lib/agentstack/mcpJson/entry.js';
+import { bearerOf } from '../../lib/agentstack/mcpJson/credential.js';
 import { tempDir } from '../helpers/repo.js';
 import { sessionStart, signInWith, type HookRun } from '../helpers/sessionStart.js';
 

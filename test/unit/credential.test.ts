@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { classifyCredential, needsRefresh, needsSignIn } from '../../lib/agentstack/mcpJson/credential.js';
+import {
+  REFRESH_WINDOW_MS, agentstackEntry, bearerOf, bearerToken, classifyCredential, headerValue, isRealApiKey, needsRefresh, needsSignIn, tokenFingerprint,
+} from '../../lib/agentstack/mcpJson/credential.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 const jwt = (claims: object) => `eyJhbGciOiJFUzI1NiJ9.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`;
@@ -48,5 +50,39 @@ describe('credential gate', () => {
     expect(needsRefresh({ state: 'ok', expiresAtMs: null }, NOW)).toBe(false);
     expect(needsRefresh({ state: 'null_caps', expiresAtMs: NOW }, NOW)).toBe(false);
     expect(['unsigned', 'placeholder', 'expired', 'null_caps', 'ok'].filter((s) => needsSignIn(s as never))).toEqual(['placeholder', 'expired', 'null_caps']);
+  });
+});
+
+describe('the credential view primitives', () => {
+  it('headerValue: names are case-insensitive; a non-object has none', () => {
+    expect(headerValue({ authorization: 'a', 'X-API-KEY': 'k' }, 'Authorization')).toBe('a');
+    expect(headerValue({ authorization: 'a', 'X-API-KEY': 'k' }, 'x-api-key')).toBe('k');
+    expect(headerValue({ other: 1 }, 'Authorization')).toBeUndefined();
+    expect(headerValue('Authorization: x', 'Authorization')).toBeUndefined();
+    expect(headerValue(null, 'Authorization')).toBeUndefined();
+  });
+  it('bearerToken: the token of a real Bearer, whatever the case and spacing; null for placeholders', () => {
+    expect(bearerToken('Bearer abc.def')).toBe('abc.def');
+    expect(bearerToken('  bearer   abc  ')).toBe('abc');
+    for (const v of ['Bearer ${env:X}', 'Bearer AGENTSTACK_ACCESS_TOKEN', 'Bearer <token>', 'Bearer ', 'Basic abc', 'Bearer a b', 42, undefined]) {
+      expect(bearerToken(v)).toBeNull();
+    }
+  });
+  it('isRealApiKey: a key, not empty, not ${...}', () => {
+    expect(isRealApiKey('k-123')).toBe(true);
+    for (const v of ['', '  ', '${env:KEY}', 7, null]) expect(isRealApiKey(v)).toBe(false);
+  });
+  it('agentstackEntry and bearerOf read only the agentstack entry', () => {
+    expect(agentstackEntry({ mcpServers: { agentstack: 'x' } })).toBeUndefined();
+    expect(bearerOf(config({ authorization: 'bearer tok-1' }))).toBe('tok-1');
+    expect(bearerOf({ mcpServers: { other: { headers: { Authorization: 'Bearer tok-1' } } } })).toBeNull();
+  });
+  it('the refresh window is 120 s; a fingerprint is one-way and stable', () => {
+    expect(REFRESH_WINDOW_MS).toBe(120_000);
+    expect(needsRefresh({ state: 'ok', expiresAtMs: NOW + REFRESH_WINDOW_MS }, NOW)).toBe(true);
+    expect(needsRefresh({ state: 'ok', expiresAtMs: NOW + REFRESH_WINDOW_MS + 1 }, NOW)).toBe(false);
+    expect(tokenFingerprint('tok')).toBe(tokenFingerprint('tok'));
+    expect(tokenFingerprint('tok')).not.toContain('tok');
+    expect(tokenFingerprint('tok')).not.toBe(tokenFingerprint('tok2'));
   });
 });

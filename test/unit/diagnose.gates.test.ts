@@ -17,14 +17,14 @@ const mcp = (over: Partial<McpState> = {}): McpState => {
   return { path: '/c/mcp.json', exists: true, error: null, config: { mcpServers: { agentstack: entry } }, mode: 0o600, entry, notLean: false, ...over };
 };
 const plugin = (over: Partial<PluginState> = {}): PluginState => ({ install: { kind: 'local', dir: '/c/plugins/local/agentstack' }, installs: 1, manifestPointer: './mcp.json', shippedProblems: [], ...over });
-const refresh = (over: Partial<LocalState['refresh']> = {}): LocalState['refresh'] => ({ exists: true, mode: 0o600, error: null, legacy: false, expiresAt: null, ...over });
+const refresh = (over: Partial<LocalState['refresh']> = {}): LocalState['refresh'] => ({ exists: true, mode: 0o600, error: null, legacy: false, expiresAt: null, record: null, ...over });
 const snapshot = (over: Record<string, unknown> = {}, state: Partial<LocalState['snapshot']> = {}): LocalState['snapshot'] => ({
   exists: true, mode: 0o600, error: null, notFlat: false,
   data: { fetched_at: new Date(NOW - 3600_000).toISOString(), audience: 'tenant', total_actions: 2, actions: [{ action: 'system.ping' }, { action: 'data.read' }], ...over },
   ...state,
 });
 const lock = (over: Partial<LocalState['lock']> = {}, data: Record<string, unknown> = {}): LocalState['lock'] => ({
-  exists: true, text: '{}', pidAlive: true,
+  exists: true, text: '{}', holderAlive: true, origins: ['https://agentstack.tech'],
   data: { pid: 4242, started_at: new Date(NOW - 10_000).toISOString(), expires_at: new Date(NOW + 600_000).toISOString(), verification_uri: 'https://agentstack.tech/activate', verification_uri_complete: 'https://agentstack.tech/activate?user_code=WDJB-MJHT', user_code: 'WDJB-MJHT', ...data },
   ...over,
 });
@@ -167,7 +167,7 @@ describe('capabilities.snapshot', () => {
 
 describe('device.lock', () => {
   it('PASS none, PASS live flow with its URL and code', () => {
-    expect(deviceLockGate({ exists: false, text: null, data: null, pidAlive: false }, NOW).status).toBe('PASS');
+    expect(deviceLockGate({ exists: false, text: null, data: null, holderAlive: false, origins: [] }, NOW).status).toBe('PASS');
     const live = deviceLockGate(lock(), NOW);
     expect(live.status).toBe('PASS');
     expect(live.summary).toContain('WDJB-MJHT');
@@ -175,10 +175,25 @@ describe('device.lock', () => {
     expect(isLiveLock(lock(), NOW)).toBe(true);
   });
   it('WARN stale (dead pid or expired) or malformed', () => {
-    expect(deviceLockGate(lock({ pidAlive: false }), NOW)).toMatchObject({ status: 'WARN', summary: expect.stringMatching(/process 4242 is gone/) });
+    expect(deviceLockGate(lock({ holderAlive: false }), NOW)).toMatchObject({ status: 'WARN', summary: expect.stringMatching(/process 4242 is gone/) });
     expect(deviceLockGate(lock({}, { expires_at: new Date(NOW - 60_000).toISOString() }), NOW).summary).toMatch(/expired/);
     expect(deviceLockGate(lock({ data: null }), NOW).status).toBe('WARN');
-    expect(isLiveLock(lock({ pidAlive: false }), NOW)).toBe(false);
+    expect(isLiveLock(lock({ holderAlive: false }), NOW)).toBe(false);
+  });
+  it('WARN (removable) a lock dated in the future or past its 30-minute cap, however far its expires_at', () => {
+    const forged = lock({}, { started_at: new Date(NOW + 3600_000).toISOString(), expires_at: '2999-01-01T00:00:00Z' });
+    expect(isLiveLock(forged, NOW)).toBe(false);
+    expect(deviceLockGate(forged, NOW).summary).toMatch(/dated in the future/);
+    const old = lock({}, { started_at: new Date(NOW - 31 * 60_000).toISOString(), expires_at: '2999-01-01T00:00:00Z' });
+    expect(isLiveLock(old, NOW)).toBe(false);
+    expect(deviceLockGate(old, NOW).summary).toMatch(/expired 60 s ago/);
+    expect(isLiveLock(lock({}, { expires_at: '2999-01-01T00:00:00Z' }), NOW)).toBe(true);
+  });
+  it('a live lock whose page is on another origin: its code is shown, its URL is not', () => {
+    const foreign = deviceLockGate(lock({}, { verification_uri: 'https://evil.example/activate', verification_uri_complete: null }), NOW);
+    expect(foreign.status).toBe('PASS');
+    expect(foreign.summary).not.toContain('evil.example');
+    expect(foreign.summary).toContain('not shown');
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { applyBearer, bearerOf, normalizeMcpConfig, type McpConfig } from '../../lib/agentstack/mcpJson/entry.js';
+import { applyBearer, normalizeMcpConfig, type McpConfig } from '../../lib/agentstack/mcpJson/entry.js';
+import { bearerOf } from '../../lib/agentstack/mcpJson/credential.js';
 
 const jsonValue = fc.jsonValue({ maxDepth: 3 });
 const serverName = fc.string({ minLength: 1, maxLength: 12 }).filter((s) => s !== 'agentstack');

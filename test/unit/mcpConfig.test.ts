@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
-  applyBearer, bearerOf, chooseBaseUrl, credentialsBelongTo, isRealBearer, leanEntry, normalizeMcpConfig, parseProjectId,
+  applyBearer, chooseBaseUrl, credentialsBelongTo, leanEntry, normalizeMcpConfig, parseProjectId,
 } from '../../lib/agentstack/mcpJson/entry.js';
+import { bearerOf, isRealBearer, tokenFingerprint } from '../../lib/agentstack/mcpJson/credential.js';
 import { DEFAULT_BASE_URL } from '../../lib/agentstack/server/baseUrl.js';
 
 const STAGING = 'https://staging.agentstack.tech';
@@ -89,6 +90,21 @@ describe('which server', () => {
     expect(credentialsBelongTo(entry(undefined, 'opaque-token-123').mcpServers.agentstack, STAGING)).toBe(false);
     expect(credentialsBelongTo(entry(undefined, 'opaque-token-123').mcpServers.agentstack, DEFAULT_BASE_URL)).toBe(true);
     expect(bearerOf(normalizeMcpConfig(entry(`${STAGING}/mcp`, jwt(`${DEFAULT_BASE_URL}/mcp`))).config)).toBeNull();
+  });
+
+  it('a Bearer we issued stays with the server we recorded, JWT or opaque; a Bearer we did not record is judged without the record', () => {
+    const entry = (token: string) => ({ url: `${STAGING}/mcp`, headers: { Authorization: `Bearer ${token}` } });
+    const forDefault = { serverUrl: `${DEFAULT_BASE_URL}/mcp` };
+    expect(credentialsBelongTo(entry('opaque-token-123'), STAGING, forDefault)).toBe(false);
+    expect(credentialsBelongTo(entry('opaque-token-123'), STAGING, { ...forDefault, fingerprint: tokenFingerprint('opaque-token-123') })).toBe(false);
+    expect(credentialsBelongTo(entry('opaque-token-123'), STAGING, { ...forDefault, fingerprint: tokenFingerprint('another-token') })).toBe(true);
+    expect(credentialsBelongTo(entry('opaque-token-123'), STAGING, { serverUrl: `${STAGING}/mcp` })).toBe(true);
+    expect(credentialsBelongTo(entry('opaque-token-123'), STAGING, null)).toBe(true);
+    // An API key was never issued by us: the record says nothing about it.
+    expect(credentialsBelongTo({ url: `${STAGING}/mcp`, headers: { 'X-API-Key': 'k-123' } }, STAGING, forDefault)).toBe(true);
+    const config = { mcpServers: { agentstack: entry('opaque-token-123') } };
+    expect(bearerOf(normalizeMcpConfig(config, { issued: forDefault }).config)).toBeNull();
+    expect(bearerOf(normalizeMcpConfig(config, { issued: { serverUrl: `${STAGING}/mcp` } }).config)).toBe('opaque-token-123');
   });
 
   it('a hand-set staging URL survives normalization', () => {

@@ -1,38 +1,47 @@
 /**
- * Who is signed in, cached in `agentstack-identity.json` (0600) so the status card of a session start that needs
- * no network names the person without calling `GET /api/auth/me`. Written whenever /me was asked anyway (snapshot
- * refresh, sign-in); keyed by the token's `sub` and the server, so another account or server is looked up again.
+ * Who holds a token: the one call to `GET /api/auth/me`, the one rule for the name shown (email, else display
+ * name, else the user id), and the one writer of the identity cache (identityCache.ts reads it).
  */
 import { decodeJwtClaims } from './jwt.js';
-import { IdentitySchema, type Identity } from '../../schemas/state.js';
-import { SECRET_FILE_MODE, readTextIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
+import { httpRequest, parseJson } from '../../platform/http.js';
+import { PluginError, quoteShort } from '../../platform/errors.js';
+import { MeSchema, type Me } from '../../schemas/server.js';
+import { SECRET_FILE_MODE, writeFileAtomic } from '../../platform/fs/secureFile.js';
+import { mcpUrlFor } from '../server/baseUrl.js';
 
-export type { Identity };
-
-export function readIdentity(path: string): Identity | null {
-  try {
-    const text = readTextIfExists(path);
-    if (!text) return null;
-    const parsed = IdentitySchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
+export interface WhoAmI {
+  /** The name to show: email, else display name, else `user <id>`; quoted short. */
+  who: string;
+  me: Me;
 }
 
-export function writeIdentity(path: string, identity: Identity): void {
+/** The name shown for an account. */
+export function displayName(me: Pick<Me, 'email' | 'display_name' | 'user_id'>): string {
+  return quoteShort(me.email || me.display_name || `user ${me.user_id}`, 120);
+}
+
+/**
+ * `GET /api/auth/me` with `token`. A non-200 answer is `server` with the HTTP status in `details.status` (401 and
+ * 403: the token was refused); a body without the fields we read is `invalid_response`.
+ */
+export async function fetchIdentity(args: { baseUrl: string; token: string; timeoutMs: number; signal?: AbortSignal }): Promise<WhoAmI> {
+  const res = await httpRequest({ url: `${args.baseUrl}/api/auth/me`, headers: { authorization: `Bearer ${args.token}`, accept: 'application/json' }, timeoutMs: args.timeoutMs, signal: args.signal });
+  if (res.status === 401 || res.status === 403) throw new PluginError('server', `${args.baseUrl} rejected the token (HTTP ${res.status})`, { details: { status: res.status } });
+  if (res.status !== 200) throw new PluginError('server', `GET /api/auth/me answered HTTP ${res.status}`, { details: { status: res.status } });
+  const me = parseJson(res, MeSchema, 'The account').data;
+  return { who: displayName(me), me };
+}
+
+/** Caches who holds `token` on `baseUrl`'s server, keyed by the token's `sub`. */
+export function rememberIdentity(path: string, args: { who: string; token: string; baseUrl: string; now?: Date }): void {
+  const sub = decodeJwtClaims(args.token)?.sub;
+  const identity = { who: args.who, sub: typeof sub === 'string' ? sub : null, server_url: mcpUrlFor(args.baseUrl), fetched_at: (args.now ?? new Date()).toISOString() };
   writeFileAtomic(path, `${JSON.stringify(identity)}\n`, { mode: SECRET_FILE_MODE });
 }
 
-/** The cached identity when it belongs to this token's subject on this server. */
-export function identityFor(cached: Identity | null, sub: unknown, serverUrl: string): Identity | null {
-  if (!cached || cached.server_url !== serverUrl) return null;
-  if (typeof sub === 'string' && cached.sub && cached.sub !== sub) return null;
-  return cached;
-}
-
-/** Caches who holds `token` on `serverUrl`, keyed by the token's `sub`. */
-export function rememberIdentity(path: string, args: { who: string; token: string; serverUrl: string; now?: Date }): void {
-  const sub = decodeJwtClaims(args.token)?.sub;
-  writeIdentity(path, { who: args.who, sub: typeof sub === 'string' ? sub : null, server_url: args.serverUrl, fetched_at: (args.now ?? new Date()).toISOString() });
+/** Asks the server who holds `token` and caches the answer; the name shown. */
+export async function lookUpIdentity(args: { baseUrl: string; token: string; identityPath: string; timeoutMs: number; signal?: AbortSignal; now?: Date }): Promise<string> {
+  const { who } = await fetchIdentity(args);
+  rememberIdentity(args.identityPath, { who, token: args.token, baseUrl: args.baseUrl, now: args.now });
+  return who;
 }

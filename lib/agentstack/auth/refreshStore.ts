@@ -5,8 +5,16 @@
 import { PluginError } from '../../platform/errors.js';
 import { RefreshFileSchema, type RefreshFile } from '../../schemas/state.js';
 import { SECRET_FILE_MODE, readTextIfExists, removeIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
+import { mcpUrlFor } from '../server/baseUrl.js';
+import type { IssuedFor } from '../mcpJson/entry.js';
 
 export type StoredRefresh = RefreshFile & { legacy?: boolean };
+/** What the record says about where its tokens belong, without the refresh token itself. */
+export type RefreshRecord = Pick<StoredRefresh, 'resource' | 'token_endpoint' | 'access_token_sha256'>;
+
+export function recordOf(stored: StoredRefresh | null): RefreshRecord | null {
+  return stored ? { resource: stored.resource ?? null, token_endpoint: stored.token_endpoint ?? null, access_token_sha256: stored.access_token_sha256 ?? null } : null;
+}
 
 /** The stored refresh token, or null when there is none. A file we cannot understand is `malformed_file`. */
 export function readRefreshFile(path: string): StoredRefresh | null {
@@ -35,4 +43,23 @@ export function writeRefreshFile(path: string, data: RefreshFile): void {
 
 export function clearRefreshFile(path: string): boolean {
   return removeIfExists(path);
+}
+
+/**
+ * Whether a stored refresh token belongs to `baseUrl`'s server: its recorded resource (or token endpoint) must name
+ * it. A refresh token for another server is never sent anywhere from here, and never cleared by this server's
+ * `invalid_grant`. The old plain-text form records nothing; only the Bearer check vouches for it.
+ */
+export function refreshBelongsTo(stored: Pick<StoredRefresh, 'resource' | 'token_endpoint'>, baseUrl: string): boolean {
+  if (stored.resource) return stored.resource === mcpUrlFor(baseUrl);
+  if (stored.token_endpoint) {
+    try { return new URL(stored.token_endpoint).origin === new URL(baseUrl).origin; } catch { return false; }
+  }
+  return true;
+}
+
+/** What the record says about the Bearer issued with it: the MCP URL it was issued for (and the token's fingerprint). */
+export function issuedFor(stored: Pick<StoredRefresh, 'resource' | 'access_token_sha256'> | null): IssuedFor | null {
+  if (!stored?.resource) return null;
+  return { serverUrl: stored.resource, fingerprint: stored.access_token_sha256 ?? null };
 }

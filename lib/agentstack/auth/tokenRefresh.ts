@@ -4,22 +4,29 @@
  * sessions start at once exactly one refresh request reaches the server and the others pick up its result. The
  * rotated refresh token is stored before the new Bearer is written (a crash in between never loses the grant), and
  * `invalid_grant` clears the stored token: the caller moves to sign-in and never retries.
+ *
+ * Every writer of the credential (sign-in, this refresh, diagnose --fix) holds the same lock, and the answer is
+ * written only if the credential is still the one the refresh started from (compare and swap): a sign-in that
+ * lands while the request is in flight is never undone, and an `invalid_grant` for a credential that is no longer
+ * current changes nothing.
  */
 import { withLock } from '../../platform/fs/fileLock.js';
 import { isPluginError, quoteShort } from '../../platform/errors.js';
-import { classifyCredential, needsRefresh } from '../mcpJson/credential.js';
+import { bearerOf, classifyCredential, needsRefresh, tokenFingerprint } from '../mcpJson/credential.js';
 import { jwtExpiryMs } from './jwt.js';
 import { mcpUrlFor } from '../server/baseUrl.js';
 import { applyBearer } from '../mcpJson/entry.js';
 import { readMcpConfigFile, updateMcpConfigFile } from '../mcpJson/file.js';
 import type { CursorPaths } from '../server/paths.js';
-import { clearRefreshFile, readRefreshFile, writeRefreshFile, type StoredRefresh } from './refreshStore.js';
+import { clearRefreshFile, readRefreshFile, refreshBelongsTo, writeRefreshFile, type StoredRefresh } from './refreshStore.js';
 
 export type RefreshOutcome =
   | { kind: 'not_needed' }
   | { kind: 'no_refresh_token' }
   | { kind: 'refreshed'; token: string; byThisProcess: boolean }
   | { kind: 'invalid_grant'; message: string }
+  /** The credential changed while the request was in flight (a new sign-in): the answer was dropped. */
+  | { kind: 'superseded' }
   | { kind: 'failed'; message: string };
 
 export interface TokenRefreshArgs {
@@ -40,7 +47,14 @@ function readStored(path: string): StoredRefresh | null {
   }
 }
 
-async function refreshNow(args: TokenRefreshArgs, stored: StoredRefresh): Promise<string> {
+/** Lets only a credential still current be replaced: the refresh file holds the refresh token we sent, the entry the Bearer we saw. */
+function stillCurrent(path: string, stored: StoredRefresh, config: Parameters<typeof bearerOf>[0], startToken: string | null): boolean {
+  return readStored(path)?.refresh_token === stored.refresh_token && bearerOf(config) === startToken;
+}
+
+class Superseded extends Error {}
+
+async function refreshNow(args: TokenRefreshArgs, stored: StoredRefresh, startToken: string | null): Promise<string> {
   const now = args.now ?? Date.now;
   const oauth = await import('./oauth.js');
   const timeoutMs = Math.max(500, Math.min(5_000, args.deadline - now() - 300));
@@ -57,32 +71,23 @@ async function refreshNow(args: TokenRefreshArgs, stored: StoredRefresh): Promis
     timeoutMs,
   });
   const expiry = jwtExpiryMs(tokens.access_token);
-  writeRefreshFile(args.paths.refresh, {
-    ...stored,
-    refresh_token: tokens.refresh_token ?? stored.refresh_token,
-    scope: tokens.scope ?? stored.scope ?? null,
-    token_type: tokens.token_type,
-    obtained_at: new Date(now()).toISOString(),
-    expires_at: oauth.expiresAtOf(tokens, now()) ?? (expiry ? new Date(expiry).toISOString() : null),
-    token_endpoint: tokenEndpoint,
-    client_id: clientId,
-    resource,
+  await updateMcpConfigFile(args.paths.mcpJson, (config) => {
+    if (!stillCurrent(args.paths.refresh, stored, config, startToken)) throw new Superseded();
+    writeRefreshFile(args.paths.refresh, {
+      ...stored,
+      refresh_token: tokens.refresh_token ?? stored.refresh_token,
+      scope: tokens.scope ?? stored.scope ?? null,
+      token_type: tokens.token_type,
+      obtained_at: new Date(now()).toISOString(),
+      expires_at: oauth.expiresAtOf(tokens, now()) ?? (expiry ? new Date(expiry).toISOString() : null),
+      token_endpoint: tokenEndpoint,
+      client_id: clientId,
+      resource,
+      access_token_sha256: tokenFingerprint(tokens.access_token),
+    });
+    return applyBearer(config, { token: tokens.access_token, baseUrl: args.baseUrl });
   });
-  await updateMcpConfigFile(args.paths.mcpJson, (config) => applyBearer(config, { token: tokens.access_token, baseUrl: args.baseUrl }));
   return tokens.access_token;
-}
-
-/**
- * Whether a stored refresh token belongs to `baseUrl`'s server: its recorded resource (or token endpoint) must name
- * it. A refresh token for another server is never sent anywhere from here, and never cleared by this server's
- * `invalid_grant`. The old plain-text form records nothing; only the Bearer check vouches for it.
- */
-export function refreshBelongsTo(stored: StoredRefresh, baseUrl: string): boolean {
-  if (stored.resource) return stored.resource === mcpUrlFor(baseUrl);
-  if (stored.token_endpoint) {
-    try { return new URL(stored.token_endpoint).origin === new URL(baseUrl).origin; } catch { return false; }
-  }
-  return true;
 }
 
 export async function refreshSingleFlight(args: TokenRefreshArgs): Promise<RefreshOutcome> {
@@ -97,15 +102,18 @@ export async function refreshSingleFlight(args: TokenRefreshArgs): Promise<Refre
       // Another process may have refreshed while we waited: a Bearer other than the one we saw, still valid, is its
       // result (comparing tokens, not expiry: a short-lived grant's new token may itself be inside the window).
       const stored = readStored(args.paths.refresh);
-      const gate = classifyCredential({ config: readMcpConfigFile(args.paths.mcpJson).config, storedExpiresAt: stored?.expires_at, now: now() });
+      const config = readMcpConfigFile(args.paths.mcpJson).config;
+      const gate = classifyCredential({ config, storedExpiresAt: stored?.expires_at, now: now() });
       if (gate.token && gate.state !== 'expired' && (gate.token !== args.seenToken || !needsRefresh(gate, now()))) {
         return { kind: 'refreshed', token: gate.token, byThisProcess: false } as const;
       }
       if (!stored) return { kind: 'no_refresh_token' } as const;
       try {
-        return { kind: 'refreshed', token: await refreshNow(args, stored), byThisProcess: true } as const;
+        return { kind: 'refreshed', token: await refreshNow(args, stored, gate.token), byThisProcess: true } as const;
       } catch (error) {
+        if (error instanceof Superseded) return { kind: 'superseded' } as const;
         if (isPluginError(error, 'invalid_grant')) {
+          if (!stillCurrent(args.paths.refresh, stored, readMcpConfigFile(args.paths.mcpJson).config, gate.token)) return { kind: 'superseded' } as const;
           clearRefreshFile(args.paths.refresh);
           return { kind: 'invalid_grant', message: quoteShort((error as Error).message, 200) } as const;
         }

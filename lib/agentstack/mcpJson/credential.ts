@@ -1,12 +1,16 @@
 /**
- * The credential gate of session start, pure: what state the agentstack entry's credential is in. JWT claims are
- * decoded without verification and used only as hints (expiry, the `user_api_key` + `service_caps: null` shape);
- * the server verifies the token on every request.
+ * The credential view of mcp.json's agentstack entry, pure: how its headers are read (names case-insensitive), what
+ * a real Bearer or API key is, and what state the credential is in. JWT claims are decoded without verification and
+ * used only as hints (expiry, the `user_api_key` + `service_caps: null` shape); the server verifies the token on
+ * every request.
  */
+import { createHash } from 'node:crypto';
 import { jwtExpiryMs, decodeJwtClaims } from '../auth/jwt.js';
-import { isRealBearer, type McpConfig } from './entry.js';
 import { MCP_SERVER_KEY } from '../server/toolNames.js';
 import { isObject } from '../../platform/text/isObject.js';
+
+/** Cursor's mcp.json as parsed JSON. */
+export type McpConfig = Record<string, unknown>;
 
 export type CredentialState = 'unsigned' | 'placeholder' | 'expired' | 'null_caps' | 'ok';
 
@@ -21,14 +25,51 @@ export interface CredentialView {
   apiKey: boolean;
 }
 
-/** A token this close to expiry is refreshed at session start. */
+/** A token this close to expiry is refreshed at session start (and diagnose says so). */
 export const REFRESH_WINDOW_MS = 120_000;
 
-
-function header(headers: unknown, name: string): unknown {
+/** A header of `headers` by name, case-insensitively (HTTP header names are); undefined when absent. */
+export function headerValue(headers: unknown, name: string): unknown {
   if (!isObject(headers)) return undefined;
-  const key = Object.keys(headers).find((k) => k.toLowerCase() === name.toLowerCase());
+  const wanted = name.toLowerCase();
+  const key = Object.keys(headers).find((k) => k.toLowerCase() === wanted);
   return key === undefined ? undefined : headers[key];
+}
+
+/** The agentstack entry of mcp.json, or undefined when there is none (or it is not an object). */
+export function agentstackEntry(config: McpConfig): Record<string, unknown> | undefined {
+  const servers = config.mcpServers;
+  const entry = isObject(servers) ? servers[MCP_SERVER_KEY] : undefined;
+  return isObject(entry) ? entry : undefined;
+}
+
+/** The token of `Bearer <token>` when it is a real one: not empty, not `${...}`, not a placeholder; else null. */
+export function bearerToken(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(value.trim());
+  if (!match) return null;
+  const token = match[1]!;
+  return token.includes('${') || token.includes('AGENTSTACK_ACCESS_TOKEN') || /^<.*>$/.test(token) ? null : token;
+}
+
+/** `Bearer <token>` with a real token: not empty, not `${...}` interpolation, not the AGENTSTACK_ACCESS_TOKEN placeholder. */
+export function isRealBearer(value: unknown): value is string {
+  return bearerToken(value) !== null;
+}
+
+/** An `X-API-Key` value that is a key, not an empty string or a `${...}` interpolation. */
+export function isRealApiKey(value: unknown): value is string {
+  return typeof value === 'string' && value.trim() !== '' && !value.includes('${');
+}
+
+/** The agentstack entry's Bearer token (without `Bearer `), or null when it has no real one. */
+export function bearerOf(config: McpConfig): string | null {
+  return bearerToken(headerValue(agentstackEntry(config)?.headers, 'Authorization'));
+}
+
+/** A one-way fingerprint of a token (SHA-256, base64url): recorded to recognise the token later, never to use it. */
+export function tokenFingerprint(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
 }
 
 export interface CredentialInput {
@@ -39,18 +80,13 @@ export interface CredentialInput {
 }
 
 export function classifyCredential({ config, storedExpiresAt, now }: CredentialInput): CredentialView {
-  const servers = config.mcpServers;
-  const entry = isObject(servers) ? servers[MCP_SERVER_KEY] : undefined;
+  const entry = agentstackEntry(config);
   const none: CredentialView = { state: 'unsigned', token: null, claims: null, expiresAtMs: null, apiKey: false };
-  if (!isObject(entry)) return none;
-  const authorization = header(entry.headers, 'Authorization');
-  if (authorization === undefined) {
-    const apiKey = header(entry.headers, 'X-API-Key');
-    const realKey = typeof apiKey === 'string' && apiKey.trim() !== '' && !apiKey.includes('${');
-    return realKey ? { ...none, state: 'ok', apiKey: true } : none;
-  }
-  if (!isRealBearer(authorization)) return { ...none, state: 'placeholder' };
-  const token = authorization.trim().replace(/^Bearer\s+/i, '');
+  if (!entry) return none;
+  const authorization = headerValue(entry.headers, 'Authorization');
+  if (authorization === undefined) return isRealApiKey(headerValue(entry.headers, 'X-API-Key')) ? { ...none, state: 'ok', apiKey: true } : none;
+  const token = bearerToken(authorization);
+  if (token === null) return { ...none, state: 'placeholder' };
   const claims = decodeJwtClaims(token);
   const stored = storedExpiresAt ? Date.parse(storedExpiresAt) : NaN;
   const expiresAtMs = jwtExpiryMs(token) ?? (Number.isFinite(stored) ? stored : null);

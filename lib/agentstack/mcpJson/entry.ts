@@ -8,8 +8,9 @@ import { PluginError } from '../../platform/errors.js';
 import { decodeJwtClaims } from '../auth/jwt.js';
 import { MCP_SERVER_KEY } from '../server/toolNames.js';
 import { isObject } from '../../platform/text/isObject.js';
+import { bearerToken, headerValue, isRealApiKey, isRealBearer, tokenFingerprint, type McpConfig } from './credential.js';
 
-export type McpConfig = Record<string, unknown>;
+export type { McpConfig };
 export interface McpConfigUpdate {
   config: McpConfig;
   changed: boolean;
@@ -17,15 +18,6 @@ export interface McpConfigUpdate {
 
 type Json = Record<string, unknown>;
 
-
-/** `Bearer <token>` with a real token: not empty, not `${...}` interpolation, not the AGENTSTACK_ACCESS_TOKEN placeholder. */
-export function isRealBearer(value: unknown): value is string {
-  if (typeof value !== 'string') return false;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(value.trim());
-  if (!match) return false;
-  const token = match[1]!;
-  return !token.includes('${') && !token.includes('AGENTSTACK_ACCESS_TOKEN') && !/^<.*>$/.test(token);
-}
 
 /** A project id the server accepts as a tenant pin: an integer > 1 (1 is the shared ecosystem project). */
 export function parseProjectId(value: unknown): number | null {
@@ -43,11 +35,6 @@ export function chooseBaseUrl(entry: unknown, envBaseUrl?: string | null): strin
   if (envBaseUrl) return envBaseUrl;
   const fromEntry = isObject(entry) ? baseUrlFromMcpUrl(entry.url) : null;
   return fromEntry ?? DEFAULT_BASE_URL;
-}
-
-function headerValue(headers: Json, name: string): unknown {
-  const key = Object.keys(headers).find((k) => k.toLowerCase() === name.toLowerCase());
-  return key === undefined ? undefined : headers[key];
 }
 
 /** Orders `obj`'s keys like `reference` where both have them (existing files keep their shape), new keys last. */
@@ -68,12 +55,23 @@ export interface LeanEntryOptions {
   token?: string;
   /** undefined = keep the existing valid pin; null = remove it. */
   projectId?: number | null;
+  /** What we recorded when we issued the entry's Bearer (see credentialsBelongTo). */
+  issued?: IssuedFor | null;
+}
+
+/**
+ * What the plugin recorded when it issued a Bearer: the MCP URL it was issued for, and a fingerprint of the token
+ * (absent in records written before the fingerprint existed: the record is then taken to describe the Bearer).
+ */
+export interface IssuedFor {
+  serverUrl: string;
+  fingerprint?: string | null;
 }
 
 /** The origins a JWT says it is for (its `aud` values that are URLs); empty for an opaque token or no `aud`. */
 function audienceOrigins(authorization: unknown): string[] {
-  if (typeof authorization !== 'string') return [];
-  const claims = decodeJwtClaims(authorization.trim().replace(/^Bearer\s+/i, ''));
+  const token = bearerToken(authorization);
+  const claims = token === null ? null : decodeJwtClaims(token);
   const aud = claims?.aud;
   const values = Array.isArray(aud) ? aud : [aud];
   const origins: string[] = [];
@@ -86,15 +84,18 @@ function audienceOrigins(authorization: unknown): string[] {
 /**
  * Whether credentials in `entry` were meant for `baseUrl`. A token is issued for one server: when the server
  * changes (AGENTSTACK_BASE_URL, or a hand-edited `url`), the old Bearer must not travel to the new one. The entry's
- * URL must name `baseUrl` (no URL means the default server), and a JWT Bearer whose `aud` names URLs must name
- * `baseUrl`'s origin among them.
+ * URL must name `baseUrl` (no URL means the default server); a JWT Bearer whose `aud` names URLs must name
+ * `baseUrl`'s origin among them; and a Bearer we issued (its fingerprint matches our record) must have been issued
+ * for `baseUrl`'s MCP URL: an opaque token carries no `aud`, and the entry's `url` alone can be edited by hand.
  */
-export function credentialsBelongTo(entry: unknown, baseUrl: string): boolean {
+export function credentialsBelongTo(entry: unknown, baseUrl: string, issued?: IssuedFor | null): boolean {
   if (!isObject(entry)) return true;
   const entryBase = entry.url === undefined ? DEFAULT_BASE_URL : baseUrlFromMcpUrl(entry.url);
   if (entryBase !== baseUrl) return false;
-  const headers = isObject(entry.headers) ? entry.headers : {};
-  const origins = audienceOrigins(headerValue(headers, 'Authorization'));
+  const authorization = headerValue(entry.headers, 'Authorization');
+  const token = bearerToken(authorization);
+  if (token !== null && issued && (!issued.fingerprint || issued.fingerprint === tokenFingerprint(token)) && issued.serverUrl !== mcpUrlFor(baseUrl)) return false;
+  const origins = audienceOrigins(authorization);
   return origins.length === 0 || origins.includes(new URL(baseUrl).origin);
 }
 
@@ -102,12 +103,12 @@ export function credentialsBelongTo(entry: unknown, baseUrl: string): boolean {
 export function leanEntry(existing: unknown, options: LeanEntryOptions): Json {
   const old = isObject(existing) ? existing : {};
   const oldHeaders = isObject(old.headers) ? old.headers : {};
-  const keepCredentials = credentialsBelongTo(old, options.baseUrl);
+  const keepCredentials = credentialsBelongTo(old, options.baseUrl, options.issued);
   const authorization = options.token !== undefined ? `Bearer ${options.token}` : keepCredentials ? headerValue(oldHeaders, 'Authorization') : undefined;
   const headers: Json = {};
   if (isRealBearer(authorization)) headers.Authorization = authorization.trim();
   const apiKey = keepCredentials ? headerValue(oldHeaders, 'X-API-Key') : undefined;
-  if (!headers.Authorization && typeof apiKey === 'string' && apiKey.trim() && !apiKey.includes('${')) headers['X-API-Key'] = apiKey;
+  if (!headers.Authorization && isRealApiKey(apiKey)) headers['X-API-Key'] = apiKey;
   const project = options.projectId === undefined ? parseProjectId(headerValue(oldHeaders, 'X-Project-ID')) : options.projectId;
   if (project !== null && parseProjectId(project) !== null) headers['X-Project-ID'] = String(project);
   const entry: Json = {
@@ -136,6 +137,8 @@ function withEntry(config: McpConfig, entry: Json): McpConfig {
 export interface NormalizeOptions {
   /** The validated `AGENTSTACK_BASE_URL`, when set. */
   envBaseUrl?: string | null;
+  /** What we recorded when we issued the Bearer (the refresh record), when there is a record. */
+  issued?: IssuedFor | null;
 }
 
 /** Makes an existing agentstack entry lean. Adds nothing when there is none (signing in adds it). */
@@ -145,7 +148,7 @@ export function normalizeMcpConfig(config: McpConfig, options: NormalizeOptions 
     return { config, changed: false };
   }
   const existing = servers[MCP_SERVER_KEY];
-  const entry = leanEntry(existing, { baseUrl: chooseBaseUrl(existing, options.envBaseUrl) });
+  const entry = leanEntry(existing, { baseUrl: chooseBaseUrl(existing, options.envBaseUrl), issued: options.issued });
   if (sameJson(entry, existing)) return { config, changed: false };
   return { config: withEntry(config, entry), changed: true };
 }
@@ -166,12 +169,4 @@ export function applyBearer(config: McpConfig, options: ApplyBearerOptions): Mcp
   const entry = leanEntry(existing, { baseUrl: options.baseUrl, token: options.token, projectId: options.projectId });
   if (servers && sameJson(entry, existing)) return { config, changed: false };
   return { config: withEntry(config, entry), changed: true };
-}
-
-/** The agentstack entry's Bearer token (without `Bearer `), or null when it has no real one. */
-export function bearerOf(config: McpConfig): string | null {
-  const servers = config.mcpServers;
-  const entry = isObject(servers) ? servers[MCP_SERVER_KEY] : undefined;
-  const auth = isObject(entry) && isObject(entry.headers) ? headerValue(entry.headers, 'Authorization') : undefined;
-  return isRealBearer(auth) ? auth.trim().replace(/^Bearer\s+/i, '') : null;
 }

@@ -9,11 +9,15 @@ import { spawn } from 'node:child_process';
 import { closeSync, fchmodSync, openSync, statSync } from 'node:fs';
 import { quoteShort } from '../../platform/errors.js';
 import { readLockFile } from '../../platform/fs/fileLock.js';
-import { acquireDeviceLock, isStaleDeviceLock, readDeviceLock } from './lock.js';
+import { isStaleDeviceLock, readDeviceLock, shownDeviceLock } from './lock.js';
 import type { CursorPaths } from '../server/paths.js';
+import { processStartTime } from '../../platform/processStart.js';
+import { POLLER_FLAG } from './pollerFlag.js';
 import { DEFAULT_SCOPE_PRESET, scopeStringFor } from '../auth/scopes.js';
 import { writeFileAtomic } from '../../platform/fs/secureFile.js';
 import type { DevicePollerHandoff } from './poller.js';
+import type { DeviceLock } from '../../schemas/state.js';
+import type { HeldDeviceLock } from './lock.js';
 
 export type SignInOutcome =
   | { kind: 'running'; url: string | null; code: string | null; expiresAt: string }
@@ -24,6 +28,8 @@ export interface SignInArgs {
   paths: CursorPaths;
   env: NodeJS.ProcessEnv;
   baseUrl: string;
+  /** The origins a running flow's page may be on (lock.ts signInOrigins). */
+  origins: string[];
   projectId: number | null;
   deadline: number;
   /** The bundle to run as the poller (this script). */
@@ -31,20 +37,25 @@ export interface SignInArgs {
   now?: () => number;
 }
 
-export const POLLER_FLAG = '--device-poller';
+export type RunningFlow = Extract<SignInOutcome, { kind: 'running' }>;
 
-/** The device flow running right now (its URL and code), or null. */
-export function runningFlow(path: string, now: number): SignInOutcome | null {
-  const holder = readDeviceLock(path);
-  if (!holder || isStaleDeviceLock(holder, now)) return null;
-  return { kind: 'running', url: holder.verification_uri_complete ?? holder.verification_uri ?? null, code: holder.user_code ?? null, expiresAt: holder.expires_at };
+function running(holder: DeviceLock, origins: readonly string[]): RunningFlow {
+  const shown = shownDeviceLock(holder, origins);
+  return { kind: 'running', url: shown.verification_uri_complete ?? shown.verification_uri ?? null, code: holder.user_code ?? null, expiresAt: shown.expires_at };
 }
 
-/** Rewrites our lock with the poller's pid (same nonce and code), so the lock lives as long as the poller. */
+/** The device flow running right now (its code, and its URL when that is on one of `origins`), or null. */
+export function runningFlow(path: string, now: number, origins: readonly string[]): RunningFlow | null {
+  const holder = readDeviceLock(path);
+  if (!holder || isStaleDeviceLock(holder, now)) return null;
+  return running(holder, origins);
+}
+
+/** Rewrites our lock with the poller's pid and start time (same nonce and code), so the lock lives as long as the poller. */
 function handOverLock(path: string, pid: number): void {
   const current = readLockFile(path);
   if (!current || current.pid !== process.pid) return;
-  writeFileAtomic(path, JSON.stringify({ ...current, pid }));
+  writeFileAtomic(path, JSON.stringify({ ...current, pid, pid_start: processStartTime(pid) }));
 }
 
 /** The background sign-in log is appended to; past this size it starts afresh so it never grows without bound. */
@@ -80,28 +91,24 @@ function spawnPoller(args: SignInArgs, handoff: DevicePollerHandoff): number {
 
 export async function startSignIn(args: SignInArgs): Promise<SignInOutcome> {
   const now = args.now ?? Date.now;
-  const running = runningFlow(args.paths.deviceLock, now());
-  if (running) return running;
-  const taken = acquireDeviceLock(args.paths.deviceLock, { expiresAt: new Date(now() + 60_000), now });
-  if (!taken.acquired) {
-    return { kind: 'running', url: taken.holder.verification_uri_complete ?? taken.holder.verification_uri ?? null, code: taken.holder.user_code ?? null, expiresAt: taken.holder.expires_at };
-  }
-  const { lock } = taken;
+  const current = runningFlow(args.paths.deviceLock, now(), args.origins);
+  if (current) return current;
+  let lock: HeldDeviceLock | undefined;
   try {
-    const { startDeviceFlow } = await import('./flow.js');
+    const { beginDeviceFlow } = await import('./flow.js');
     const { clientFromEnv } = await import('../auth/oauth.js');
     const client = clientFromEnv(args.env);
     const signal = AbortSignal.timeout(Math.max(500, args.deadline - now() - 500));
-    const { endpoints, device } = await startDeviceFlow({ baseUrl: args.baseUrl, client, scopes: scopeStringFor(DEFAULT_SCOPE_PRESET), signal });
-    const issuedAt = now();
-    const expiresAt = new Date(issuedAt + device.expires_in * 1000).toISOString();
-    const url = device.verification_uri_complete ?? device.verification_uri;
-    lock.update({ expires_at: expiresAt, verification_uri: device.verification_uri, verification_uri_complete: device.verification_uri_complete ?? null, user_code: device.user_code });
+    const begun = await beginDeviceFlow({ paths: args.paths, baseUrl: args.baseUrl, client, scopes: scopeStringFor(DEFAULT_SCOPE_PRESET), signal, now, lockStartMs: 60_000 });
+    if (!begun.acquired) return running(begun.holder, args.origins);
+    lock = begun.lock;
+    const { device, endpoints, issuedAt } = begun;
     const pid = spawnPoller(args, { device, endpoints, clientId: client.clientId, baseUrl: args.baseUrl, projectId: args.projectId, issuedAt });
     handOverLock(args.paths.deviceLock, pid);
-    return { kind: 'started', url, code: device.user_code, expiresAt };
+    const held = readDeviceLock(args.paths.deviceLock);
+    return { kind: 'started', url: device.verification_uri_complete ?? device.verification_uri, code: device.user_code, expiresAt: held?.expires_at ?? new Date(issuedAt + device.expires_in * 1000).toISOString() };
   } catch (error) {
-    lock.release();
+    lock?.release();
     return { kind: 'failed', message: quoteShort((error as Error)?.message ?? 'unexpected failure', 200) };
   }
 }

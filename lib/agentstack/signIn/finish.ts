@@ -5,13 +5,14 @@
  */
 import { jwtExpiryMs } from '../auth/jwt.js';
 import { applyBearer } from '../mcpJson/entry.js';
+import { tokenFingerprint } from '../mcpJson/credential.js';
+import { withLock } from '../../platform/fs/fileLock.js';
 import { symlinkNotice, updateMcpConfigFile } from '../mcpJson/file.js';
 import { expiresAtOf, type OAuthClient, type OAuthEndpoints, type TokenSet } from '../auth/oauth.js';
 import type { CursorPaths } from '../server/paths.js';
 import { clearRefreshFile, writeRefreshFile } from '../auth/refreshStore.js';
-import { MeSchema } from '../../schemas/server.js';
 import { quoteShort } from '../../platform/errors.js';
-import { rememberIdentity } from '../auth/identity.js';
+import { mcpUrlFor } from '../server/baseUrl.js';
 
 export interface FinishArgs {
   tokens: TokenSet;
@@ -38,33 +39,41 @@ export interface FinishResult {
   warnings: string[];
 }
 
+/** A refresh holds the lock for one bounded request; a holder older than `staleMs` is broken, so this wait ends. */
+const CREDENTIAL_LOCK = { timeoutMs: 25_000, staleMs: 20_000 };
+
 export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
   const now = args.now ?? Date.now;
   const { tokens, baseUrl, paths } = args;
   const expiryMs = jwtExpiryMs(tokens.access_token);
   const expiresAt = expiresAtOf(tokens, now()) ?? (expiryMs ? new Date(expiryMs).toISOString() : null);
-  // The refresh token is written before the access token is used, so a crash in between never loses the grant.
-  if (tokens.refresh_token) {
-    writeRefreshFile(paths.refresh, {
-      refresh_token: tokens.refresh_token,
-      scope: tokens.scope ?? null,
-      token_type: tokens.token_type,
-      obtained_at: new Date(now()).toISOString(),
-      expires_at: expiresAt,
-      token_endpoint: args.endpoints.tokenEndpoint,
-      client_id: args.client.clientId,
-      resource: args.endpoints.resource,
-    });
-  } else {
-    clearRefreshFile(paths.refresh);
-  }
-  const written = await updateMcpConfigFile(paths.mcpJson, (config) => applyBearer(config, { token: tokens.access_token, baseUrl, projectId: args.projectId }));
+  // Under the lock every writer of the credential holds: a refresh in flight finishes (or gives up) first and then
+  // finds the credential changed, so it never writes the old grant back over this one.
+  const written = await withLock(paths.refreshLock, async () => {
+    // The refresh token is written before the access token is used, so a crash in between never loses the grant.
+    if (tokens.refresh_token) {
+      writeRefreshFile(paths.refresh, {
+        refresh_token: tokens.refresh_token,
+        scope: tokens.scope ?? null,
+        token_type: tokens.token_type,
+        obtained_at: new Date(now()).toISOString(),
+        expires_at: expiresAt,
+        token_endpoint: args.endpoints.tokenEndpoint,
+        client_id: args.client.clientId,
+        resource: args.endpoints.resource,
+        access_token_sha256: tokenFingerprint(tokens.access_token),
+      });
+    } else {
+      clearRefreshFile(paths.refresh);
+    }
+    return updateMcpConfigFile(paths.mcpJson, (config) => applyBearer(config, { token: tokens.access_token, baseUrl, projectId: args.projectId }));
+  }, CREDENTIAL_LOCK);
 
   const warnings: string[] = [];
   const notice = symlinkNotice(written);
   if (notice) warnings.push(notice);
   const timeoutMs = args.bestEffortTimeoutMs ?? 5_000;
-  const { httpRequest, parseJson } = await import('../../platform/http.js');
+  const { httpRequest } = await import('../../platform/http.js');
   const auth = { authorization: `Bearer ${tokens.access_token}`, accept: 'application/json' };
   const attempt = async <T>(what: string, fn: () => Promise<T>): Promise<T | null> => {
     try {
@@ -85,7 +94,7 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
     const { applySnapshotDiff } = await import('../snapshot/diff.js');
     const fetched = await fetchCatalog({ baseUrl, token: tokens.access_token, signal: args.signal, timeoutMs });
     if (fetched.status !== 'ok') throw new Error('the server answered 304 to a request without an etag');
-    const current = flattenCatalog(fetched.catalog, { fetchedAt: new Date(now()), serverUrl: `${baseUrl}/mcp` });
+    const current = flattenCatalog(fetched.catalog, { fetchedAt: new Date(now()), serverUrl: mcpUrlFor(baseUrl) });
     // Signing in again must not approve what the server added meanwhile: the diff against the previous snapshot
     // keeps unapproved actions unapproved (a first snapshot, or one from another server, starts approved).
     let previous = null;
@@ -95,15 +104,11 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
     return snapshot.total_actions;
   });
   const who = await attempt('Looking up who signed in', async () => {
-    const res = await httpRequest({ url: `${baseUrl}/api/auth/me`, headers: auth, timeoutMs, signal: args.signal });
-    if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
-    const me = parseJson(res, MeSchema, 'The account').data;
-    const name = quoteShort(me.email || me.display_name || String(me.user_id), 120);
-    rememberIdentity(paths.identity, { who: name, token: tokens.access_token, serverUrl: `${baseUrl}/mcp`, now: new Date(now()) });
-    return name;
+    const { lookUpIdentity } = await import('../auth/identity.js');
+    return lookUpIdentity({ baseUrl, token: tokens.access_token, identityPath: paths.identity, timeoutMs, signal: args.signal, now: new Date(now()) });
   });
   return {
-    server_url: `${baseUrl}/mcp`,
+    server_url: mcpUrlFor(baseUrl),
     mcp_json: paths.mcpJson,
     project_id: args.projectId,
     expires_at: expiresAt,

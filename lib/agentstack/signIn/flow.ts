@@ -5,7 +5,7 @@
  */
 import { resolveBaseUrl } from '../server/baseUrl.js';
 import { assertOpenableUrl, openInBrowser, type Opener, type OpenOutcome } from './browser.js';
-import { acquireDeviceLock, readDeviceLock } from './lock.js';
+import { MAX_DEVICE_LOCK_MS, acquireDeviceLock, readDeviceLock, shownDeviceLock, signInOrigins, type HeldDeviceLock } from './lock.js';
 import { finishSignIn, type FinishResult } from './finish.js';
 import { abortableSleep, pollUntilAuthorized, type PollEvent, type PollTiming, type Sleep } from './poll.js';
 import { chooseBaseUrl } from '../mcpJson/entry.js';
@@ -63,6 +63,46 @@ export async function startDeviceFlow(args: { baseUrl: string; client: OAuthClie
   return { endpoints, device };
 }
 
+export type BegunFlow =
+  | { acquired: false; holder: DeviceLock }
+  | { acquired: true; lock: HeldDeviceLock; endpoints: OAuthEndpoints; device: DeviceCodeResponse; issuedAt: number };
+
+/**
+ * Takes the device lock and issues a device code, recording in the lock what a second caller shows (URL, code) and
+ * how long it holds (the code's life, capped). When a live flow holds the lock, returns its holder instead. A
+ * failure after the lock was taken releases it.
+ */
+export async function beginDeviceFlow(args: { paths: CursorPaths; baseUrl: string; client: OAuthClient; scopes: string; signal?: AbortSignal; now?: () => number; lockStartMs: number }): Promise<BegunFlow> {
+  const now = args.now ?? Date.now;
+  const taken = acquireDeviceLock(args.paths.deviceLock, { expiresAt: new Date(now() + args.lockStartMs), now });
+  if (!taken.acquired) return taken;
+  const { lock } = taken;
+  try {
+    const { endpoints, device } = await startDeviceFlow(args);
+    const issuedAt = now();
+    lock.update({
+      expires_at: new Date(issuedAt + Math.min(device.expires_in * 1000, MAX_DEVICE_LOCK_MS)).toISOString(),
+      verification_uri: device.verification_uri,
+      verification_uri_complete: device.verification_uri_complete ?? null,
+      user_code: device.user_code,
+    });
+    return { acquired: true, lock, endpoints, device, issuedAt };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+/** The running flow's lock as it may be shown here: its URL only on the server's origin or its authorization server's. */
+async function shownHolder(holder: DeviceLock, baseUrl: string, signal?: AbortSignal): Promise<DeviceLock> {
+  let authorization: string[] = [];
+  try {
+    const endpoints = await discoverEndpoints(baseUrl, { signal, timeoutMs: 3_000 });
+    authorization = [endpoints.issuer, endpoints.deviceAuthorizationEndpoint];
+  } catch { /* discovery unavailable: only the server's own origin is trusted */ }
+  return shownDeviceLock(holder, signInOrigins(baseUrl, authorization));
+}
+
 export interface CompleteArgs extends FlowIo {
   device: DeviceCodeResponse;
   endpoints: OAuthEndpoints;
@@ -110,18 +150,13 @@ export async function runDeviceFlow(options: DeviceFlowOptions): Promise<DeviceF
   const now = options.now ?? Date.now;
   const { baseUrl, paths, projectId } = prepareSignIn(options.env, options.baseUrl);
   const client = clientFromEnv(options.env);
-  const taken = acquireDeviceLock(paths.deviceLock, { expiresAt: new Date(now() + LOCK_START_MS), now });
-  if (!taken.acquired) return { status: 'already_running', holder: await holderWithCode(paths.deviceLock, taken.holder, options) };
-  const { lock } = taken;
+  const begun = await beginDeviceFlow({ paths, baseUrl, client, scopes: options.scopes, signal: options.signal, now, lockStartMs: LOCK_START_MS });
+  if (!begun.acquired) {
+    const holder = await holderWithCode(paths.deviceLock, begun.holder, options);
+    return { status: 'already_running', holder: await shownHolder(holder, baseUrl, options.signal) };
+  }
+  const { lock, endpoints, device, issuedAt } = begun;
   try {
-    const { endpoints, device } = await startDeviceFlow({ baseUrl, client, scopes: options.scopes, signal: options.signal });
-    const issuedAt = now();
-    lock.update({
-      expires_at: new Date(issuedAt + device.expires_in * 1000).toISOString(),
-      verification_uri: device.verification_uri,
-      verification_uri_complete: device.verification_uri_complete ?? null,
-      user_code: device.user_code,
-    });
     options.onEvent?.({
       event: 'device_code',
       user_code: device.user_code,

@@ -1,12 +1,16 @@
 /**
  * `agentstack-device.lock`: at most one Device Code sign-in per Cursor dir. Taken by exclusive create; it carries
- * what a second caller needs to join the running flow (its URL and code). A lock whose pid is dead or whose
- * `expires_at` has passed is stale and replaced.
+ * what a second caller needs to join the running flow (its URL and code). A lock is stale (and replaced) when its
+ * holder is gone (or its pid now belongs to a process started later), when its `expires_at` or its life cap has
+ * passed, or when it is dated in the future. Anyone who can write the Cursor dir can write this file: its URL is
+ * shown only when it is on the server's own origin (or its authorization server's) and passes the URL rule.
  */
 import { randomBytes } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
 import { PluginError } from '../../platform/errors.js';
-import { breakStaleLock, isBeingWritten, isProcessAlive, readLockFile } from '../../platform/fs/fileLock.js';
+import { LOCK_CLOCK_SKEW_MS, breakStaleLock, isBeingWritten, isLockHolderAlive, readLockFile } from '../../platform/fs/fileLock.js';
+import { processStartTime } from '../../platform/processStart.js';
+import { isOpenableUrl } from './browser.js';
 import { DeviceLockSchema, type DeviceLock } from '../../schemas/state.js';
 import { createExclusive, readTextIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
 
@@ -27,10 +31,56 @@ export function readDeviceLock(path: string): DeviceLock | null {
   return parsed.success ? parsed.data : null;
 }
 
-export function isStaleDeviceLock(holder: DeviceLock | null, now = Date.now()): boolean {
-  if (!holder || !isProcessAlive(holder.pid)) return true;
+/** The longest a device lock lives: its device code's `expires_in`, itself capped at this. */
+export const MAX_DEVICE_LOCK_MS = 30 * 60_000;
+
+/** When the lock stops holding: its `expires_at`, but never later than its life cap after `started_at`. */
+export function deviceLockEndsAt(holder: Pick<DeviceLock, 'started_at' | 'expires_at'>): number {
+  const started = Date.parse(holder.started_at);
   const expires = Date.parse(holder.expires_at);
-  return !Number.isFinite(expires) || expires <= now;
+  return Number.isFinite(started) && Number.isFinite(expires) ? Math.min(expires, started + MAX_DEVICE_LOCK_MS) : NaN;
+}
+
+/** Pure: a lock whose holder is alive holds until its end, unless it is dated in the future. */
+export function isLiveDeviceLock(holder: DeviceLock, args: { holderAlive: boolean; now: number }): boolean {
+  if (!args.holderAlive || Date.parse(holder.started_at) > args.now + LOCK_CLOCK_SKEW_MS) return false;
+  const endsAt = deviceLockEndsAt(holder);
+  return Number.isFinite(endsAt) && endsAt > args.now;
+}
+
+export function isStaleDeviceLock(holder: DeviceLock | null, now = Date.now()): boolean {
+  return !holder || !isLiveDeviceLock(holder, { holderAlive: isLockHolderAlive(holder.pid, holder.pid_start), now });
+}
+
+/** The origins whose pages a device lock may send a person to: the server's, and its authorization server's. */
+export function signInOrigins(baseUrl: string, authorizationUrls: ReadonlyArray<string | null | undefined> = []): string[] {
+  const origins = new Set<string>();
+  for (const url of [baseUrl, ...authorizationUrls]) {
+    try { if (url) origins.add(new URL(url).origin); } catch { /* not a URL: adds nothing */ }
+  }
+  return [...origins];
+}
+
+/** `url` when it may be shown as the page of a running sign-in: openable and on one of `origins`; else null. */
+export function shownSignInUrl(url: unknown, origins: readonly string[]): string | null {
+  if (!isOpenableUrl(url)) return null;
+  return origins.includes(new URL(url).origin) ? url : null;
+}
+
+/** The lock as it may be shown: a URL that is not on `origins` (or not openable) is removed, its end is capped. */
+export function shownDeviceLock(holder: DeviceLock, origins: readonly string[]): DeviceLock {
+  const endsAt = deviceLockEndsAt(holder);
+  return {
+    ...holder,
+    expires_at: Number.isFinite(endsAt) ? new Date(endsAt).toISOString() : holder.expires_at,
+    verification_uri: shownSignInUrl(holder.verification_uri, origins),
+    verification_uri_complete: shownSignInUrl(holder.verification_uri_complete, origins),
+  };
+}
+
+function capped(expiresAt: string, startedAt: string): string {
+  const endsAt = deviceLockEndsAt({ started_at: startedAt, expires_at: expiresAt });
+  return Number.isFinite(endsAt) ? new Date(endsAt).toISOString() : startedAt;
 }
 
 const BEING_WRITTEN_PAUSE_MS = 25;
@@ -44,10 +94,12 @@ function pause(ms: number): void {
 export function acquireDeviceLock(path: string, options: { expiresAt: Date; now?: () => number }): DeviceLockResult {
   const now = options.now ?? Date.now;
   const nonce = randomBytes(6).toString('hex');
+  const startedAt = new Date(now()).toISOString();
   let payload: DeviceLock & { nonce: string } = {
     pid: process.pid,
-    started_at: new Date(now()).toISOString(),
-    expires_at: options.expiresAt.toISOString(),
+    pid_start: processStartTime(process.pid),
+    started_at: startedAt,
+    expires_at: capped(options.expiresAt.toISOString(), startedAt),
     verification_uri: null,
     verification_uri_complete: null,
     user_code: null,
@@ -59,6 +111,7 @@ export function acquireDeviceLock(path: string, options: { expiresAt: Date; now?
     update(fields) {
       if (!isOurs()) return;
       payload = { ...payload, ...fields };
+      payload.expires_at = capped(payload.expires_at, payload.started_at);
       writeFileAtomic(path, JSON.stringify(payload));
     },
     release() {

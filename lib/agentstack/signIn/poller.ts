@@ -9,6 +9,7 @@ import * as z from 'zod/mini';
 import { readLockFile } from '../../platform/fs/fileLock.js';
 import type { OAuthEndpoints, DeviceCodeResponse } from '../auth/oauth.js';
 import { cursorPaths } from '../server/paths.js';
+import { mcpUrlFor } from '../server/baseUrl.js';
 import { readStdinBounded } from '../../platform/hookIo.js';
 
 export interface DevicePollerHandoff {
@@ -61,7 +62,7 @@ export async function runDevicePoller(env: NodeJS.ProcessEnv = process.env): Pro
   const controller = new AbortController();
   process.once('SIGTERM', () => controller.abort());
   process.once('SIGINT', () => controller.abort());
-  line({ event: 'poller_started', user_code: handoff.device.user_code, server_url: `${handoff.baseUrl}/mcp` });
+  line({ event: 'poller_started', user_code: handoff.device.user_code, server_url: mcpUrlFor(handoff.baseUrl) });
   try {
     const { completeDeviceFlow } = await import('./flow.js');
     const { clientFromEnv } = await import('../auth/oauth.js');

@@ -4,6 +4,7 @@
  */
 import { fetchCatalog, flattenCatalog, readSnapshot, writeSnapshot } from './catalog.js';
 import { quoteShort } from '../../platform/errors.js';
+import { mcpUrlFor } from '../server/baseUrl.js';
 import { applySnapshotDiff, type SnapshotDiff } from './diff.js';
 
 export type SnapshotRefresh =
@@ -12,7 +13,7 @@ export type SnapshotRefresh =
   | { kind: 'failed'; message: string; unauthorized: boolean };
 
 export async function refreshSnapshot(args: { path: string; baseUrl: string; token: string; timeoutMs: number; now: () => number }): Promise<SnapshotRefresh> {
-  const serverUrl = `${args.baseUrl}/mcp`;
+  const serverUrl = mcpUrlFor(args.baseUrl);
   const previous = readSnapshot(args.path);
   const usable = previous && (!previous.server_url || previous.server_url === serverUrl) ? previous : null;
   try {

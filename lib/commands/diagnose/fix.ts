@@ -3,9 +3,10 @@
  * 0600 write); loose modes of the plugin's secret files are tightened; a stale device lock is removed. Nothing else.
  */
 import { chmodSync, lstatSync } from 'node:fs';
-import { breakStaleLock } from '../../platform/fs/fileLock.js';
+import { breakStaleLock, withLock } from '../../platform/fs/fileLock.js';
 import { normalizeMcpConfig } from '../../agentstack/mcpJson/entry.js';
 import { updateMcpConfigFile } from '../../agentstack/mcpJson/file.js';
+import { issuedFor } from '../../agentstack/auth/refreshStore.js';
 import { SECRET_FILE_MODE } from '../../platform/fs/secureFile.js';
 import { octal, tilde } from './gatesConfig.js';
 import { isLiveLock } from './gatesState.js';
@@ -38,7 +39,8 @@ export async function applySafeFixes(state: LocalState, options: FixOptions = {}
   };
   if (state.mcp.config && state.mcp.notLean) {
     await attempt(`normalize ${tilde(paths.mcpJson)}`, async () => {
-      const result = await updateMcpConfigFile(paths.mcpJson, (config) => normalizeMcpConfig(config, { envBaseUrl: options.envBaseUrl ?? null }));
+      // Normalizing may drop a credential: it holds the lock every writer of the credential holds (see tokenRefresh.ts).
+      const result = await withLock(paths.refreshLock, () => updateMcpConfigFile(paths.mcpJson, (config) => normalizeMcpConfig(config, { envBaseUrl: options.envBaseUrl ?? null, issued: issuedFor(state.refresh.record) })), { timeoutMs: 10_000, staleMs: 20_000 });
       if (result.changed) changes.push(`normalized the "agentstack" entry of ${tilde(paths.mcpJson)} (other servers untouched)`);
     });
   }

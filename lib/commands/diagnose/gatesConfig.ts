@@ -3,7 +3,7 @@
  * by state.ts and returns one Check whose `fix` says what to do in one line. Nothing secret is ever put in a Check.
  */
 import { homedir } from 'node:os';
-import { isRealBearer } from '../../agentstack/mcpJson/entry.js';
+import { headerValue, isRealBearer } from '../../agentstack/mcpJson/credential.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
 import type { McpState, PluginState } from './state.js';
 import { isObject } from '../../platform/text/isObject.js';
@@ -83,13 +83,10 @@ export function mcpNoToolsGate(mcp: McpState): Check {
 export function mcpBearerGate(mcp: McpState): Check {
   const id = 'mcp.bearer';
   if (!mcp.entry) return notChecked(id, 'no "agentstack" entry');
-  const headers = isObject(mcp.entry.headers) ? mcp.entry.headers : {};
-  const authKey = Object.keys(headers).find((k) => k.toLowerCase() === 'authorization');
-  const auth = authKey ? headers[authKey] : undefined;
+  const auth = headerValue(mcp.entry.headers, 'Authorization');
   if (isRealBearer(auth)) return pass(id, 'Authorization: Bearer is present');
   if (auth !== undefined) return fail(id, 'Authorization is empty or a placeholder (${...}, <token>, AGENTSTACK_ACCESS_TOKEN)', SIGN_IN);
-  const apiKey = Object.keys(headers).some((k) => k.toLowerCase() === 'x-api-key');
-  return apiKey
+  return headerValue(mcp.entry.headers, 'X-API-Key') !== undefined
     ? warn(id, 'signed in with an X-API-Key, no Bearer', 'Sign in with /agentstack-authorize for a token that refreshes itself')
     : fail(id, 'no Authorization header: not signed in', SIGN_IN);
 }

@@ -4,12 +4,12 @@
  */
 import { maskSecret } from '../../platform/text/mask.js';
 import { parseProjectId } from '../../agentstack/mcpJson/entry.js';
+import { REFRESH_WINDOW_MS } from '../../agentstack/mcpJson/credential.js';
+import { deviceLockEndsAt, isLiveDeviceLock, shownDeviceLock } from '../../agentstack/signIn/lock.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
 import { RUN_FIX, SIGN_IN, notChecked, octal, tilde } from './gatesConfig.js';
 import type { LocalState } from './state.js';
 
-/** The hooks refresh a token this close to expiry. */
-export const REFRESH_MARGIN_MS = 120_000;
 export const SNAPSHOT_MAX_AGE_MS = 24 * 3600_000;
 
 export function formatDuration(ms: number): string {
@@ -30,7 +30,7 @@ export function tokenExpiryGate(s: Pick<LocalState, 'bearer' | 'jwtExpMs' | 'ref
   if (expMs === null) return pass(id, `token ${masked}; expiry unknown (not a JWT, no stored expires_at)`);
   const left = expMs - s.now;
   const when = new Date(expMs).toISOString();
-  if (left > REFRESH_MARGIN_MS) return pass(id, `token ${masked} valid for ${formatDuration(left)} (until ${when}, ${source})`);
+  if (left > REFRESH_WINDOW_MS) return pass(id, `token ${masked} valid for ${formatDuration(left)} (until ${when}, ${source})`);
   const canRefresh = s.refresh.exists && !s.refresh.error;
   const state = left > 0 ? `expires in ${formatDuration(left)}` : `expired ${formatDuration(left)} ago`;
   if (canRefresh) return warn(id, `token ${masked} ${state}; a refresh token is stored`, 'Start a new agent session: the session-start hook refreshes it');
@@ -76,21 +76,27 @@ export function snapshotGate(snap: LocalState['snapshot'], path: string, now: nu
   return pass(id, `${count}, flat, ${ageText}`);
 }
 
-/** A device lock held by a live process whose flow has not expired: it must never be removed. */
+/**
+ * A device lock held by its live process, within its life cap and not dated in the future: it must never be
+ * removed. Any other lock is stale (--fix removes it).
+ */
 export function isLiveLock(lock: LocalState['lock'], now: number): boolean {
-  const expires = lock.data ? Date.parse(lock.data.expires_at) : NaN;
-  return lock.pidAlive && Number.isFinite(expires) && expires > now;
+  return lock.data !== null && isLiveDeviceLock(lock.data, { holderAlive: lock.holderAlive, now });
 }
 
 export function deviceLockGate(lock: LocalState['lock'], now: number): Check {
   const id = 'device.lock';
   if (!lock.exists) return pass(id, 'no sign-in in progress');
   if (!lock.data) return warn(id, 'the device lock file is malformed', `${RUN_FIX} to remove it`);
-  const expires = Date.parse(lock.data.expires_at);
   if (isLiveLock(lock, now)) {
-    const url = lock.data.verification_uri_complete ?? lock.data.verification_uri ?? '(no URL)';
-    return pass(id, `a sign-in is running (pid ${lock.data.pid}): enter ${lock.data.user_code ?? '(no code)'} at ${url}`, { url, user_code: lock.data.user_code ?? null });
+    const shown = shownDeviceLock(lock.data, lock.origins);
+    const url = shown.verification_uri_complete ?? shown.verification_uri ?? null;
+    const where = url ?? `(its page is not on ${lock.origins[0] ?? 'the server'}; not shown)`;
+    return pass(id, `a sign-in is running (pid ${lock.data.pid}): enter ${lock.data.user_code ?? '(no code)'} at ${where}`, { url, user_code: lock.data.user_code ?? null });
   }
-  const why = lock.pidAlive ? `expired ${formatDuration(now - expires)} ago` : `process ${lock.data.pid} is gone`;
+  const endsAt = deviceLockEndsAt(lock.data);
+  const why = !lock.holderAlive ? `process ${lock.data.pid} is gone`
+    : Date.parse(lock.data.started_at) > now ? 'dated in the future'
+    : Number.isFinite(endsAt) ? `expired ${formatDuration(now - endsAt)} ago` : 'no valid times';
   return warn(id, `stale device lock (${why})`, `${RUN_FIX} to remove it`);
 }

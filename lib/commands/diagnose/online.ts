@@ -5,8 +5,8 @@
 import { baseUrlFromMcpUrl, mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
 import { isPluginError } from '../../platform/errors.js';
 import { credentialsBelongTo } from '../../agentstack/mcpJson/entry.js';
+import { issuedFor } from '../../agentstack/auth/refreshStore.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
-import { MeSchema } from '../../schemas/server.js';
 import { SIGN_IN } from './gatesConfig.js';
 import type { LocalState } from './state.js';
 
@@ -18,15 +18,14 @@ export function serverFor(state: Pick<LocalState, 'mcp'>, env: NodeJS.ProcessEnv
 export async function authMeCheck(baseUrl: string, bearer: string | null, timeoutMs = 10_000): Promise<Check> {
   const id = 'online.auth-me';
   if (!bearer) return fail(id, 'not checked: no Bearer token in mcp.json', SIGN_IN);
-  const { httpRequest, parseJson } = await import('../../platform/http.js');
+  const { fetchIdentity } = await import('../../agentstack/auth/identity.js');
   try {
-    const res = await httpRequest({ url: `${baseUrl}/api/auth/me`, headers: { Authorization: `Bearer ${bearer}`, Accept: 'application/json' }, timeoutMs });
-    if (res.status === 401 || res.status === 403) return fail(id, `${baseUrl} rejected the token (HTTP ${res.status})`, SIGN_IN);
-    if (res.status !== 200) return fail(id, `GET /api/auth/me answered HTTP ${res.status}`, 'Try again later; if it persists, run verify-mcp-surface-e2e');
-    const me = parseJson(res, MeSchema, 'GET /api/auth/me').data;
-    const who = me.email ?? me.display_name ?? `user ${me.user_id}`;
+    const { who, me } = await fetchIdentity({ baseUrl, token: bearer, timeoutMs });
     return pass(id, `signed in as ${who}${me.role ? ` (${me.role})` : ''} on ${baseUrl}`, { user_id: me.user_id, role: me.role ?? null });
   } catch (error) {
+    const status = isPluginError(error, 'server') ? error.details?.status : undefined;
+    if (status === 401 || status === 403) return fail(id, (error as Error).message, SIGN_IN);
+    if (typeof status === 'number') return fail(id, (error as Error).message, 'Try again later; if it persists, run verify-mcp-surface-e2e');
     const why = isPluginError(error) ? error.message : 'request failed';
     return fail(id, why, 'Check your network or proxy (HTTPS_PROXY), then try again');
   }
@@ -51,7 +50,7 @@ export async function onlineChecks(state: LocalState, env: NodeJS.ProcessEnv): P
     return [fail('online.server', (error as Error).message, 'Fix AGENTSTACK_BASE_URL or the url of the agentstack entry')];
   }
   // The Bearer goes only to the server it was issued for: never to AGENTSTACK_BASE_URL or the default in its place.
-  if (state.bearer && !credentialsBelongTo(state.mcp.entry, baseUrl)) {
+  if (state.bearer && !credentialsBelongTo(state.mcp.entry, baseUrl, issuedFor(state.refresh.record))) {
     return [fail('online.server', `the Bearer in mcp.json is not for ${baseUrl}; it was not sent`, `Sign in to ${baseUrl} (/agentstack-authorize), or fix the url of the agentstack entry`)];
   }
   const me = await authMeCheck(baseUrl, state.bearer);

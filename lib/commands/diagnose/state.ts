@@ -5,12 +5,14 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkShippedMcpJson } from '../audit/pluginRules.js';
-import { isProcessAlive, readLockFile } from '../../platform/fs/fileLock.js';
+import { isLockHolderAlive, readLockFile } from '../../platform/fs/fileLock.js';
+import { signInOrigins } from '../../agentstack/signIn/lock.js';
 import { jwtExpiryMs } from '../../agentstack/auth/jwt.js';
-import { bearerOf, normalizeMcpConfig, type McpConfig } from '../../agentstack/mcpJson/entry.js';
+import { chooseBaseUrl, normalizeMcpConfig } from '../../agentstack/mcpJson/entry.js';
+import { bearerOf, type McpConfig } from '../../agentstack/mcpJson/credential.js';
 import { readMcpConfigFile } from '../../agentstack/mcpJson/file.js';
 import { cursorPaths, type CursorPaths } from '../../agentstack/server/paths.js';
-import { readRefreshFile } from '../../agentstack/auth/refreshStore.js';
+import { issuedFor, readRefreshFile, recordOf, refreshBelongsTo, type RefreshRecord } from '../../agentstack/auth/refreshStore.js';
 import { activeCopy, inspectCopies, findInstalls, readManifest, type CopyKind, type CopyReport } from '../../agentstack/plugin/runtimeCopies.js';
 import { CapabilitySnapshotSchema, DeviceLockSchema, type CapabilitySnapshot, type DeviceLock } from '../../schemas/state.js';
 import { fileMode, readTextIfExists } from '../../platform/fs/secureFile.js';
@@ -47,10 +49,11 @@ export interface LocalState {
   mcp: McpState;
   bearer: string | null;
   jwtExpMs: number | null;
-  refresh: { exists: boolean; mode: number | null; error: string | null; legacy: boolean; expiresAt: string | null };
+  refresh: { exists: boolean; mode: number | null; error: string | null; legacy: boolean; expiresAt: string | null; record: RefreshRecord | null };
   pin: { text: string | null; env: string | null; mode: number | null };
   snapshot: { exists: boolean; mode: number | null; error: string | null; data: CapabilitySnapshot | null; notFlat: boolean };
-  lock: { exists: boolean; text: string | null; data: DeviceLock | null; pidAlive: boolean };
+  /** `holderAlive`: its pid lives and is still the process that took the lock; `origins`: where its page may be. */
+  lock: { exists: boolean; text: string | null; data: DeviceLock | null; holderAlive: boolean; origins: string[] };
   copies: CopyReport[];
 }
 
@@ -69,7 +72,7 @@ export function readPluginState(name: string, env: NodeJS.ProcessEnv): PluginSta
   return { install: { kind: install.kind, dir: install.dir }, installs: installs.length, manifestPointer, shippedProblems };
 }
 
-export function readMcpState(path: string, envBaseUrl: string | null): McpState {
+export function readMcpState(path: string, envBaseUrl: string | null, stored: RefreshRecord | null = null): McpState {
   const base = { path, mode: fileMode(path), entry: null, notLean: false };
   // The manager's reader: a folder, an unreadable file or broken JSON each get its clear message (file, position).
   let read: ReturnType<typeof readMcpConfigFile>;
@@ -79,7 +82,7 @@ export function readMcpState(path: string, envBaseUrl: string | null): McpState 
   const servers = config.mcpServers;
   const entry = isObject(servers) && isObject(servers[MCP_SERVER_KEY]) ? servers[MCP_SERVER_KEY] : null;
   let notLean = false;
-  try { notLean = normalizeMcpConfig(config, { envBaseUrl }).changed; } catch { notLean = true; }
+  try { notLean = normalizeMcpConfig(config, { envBaseUrl, issued: issuedFor(stored) }).changed; } catch { notLean = true; }
   return { ...base, exists: true, error: null, config, entry, notLean };
 }
 
@@ -87,9 +90,9 @@ function readRefreshState(path: string): LocalState['refresh'] {
   const mode = fileMode(path);
   try {
     const stored = readRefreshFile(path);
-    return { exists: mode !== null, mode, error: null, legacy: stored?.legacy === true, expiresAt: stored?.expires_at ?? null };
+    return { exists: mode !== null, mode, error: null, legacy: stored?.legacy === true, expiresAt: stored?.expires_at ?? null, record: recordOf(stored) };
   } catch (error) {
-    return { exists: true, mode, error: message(error), legacy: false, expiresAt: null };
+    return { exists: true, mode, error: message(error), legacy: false, expiresAt: null, record: null };
   }
 }
 
@@ -105,13 +108,13 @@ function readSnapshotState(path: string): LocalState['snapshot'] {
   return { exists: true, mode, error: notFlat ? 'holds the raw catalog (domains), not the flat action list' : 'does not have the snapshot shape', data: null, notFlat };
 }
 
-function readLockState(path: string): LocalState['lock'] {
+function readLockState(path: string, origins: string[]): LocalState['lock'] {
   const text = readTextIfExists(path);
-  if (text === null) return { exists: false, text: null, data: null, pidAlive: false };
+  if (text === null) return { exists: false, text: null, data: null, holderAlive: false, origins };
   const raw = readLockFile(path) ?? {};
   const parsed = DeviceLockSchema.safeParse(raw);
   const data = parsed.success ? parsed.data : null;
-  return { exists: true, text, data, pidAlive: data ? isProcessAlive(data.pid) : false };
+  return { exists: true, text, data, holderAlive: data ? isLockHolderAlive(data.pid, data.pid_start) : false, origins };
 }
 
 export interface ReadOptions {
@@ -125,7 +128,10 @@ export interface ReadOptions {
 export function readLocalState(options: ReadOptions): LocalState {
   const env = options.env ?? process.env;
   const paths = cursorPaths(env);
-  const mcp = readMcpState(paths.mcpJson, options.envBaseUrl ?? null);
+  const refresh = readRefreshState(paths.refresh);
+  const mcp = readMcpState(paths.mcpJson, options.envBaseUrl ?? null, refresh.record);
+  const baseUrl = chooseBaseUrl(mcp.entry, options.envBaseUrl);
+  const recorded = refresh.record && refreshBelongsTo(refresh.record, baseUrl) ? refresh.record.token_endpoint : null;
   const bearer = mcp.config ? bearerOf(mcp.config) : null;
   const name = readManifest(options.source)?.name;
   return {
@@ -136,10 +142,10 @@ export function readLocalState(options: ReadOptions): LocalState {
     mcp,
     bearer,
     jwtExpMs: bearer ? jwtExpiryMs(bearer) : null,
-    refresh: readRefreshState(paths.refresh),
+    refresh,
     pin: { text: readTextIfExists(paths.project), env: env.AGENTSTACK_PROJECT_ID?.trim() || null, mode: fileMode(paths.project) },
     snapshot: readSnapshotState(paths.capabilities),
-    lock: readLockState(paths.deviceLock),
+    lock: readLockState(paths.deviceLock, signInOrigins(baseUrl, [recorded])),
     copies: inspectCopies(options.source, env),
   };
 }

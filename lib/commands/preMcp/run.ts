@@ -5,7 +5,7 @@
  */
 import { DEFAULT_BASE_URL, baseUrlFromMcpUrl, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
 import { decodeJwtClaims } from '../../agentstack/auth/jwt.js';
-import { bearerOf, type McpConfig } from '../../agentstack/mcpJson/entry.js';
+import { bearerOf, type McpConfig } from '../../agentstack/mcpJson/credential.js';
 import { readMcpConfigFile } from '../../agentstack/mcpJson/file.js';
 import { cursorPaths } from '../../agentstack/server/paths.js';
 import { BeforeMcpInputSchema } from '../../schemas/hooks.js';

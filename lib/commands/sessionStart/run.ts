@@ -1,23 +1,25 @@
 /**
- * The session-start hook, in the issue's order: normalize mcp.json, gate the credential, refresh it (single-flight),
- * start a sign-in when needed, refresh the capability snapshot, and build the status card. Only local files are
- * touched on the fast path (fresh token, fresh snapshot, identity cached); every network step lives in net.ts, which
- * the bundle carries uncompiled until `loadNet` first runs, and has its own timeout inside the hook's deadline.
+ * The session-start hook, in order: normalize mcp.json, gate the credential, refresh it (single-flight), start a
+ * sign-in when needed (decide.ts decides), refresh the capability snapshot, and build the status card. Only local
+ * files are touched on the fast path (fresh token, fresh snapshot, identity cached); every network step lives in
+ * net.ts, which the bundle carries uncompiled until `loadNet` first runs, and has its own timeout inside the hook's
+ * deadline.
  */
-import { readProjectPin, type ProjectPin } from '../../agentstack/auth/projectPin.js';
-import { resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
-import { quoteShort, type PluginError } from '../../platform/errors.js';
-import { classifyCredential, needsRefresh, needsSignIn, type CredentialView } from '../../agentstack/mcpJson/credential.js';
-import { chooseBaseUrl, credentialsBelongTo, normalizeMcpConfig, parseProjectId, type McpConfig } from '../../agentstack/mcpJson/entry.js';
+import { readProjectPin } from '../../agentstack/auth/projectPin.js';
+import { mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
+import { quoteShort } from '../../platform/errors.js';
+import { agentstackEntry, classifyCredential, headerValue, needsRefresh, type CredentialView, type McpConfig } from '../../agentstack/mcpJson/credential.js';
+import { chooseBaseUrl, credentialsBelongTo, normalizeMcpConfig, parseProjectId, type IssuedFor } from '../../agentstack/mcpJson/entry.js';
 import { readMcpConfigFile, symlinkNotice, updateMcpConfigFile } from '../../agentstack/mcpJson/file.js';
-import { cursorPaths } from '../../agentstack/server/paths.js';
-import { readRefreshFile, type StoredRefresh } from '../../agentstack/auth/refreshStore.js';
-import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
+import { cursorPaths, type CursorPaths } from '../../agentstack/server/paths.js';
+import { issuedFor, readRefreshFile, refreshBelongsTo, type StoredRefresh } from '../../agentstack/auth/refreshStore.js';
 import { renderCard } from './card.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
-import { runningFlow } from '../../agentstack/signIn/background.js';
-import { identityFor, readIdentity, writeIdentity } from '../../agentstack/auth/identity.js';
-import { readSnapshotMeta, snapshotIsStale } from '../../agentstack/snapshot/meta.js';
+import { runningFlow, type SignInOutcome } from '../../agentstack/signIn/background.js';
+import { signInOrigins } from '../../agentstack/signIn/lock.js';
+import { identityFor, readIdentity } from '../../agentstack/auth/identityCache.js';
+import { readSnapshotMeta, snapshotIsStale, type SnapshotMeta } from '../../agentstack/snapshot/meta.js';
+import { decideSignIn, signInTodo, type SignInFacts } from './decide.js';
 
 export type NetModule = typeof import('./net.js');
 
@@ -48,11 +50,11 @@ const errText = (error: unknown) => quoteShort((error as Error)?.message ?? Stri
 
 /** Normalizes mcp.json (writing only on a change); returns what was read before (the gate needs to see a
  * placeholder Bearer that normalization removes) and after, or null when the file is unreadable. */
-async function normalize(path: string, envBaseUrl: string | null, ctx: Ctx): Promise<{ before: McpConfig; after: McpConfig } | null> {
+async function normalize(path: string, options: { envBaseUrl: string | null; issued: IssuedFor | null }, ctx: Ctx): Promise<{ before: McpConfig; after: McpConfig } | null> {
   try {
     const { config } = readMcpConfigFile(path);
-    if (!normalizeMcpConfig(config, { envBaseUrl }).changed) return { before: config, after: config };
-    const result = await updateMcpConfigFile(path, (c) => normalizeMcpConfig(c, { envBaseUrl }), { timeoutMs: 2_000 });
+    if (!normalizeMcpConfig(config, options).changed) return { before: config, after: config };
+    const result = await updateMcpConfigFile(path, (c) => normalizeMcpConfig(c, options), { timeoutMs: 2_000 });
     if (result.changed) ctx.notes.push('Cleaned up the agentstack entry in mcp.json (lean form).');
     const notice = symlinkNotice(result);
     if (notice) ctx.todo.push(notice);
@@ -64,10 +66,126 @@ async function normalize(path: string, envBaseUrl: string | null, ctx: Ctx): Pro
 }
 
 function project(config: McpConfig, gate: CredentialView): string | null {
-  const entry = (config.mcpServers as Record<string, { headers?: Record<string, unknown> }> | undefined)?.[MCP_SERVER_KEY];
-  const header = entry?.headers ? Object.entries(entry.headers).find(([k]) => k.toLowerCase() === 'x-project-id')?.[1] : undefined;
-  const id = parseProjectId(header) ?? parseProjectId(gate.claims?.project_id);
+  const id = parseProjectId(headerValue(agentstackEntry(config)?.headers, 'X-Project-ID')) ?? parseProjectId(gate.claims?.project_id);
   return id === null ? null : String(id);
+}
+
+/** What the steps share: where the files are, which server, and the lazily loaded network steps. */
+interface Run {
+  options: SessionStartOptions;
+  ctx: Ctx;
+  paths: CursorPaths;
+  baseUrl: string;
+  offline: boolean;
+  stored: StoredRefresh | null;
+  net: () => Promise<NetModule | null>;
+}
+
+function readStored(path: string, ctx: Ctx): StoredRefresh | null {
+  try {
+    return readRefreshFile(path);
+  } catch (error) {
+    ctx.notes.push(errText(error));
+    return null;
+  }
+}
+
+/** Step 3: refresh a token near expiry; the credential view after it. */
+async function refreshStep(run: Run, gate: CredentialView): Promise<{ gate: CredentialView; config: McpConfig | null }> {
+  const { ctx } = run;
+  const net = !run.offline && needsRefresh(gate, ctx.now()) && run.stored ? await run.net() : null;
+  if (!net) return { gate, config: null };
+  const outcome = await net.refreshSingleFlight({ paths: run.paths, env: run.options.env, baseUrl: run.baseUrl, deadline: ctx.deadline, seenToken: gate.token, now: ctx.now });
+  if (outcome.kind === 'refreshed' || outcome.kind === 'superseded') {
+    const config = readMcpConfigFile(run.paths.mcpJson).config;
+    ctx.notes.push(outcome.kind === 'superseded' ? 'A new sign-in replaced the credential while it was being refreshed; the new one is kept.'
+      : outcome.byThisProcess ? 'Refreshed the access token.' : 'The access token was refreshed by another session.');
+    return { gate: classifyCredential({ config, now: ctx.now() }), config };
+  }
+  if (outcome.kind === 'invalid_grant') {
+    ctx.notes.push('The stored refresh token was refused (invalid_grant) and removed; a new sign-in is needed.');
+    return { gate: { ...gate, state: 'expired' }, config: null };
+  }
+  if (outcome.kind === 'failed') ctx.notes.push(`Could not refresh the token: ${outcome.message}.`);
+  return { gate, config: null };
+}
+
+/** The origins a running sign-in's page may be on: the server's, and the token endpoint we recorded for it. */
+function pageOrigins(run: Run): string[] {
+  return signInOrigins(run.baseUrl, [run.stored && refreshBelongsTo(run.stored, run.baseUrl) ? run.stored.token_endpoint : null]);
+}
+
+/** Step 4: the facts for decideSignIn, read locally (no network code is loaded for them). */
+function signInFacts(run: Run, gate: CredentialView): SignInFacts {
+  const { env } = run.options;
+  let pin: SignInFacts['pin'];
+  // The background sign-in keeps the project pin exactly as device-code would; a broken pin stops it instead.
+  try { pin = { projectId: readProjectPin(env, run.paths.project).projectId }; } catch (error) { pin = { error: (error as Error).message }; }
+  return {
+    state: gate.state,
+    running: gate.state === 'ok' ? null : runningFlow(run.paths.deviceLock, run.ctx.now(), pageOrigins(run)),
+    autoLoginDisabled: env.AGENTSTACK_DISABLE_AUTO_LOGIN === '1',
+    offline: run.offline,
+    pin,
+  };
+}
+
+async function signInStep(run: Run, gate: CredentialView): Promise<void> {
+  const facts = signInFacts(run, gate);
+  const decision = decideSignIn(facts);
+  if (decision.kind === 'none') return;
+  if (decision.kind === 'tell') {
+    run.ctx.todo.push(decision.todo);
+    return;
+  }
+  let outcome: SignInOutcome = decision.kind === 'join' ? decision.flow : { kind: 'failed', message: 'the network steps could not start' };
+  if (decision.kind === 'start') {
+    const net = await run.net();
+    if (net) outcome = await net.startSignIn({ paths: run.paths, env: run.options.env, baseUrl: run.baseUrl, origins: pageOrigins(run), projectId: decision.projectId, deadline: run.ctx.deadline, script: run.options.script, now: run.ctx.now });
+  }
+  run.ctx.todo.push(signInTodo(outcome, run.paths.deviceLog));
+}
+
+/** Step 5: refresh a stale capability snapshot; its meta, and whether it was fetched now. */
+async function snapshotStep(run: Run, gate: CredentialView, signedIn: boolean): Promise<{ meta: SnapshotMeta | null; refreshed: boolean }> {
+  const { ctx, paths } = run;
+  let meta = readSnapshotMeta(paths.capabilities);
+  let refreshed = false;
+  const net = signedIn && snapshotIsStale(meta, mcpUrlFor(run.baseUrl), ctx.now()) && left(ctx) > 1_000 ? await run.net() : null;
+  if (net) {
+    const result = await net.refreshSnapshot({ path: paths.capabilities, baseUrl: run.baseUrl, token: gate.token!, timeoutMs: Math.min(4_000, left(ctx) - 500), now: ctx.now });
+    if (result.kind === 'failed') {
+      ctx.notes.push(`Could not refresh the capability snapshot: ${result.message}.`);
+      if (result.unauthorized) ctx.todo.push('The server refused the token; run /agentstack-authorize to sign in again.');
+    } else {
+      refreshed = true;
+      if (result.kind === 'updated' && (result.diff.added.length || result.diff.removed.length)) {
+        const parts = [];
+        if (result.diff.added.length) parts.push(`added ${result.diff.added.join(', ')}`);
+        if (result.diff.removed.length) parts.push(`removed ${result.diff.removed.join(', ')}`);
+        ctx.notes.push(`The server's action list changed since the last snapshot: ${parts.join('; ')}.`);
+      }
+    }
+    meta = readSnapshotMeta(paths.capabilities);
+  }
+  if (meta?.unapproved?.length) {
+    ctx.todo.push(`Review the actions not yet approved (${meta.unapproved.slice(0, 10).join(', ')}${meta.unapproved.length > 10 ? ', …' : ''}); calls using them ask first. Approve them with: node "${run.options.pluginRoot}/scripts/diagnose-local.mjs" --approve-actions`);
+  }
+  return { meta, refreshed };
+}
+
+/** Step 6: who is signed in, from the cache, else (or after a snapshot refresh) from the server. */
+async function whoStep(run: Run, gate: CredentialView, refreshedSnapshot: boolean): Promise<string | null> {
+  const { ctx } = run;
+  let who = identityFor(readIdentity(run.paths.identity), gate.claims?.sub, mcpUrlFor(run.baseUrl))?.who ?? null;
+  if ((who && !refreshedSnapshot) || left(ctx) <= 1_000) return who;
+  try {
+    const net = await run.net();
+    if (net) who = await net.lookUpIdentity({ baseUrl: run.baseUrl, token: gate.token!, identityPath: run.paths.identity, timeoutMs: Math.min(2_000, left(ctx) - 500), now: new Date(ctx.now()) });
+  } catch (error) {
+    run.options.log?.(`who: ${errText(error)}`);
+  }
+  return who;
 }
 
 export async function runSessionStart(options: SessionStartOptions): Promise<string> {
@@ -83,28 +201,14 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     ctx.todo.push(`${errText(error)}; nothing was sent to any server.`);
     offline = true;
   }
+  const stored = readStored(paths.refresh, ctx);
+  const issued = issuedFor(stored);
 
-  // 1. normalize
-  const normalized = await normalize(paths.mcpJson, envBaseUrl, ctx);
+  // 1. normalize (a credential issued for another server is dropped here: see credentialsBelongTo)
+  const normalized = await normalize(paths.mcpJson, { envBaseUrl, issued }, ctx);
   const config = normalized?.after ?? {};
   if (normalized === null) offline = true;
-  const baseUrl = chooseBaseUrl((config.mcpServers as Record<string, unknown> | undefined)?.[MCP_SERVER_KEY], envBaseUrl);
-  const serverUrl = `${baseUrl}/mcp`;
-
-  // 2. gate
-  let stored: StoredRefresh | null = null;
-  try {
-    stored = readRefreshFile(paths.refresh);
-  } catch (error) {
-    ctx.notes.push(errText(error));
-  }
-  // The gate reads the file as it was (normalizing hides a placeholder Bearer), unless its credential was for
-  // another server: normalizing dropped that one, and it must not be refreshed or used here.
-  const beforeEntry = (normalized?.before.mcpServers as Record<string, unknown> | undefined)?.[MCP_SERVER_KEY];
-  const gateConfig = credentialsBelongTo(beforeEntry, baseUrl) ? normalized?.before ?? {} : config;
-  let gate = classifyCredential({ config: gateConfig, storedExpiresAt: stored?.expires_at, now: now() });
-  const originalToken = gate.token;
-  let finalConfig = config;
+  const baseUrl = chooseBaseUrl(agentstackEntry(config), envBaseUrl);
 
   // The network steps, loaded once when first needed; if they cannot load, each step says so and the card goes on.
   let netLoad: Promise<NetModule | null> | undefined;
@@ -112,100 +216,26 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     ctx.notes.push(`The plugin's network steps could not start (${errText(error)}); only local checks ran.`);
     return null;
   }));
+  const run: Run = { options, ctx, paths, baseUrl, offline, stored, net };
 
-  // 3. refresh
-  const netForRefresh = !offline && needsRefresh(gate, now()) && stored ? await net() : null;
-  if (netForRefresh) {
-    const outcome = await netForRefresh.refreshSingleFlight({ paths, env, baseUrl, deadline: ctx.deadline, seenToken: gate.token, now });
-    if (outcome.kind === 'refreshed') {
-      finalConfig = readMcpConfigFile(paths.mcpJson).config;
-      gate = classifyCredential({ config: finalConfig, now: now() });
-      ctx.notes.push(outcome.byThisProcess ? 'Refreshed the access token.' : 'The access token was refreshed by another session.');
-    } else if (outcome.kind === 'invalid_grant') {
-      gate = { ...gate, state: 'expired' };
-      ctx.notes.push('The stored refresh token was refused (invalid_grant) and removed; a new sign-in is needed.');
-    } else if (outcome.kind === 'failed') {
-      ctx.notes.push(`Could not refresh the token: ${outcome.message}.`);
-    }
-  }
+  // 2. gate: the file as it was (normalizing hides a placeholder Bearer), unless its credential was for another
+  // server: normalizing dropped that one, and it must not be refreshed or used here.
+  const gateConfig = credentialsBelongTo(agentstackEntry(normalized?.before ?? {}), baseUrl, issued) ? normalized?.before ?? {} : config;
+  const storedExpiresAt = stored && refreshBelongsTo(stored, baseUrl) ? stored.expires_at : null;
+  const first = classifyCredential({ config: gateConfig, storedExpiresAt, now: now() });
 
-  // 4. sign-in
-  if (needsSignIn(gate.state) || gate.state === 'unsigned') {
-    // Reading the lock needs no network code: an unsigned Cursor dir never loads the HTTP and OAuth clients.
-    const running = runningFlow(paths.deviceLock, now());
-    const disabled = env.AGENTSTACK_DISABLE_AUTO_LOGIN === '1';
-    // The background sign-in keeps the project pin exactly as device-code would; a broken pin stops it instead.
-    let pin: ProjectPin | PluginError;
-    try { pin = readProjectPin(env, paths.project); } catch (error) { pin = error as PluginError; }
-    const startWith = async (projectId: number | null) => {
-      const module = await net();
-      return module ? module.startSignIn({ paths, env, baseUrl, projectId, deadline: ctx.deadline, script: options.script, now }) : { kind: 'failed' as const, message: 'the network steps could not start' };
-    };
-    const result = running ?? (gate.state === 'unsigned' || disabled || offline ? null
-      : pin instanceof Error ? { kind: 'failed' as const, message: pin.message }
-      : await startWith(pin.projectId));
-    if (result?.kind === 'failed') {
-      ctx.todo.push(`Sign in with /agentstack-authorize (automatic sign-in could not start: ${result.message}).`);
-    } else if (result?.code && result.url) {
-      ctx.todo.push(`Sign in to AgentStack: open ${result.url} and enter the code ${result.code} (valid until ${result.expiresAt}). Cursor picks up the new token by itself; progress is logged in ${paths.deviceLog}.`);
-    } else if (result) {
-      ctx.todo.push('A sign-in is starting in another window; run /agentstack-authorize to see its code.');
-    } else if (gate.state === 'unsigned') {
-      // Never signed in: no browser or device code unasked, only the way to do it.
-      ctx.todo.push('Connect AgentStack: click Connect next to AgentStack in Cursor\'s MCP settings, or run /agentstack-authorize.');
-    } else if (disabled) {
-      ctx.todo.push('Sign in again: run /agentstack-authorize (automatic sign-in is off: AGENTSTACK_DISABLE_AUTO_LOGIN=1).');
-    } else {
-      ctx.todo.push('Sign in again with /agentstack-authorize once the problem above is fixed.');
-    }
-  }
-
-  // 5. snapshot (and who, when unknown)
+  // 3. refresh, 4. sign-in, 5. snapshot, 6. who
+  const refreshed = await refreshStep(run, first);
+  const gate = refreshed.gate;
+  await signInStep(run, gate);
   const signedIn = gate.state === 'ok' && gate.token !== null && !offline;
-  let meta = readSnapshotMeta(paths.capabilities);
-  let refreshedSnapshot = false;
-  const netForSnapshot = signedIn && snapshotIsStale(meta, serverUrl, now()) && left(ctx) > 1_000 ? await net() : null;
-  if (netForSnapshot) {
-    const result = await netForSnapshot.refreshSnapshot({ path: paths.capabilities, baseUrl, token: gate.token!, timeoutMs: Math.min(4_000, left(ctx) - 500), now });
-    if (result.kind === 'failed') {
-      ctx.notes.push(`Could not refresh the capability snapshot: ${result.message}.`);
-      if (result.unauthorized) ctx.todo.push('The server refused the token; run /agentstack-authorize to sign in again.');
-    } else {
-      refreshedSnapshot = true;
-      if (result.kind === 'updated' && (result.diff.added.length || result.diff.removed.length)) {
-        const parts = [];
-        if (result.diff.added.length) parts.push(`added ${result.diff.added.join(', ')}`);
-        if (result.diff.removed.length) parts.push(`removed ${result.diff.removed.join(', ')}`);
-        ctx.notes.push(`The server's action list changed since the last snapshot: ${parts.join('; ')}.`);
-      }
-    }
-    meta = readSnapshotMeta(paths.capabilities);
-  }
-  if (meta?.unapproved?.length) {
-    ctx.todo.push(`Review the actions not yet approved (${meta.unapproved.slice(0, 10).join(', ')}${meta.unapproved.length > 10 ? ', …' : ''}); calls using them ask first. Approve them with: node "${options.pluginRoot}/scripts/diagnose-local.mjs" --approve-actions`);
-  }
-  let who: string | null = null;
-  if (signedIn) {
-    const idPath = paths.identity;
-    who = identityFor(readIdentity(idPath), gate.claims?.sub, serverUrl)?.who ?? null;
-    if ((!who || refreshedSnapshot) && left(ctx) > 1_000) {
-      try {
-        const module = await net();
-        const fetched = module ? await module.fetchWho(baseUrl, gate.token!, Math.min(2_000, left(ctx) - 500)) : null;
-        if (fetched) {
-          who = fetched;
-          writeIdentity(idPath, { who, sub: typeof gate.claims?.sub === 'string' ? gate.claims.sub : null, server_url: serverUrl, fetched_at: new Date(now()).toISOString() });
-        }
-      } catch (error) {
-        options.log?.(`who: ${errText(error)}`);
-      }
-    }
-  }
+  const { meta, refreshed: refreshedSnapshot } = await snapshotStep(run, gate, signedIn);
+  const who = signedIn ? await whoStep(run, gate, refreshedSnapshot) : null;
 
   const card = renderCard({
-    serverUrl, state: gate.state, apiKey: gate.apiKey, who, project: project(finalConfig, gate), expiresAtMs: gate.expiresAtMs,
+    serverUrl: mcpUrlFor(baseUrl), state: gate.state, apiKey: gate.apiKey, who, project: project(refreshed.config ?? config, gate), expiresAtMs: gate.expiresAtMs,
     capabilities: meta ? meta.count : null, pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo, now: now(),
   });
   // The card quotes the server (who, error messages): a server that echoes a credential gets it masked here.
-  return scrubSecrets(card, [gate.token, originalToken, stored?.refresh_token]);
+  return scrubSecrets(card, [gate.token, first.token, stored?.refresh_token]);
 }

@@ -5,7 +5,7 @@
  */
 import { baseUrlFromMcpUrl } from '../../agentstack/server/baseUrl.js';
 import { isPluginError } from '../../platform/errors.js';
-import { bearerOf } from '../../agentstack/mcpJson/entry.js';
+import { bearerOf } from '../../agentstack/mcpJson/credential.js';
 import { readMcpConfigFile } from '../../agentstack/mcpJson/file.js';
 import { pass, warn, type Check } from '../../platform/report.js';
 import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';

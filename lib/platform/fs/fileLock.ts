@@ -1,12 +1,14 @@
 /**
- * A cross-process lock: a lock file created with O_EXCL holding `{pid, acquired_at}`. A lock whose process is gone,
- * or that is older than `staleMs`, is broken. Written by hand because the device lock must carry its own JSON payload
+ * A cross-process lock: a lock file created with O_EXCL holding `{pid, pid_start, acquired_at}`. A lock whose process
+ * is gone (or whose pid now belongs to a process started later), that is older than `staleMs`, or that is dated in
+ * the future, is broken. Written by hand because the device lock must carry its own JSON payload
  * and both locks must share one stale-detection rule; lock libraries use mkdir+mtime and cannot.
  */
 import { readFileSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createExclusive } from './secureFile.js';
 import { PluginError } from '../errors.js';
+import { processStartTime } from '../processStart.js';
 
 export function isProcessAlive(pid: unknown): boolean {
   if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) return false;
@@ -17,6 +19,20 @@ export function isProcessAlive(pid: unknown): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+/**
+ * True when `pid` is alive and is still the process that took the lock: when the lock recorded its holder's start
+ * time and the system tells it, the two must match (a reused pid does not keep a dead holder's lock alive).
+ */
+export function isLockHolderAlive(pid: unknown, recordedStart: unknown): boolean {
+  if (!isProcessAlive(pid)) return false;
+  if (typeof recordedStart !== 'string' || !recordedStart) return true;
+  const current = processStartTime(pid as number);
+  return current === null || current === recordedStart;
+}
+
+/** How far in the future a lock's own time may be (clock adjustments) before the lock is judged forged or broken. */
+export const LOCK_CLOCK_SKEW_MS = 60_000;
 
 /** Reads a lock file's JSON, or null when it is missing; `{}` when it holds garbage. */
 export function readLockFile(path: string): Record<string, unknown> | null {
@@ -96,7 +112,7 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
   const timeoutMs = options.timeoutMs ?? 5_000;
   const staleMs = options.staleMs ?? 30_000;
   const deadline = Date.now() + timeoutMs;
-  const payload = JSON.stringify({ pid: process.pid, acquired_at: new Date().toISOString(), nonce: randomBytes(6).toString('hex') });
+  const payload = JSON.stringify({ pid: process.pid, pid_start: processStartTime(process.pid), acquired_at: new Date().toISOString(), nonce: randomBytes(6).toString('hex') });
   let delay = 5;
   for (;;) {
     if (createLockFile(path, payload)) {
@@ -117,7 +133,8 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
     }
     const holder = readLockFile(path) ?? {};
     const acquiredAt = Date.parse(String(holder.acquired_at ?? ''));
-    const stale = !isBeingWritten(path, text) && (!isProcessAlive(holder.pid) || !Number.isFinite(acquiredAt) || Date.now() - acquiredAt > staleMs);
+    const age = Date.now() - acquiredAt;
+    const stale = !isBeingWritten(path, text) && (!isLockHolderAlive(holder.pid, holder.pid_start) || !Number.isFinite(acquiredAt) || age > staleMs || age < -LOCK_CLOCK_SKEW_MS);
     if (stale) {
       breakStaleLock(path, text);
       continue;

@@ -1,0 +1,51 @@
+/**
+ * The sign-in decision of session start, pure: from the credential's state and what is known locally, whether to
+ * do nothing, show a running device flow, start one in the background, or only tell the person what to do. A new
+ * input (another reason not to start) is one more field of SignInFacts and one more line in decideSignIn.
+ */
+import { needsSignIn, type CredentialState } from '../../agentstack/mcpJson/credential.js';
+import type { RunningFlow, SignInOutcome } from '../../agentstack/signIn/background.js';
+
+export interface SignInFacts {
+  state: CredentialState;
+  /** The device flow running right now, or null. */
+  running: RunningFlow | null;
+  /** AGENTSTACK_DISABLE_AUTO_LOGIN=1. */
+  autoLoginDisabled: boolean;
+  /** Nothing may be sent to a server (a bad AGENTSTACK_BASE_URL, an unreadable mcp.json). */
+  offline: boolean;
+  /** The project pin a new sign-in keeps, or why it cannot be read. */
+  pin: { projectId: number | null } | { error: string };
+}
+
+export type SignInDecision =
+  | { kind: 'none' }
+  | { kind: 'join'; flow: RunningFlow }
+  | { kind: 'start'; projectId: number | null }
+  | { kind: 'tell'; todo: string };
+
+export const CONNECT_TODO = 'Connect AgentStack: click Connect next to AgentStack in Cursor\'s MCP settings, or run /agentstack-authorize.';
+export const AUTO_LOGIN_OFF_TODO = 'Sign in again: run /agentstack-authorize (automatic sign-in is off: AGENTSTACK_DISABLE_AUTO_LOGIN=1).';
+export const FIX_FIRST_TODO = 'Sign in again with /agentstack-authorize once the problem above is fixed.';
+
+const couldNotStart = (why: string) => `Sign in with /agentstack-authorize (automatic sign-in could not start: ${why}).`;
+
+export function decideSignIn(facts: SignInFacts): SignInDecision {
+  if (facts.state !== 'unsigned' && !needsSignIn(facts.state)) return { kind: 'none' };
+  if (facts.running) return { kind: 'join', flow: facts.running };
+  // Never signed in: no browser or device code unasked, only the way to do it.
+  if (facts.state === 'unsigned') return { kind: 'tell', todo: CONNECT_TODO };
+  if (facts.autoLoginDisabled) return { kind: 'tell', todo: AUTO_LOGIN_OFF_TODO };
+  if (facts.offline) return { kind: 'tell', todo: FIX_FIRST_TODO };
+  if ('error' in facts.pin) return { kind: 'tell', todo: couldNotStart(facts.pin.error) };
+  return { kind: 'start', projectId: facts.pin.projectId };
+}
+
+/** The card's line for a device flow joined or started, or for a start that failed. */
+export function signInTodo(outcome: SignInOutcome, deviceLog: string): string {
+  if (outcome.kind === 'failed') return couldNotStart(outcome.message);
+  if (outcome.code && outcome.url) {
+    return `Sign in to AgentStack: open ${outcome.url} and enter the code ${outcome.code} (valid until ${outcome.expiresAt}). Cursor picks up the new token by itself; progress is logged in ${deviceLog}.`;
+  }
+  return 'A sign-in is starting in another window; run /agentstack-authorize to see its code.';
+}
