@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
-import { fetchCatalog } from '../../lib/agentstack/snapshot/catalog.js';
+import { fetchCatalog } from '../../lib/agentstack/snapshot/fetch.js';
 import { isPluginError, type PluginError } from '../../lib/platform/errors.js';
 import { httpRequest } from '../../lib/platform/http.js';
 import { discoverEndpoints, pollDeviceToken, refreshAccessToken, requestDeviceCode, type OAuthEndpoints } from '../../lib/agentstack/auth/oauth.js';

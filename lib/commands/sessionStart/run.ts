@@ -17,7 +17,7 @@ import { renderCard } from './card.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
 import { runningFlow } from '../../agentstack/signIn/background.js';
 import { identityFor, readIdentity, writeIdentity } from '../../agentstack/auth/identity.js';
-import { readSnapshotMeta, snapshotIsStale } from '../../agentstack/snapshot/meta.js';
+import { snapshotStep } from './snapshot.js';
 
 export type NetModule = typeof import('./net.js');
 
@@ -162,28 +162,10 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
 
   // 5. snapshot (and who, when unknown)
   const signedIn = gate.state === 'ok' && gate.token !== null && !offline;
-  let meta = readSnapshotMeta(paths.capabilities);
-  let refreshedSnapshot = false;
-  const netForSnapshot = signedIn && snapshotIsStale(meta, serverUrl, now()) && left(ctx) > 1_000 ? await net() : null;
-  if (netForSnapshot) {
-    const result = await netForSnapshot.refreshSnapshot({ path: paths.capabilities, baseUrl, token: gate.token!, timeoutMs: Math.min(4_000, left(ctx) - 500), now });
-    if (result.kind === 'failed') {
-      ctx.notes.push(`Could not refresh the capability snapshot: ${result.message}.`);
-      if (result.unauthorized) ctx.todo.push('The server refused the token; run /agentstack-authorize to sign in again.');
-    } else {
-      refreshedSnapshot = true;
-      if (result.kind === 'updated' && (result.diff.added.length || result.diff.removed.length)) {
-        const parts = [];
-        if (result.diff.added.length) parts.push(`added ${result.diff.added.join(', ')}`);
-        if (result.diff.removed.length) parts.push(`removed ${result.diff.removed.join(', ')}`);
-        ctx.notes.push(`The server's action list changed since the last snapshot: ${parts.join('; ')}.`);
-      }
-    }
-    meta = readSnapshotMeta(paths.capabilities);
-  }
-  if (meta?.unapproved?.length) {
-    ctx.todo.push(`Review the actions not yet approved (${meta.unapproved.slice(0, 10).join(', ')}${meta.unapproved.length > 10 ? ', …' : ''}); calls using them ask first. Approve them with: node "${options.pluginRoot}/scripts/diagnose-local.mjs" --approve-actions`);
-  }
+  const { capabilities, refreshed: refreshedSnapshot } = await snapshotStep({
+    paths, baseUrl, serverUrl, token: signedIn ? gate.token : null, now, timeLeftMs: () => left(ctx), net,
+    pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo,
+  });
   let who: string | null = null;
   if (signedIn) {
     const idPath = paths.identity;
@@ -204,7 +186,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
 
   const card = renderCard({
     serverUrl, state: gate.state, apiKey: gate.apiKey, who, project: project(finalConfig, gate), expiresAtMs: gate.expiresAtMs,
-    capabilities: meta ? meta.count : null, pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo, now: now(),
+    capabilities, pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo, now: now(),
   });
   // The card quotes the server (who, error messages): a server that echoes a credential gets it masked here.
   return scrubSecrets(card, [gate.token, originalToken, stored?.refresh_token]);
