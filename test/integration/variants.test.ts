@@ -6,13 +6,14 @@
  * passes, an unknown one is denied, and a capability the token lacks is denied (when the token says what it was
  * granted, in whichever claim; a token that says nothing is never denied on capabilities).
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS, MANY_ACTIONS, UNICODE_ACTIONS, VARIANT_NAMES, startCore, type RunningCore, type VariantName } from '../../core/index.js';
 import { readSnapshot } from '../../lib/agentstack/snapshot/store.js';
 import { runDeviceCode } from '../helpers/deviceCode.js';
-import { tempDir } from '../helpers/repo.js';
+import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { PRE_MCP_SCRIPT, hookEnv, runHook, sessionStart, signInWith } from '../helpers/sessionStart.js';
 
 const TENANT = ACTIONS.filter((a) => a.doc_audience === 'public').map((a) => a.action);
@@ -61,7 +62,12 @@ describe.each(['none' as const, ...VARIANT_NAMES])('variant %s', (variant) => {
     const card = String((await sessionStart(dir, core.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' })).json.additional_context);
     expect(card).toContain(`- Account: signed in as ${variant === 'me-sparse' ? 'usr_dev_0001' : 'dev@agentstack.test'}`);
     expect(card).toContain(`- Capabilities: ${expected.length} actions in the snapshot`);
-    if (variant === 'malformed-entry') expect(card).toMatch(/1 malformed catalog entry was left out \(first: domains\.projects\.1\.action/);
+    if (variant === 'malformed-entry') {
+      expect(card).toMatch(/1 malformed catalog entry was left out \(first: domains\.projects\.1\.action/);
+      const diagnose = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/diagnose-local.mjs'), '--json'], { env: hookEnv(dir, core.baseUrl), encoding: 'utf8' });
+      const check = (JSON.parse(diagnose.stdout).checks as Array<{ id: string; status: string; summary: string }>).find((c) => c.id === 'capabilities.snapshot');
+      expect(check).toMatchObject({ status: 'WARN', summary: expect.stringMatching(/1 malformed catalog entry was left out/) });
+    }
     expect(card).not.toMatch(/Action needed/);
 
     expect(await preMcp('projects.list')).toEqual({});
