@@ -188,7 +188,8 @@ export async function discoverEndpoints(baseUrl: string, options: RequestOptions
   const issuer = prm?.authorization_servers?.find((s) => typeof s === 'string' && isSafeWebUrl(s)) ?? baseUrl;
   const as = await authorizationServerMetadata(issuer, options);
   const scopesSupported = scopesSupportedOf(prm) ?? scopesSupportedOf(as);
-  if (!as?.token_endpoint) return { ...legacyEndpoints(baseUrl), scopesSupported };
+  const advertised = scopesSupported ? { scopesSupported } : {};
+  if (!as?.token_endpoint) return { ...legacyEndpoints(baseUrl), ...advertised };
   const legacy = legacyEndpoints(baseUrl);
   const endpoints: OAuthEndpoints = {
     issuer: as.issuer,
@@ -196,7 +197,7 @@ export async function discoverEndpoints(baseUrl: string, options: RequestOptions
     tokenEndpoint: as.token_endpoint,
     resource,
     source: 'discovery',
-    scopesSupported,
+    ...advertised,
   };
   for (const url of [endpoints.deviceAuthorizationEndpoint, endpoints.tokenEndpoint] as unknown[]) {
     if (typeof url !== 'string' || !url) {
