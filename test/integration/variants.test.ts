@@ -7,7 +7,7 @@
  * granted, in whichever claim; a token that says nothing is never denied on capabilities).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS, MANY_ACTIONS, UNICODE_ACTIONS, VARIANT_NAMES, startCore, type RunningCore, type VariantName } from '../../core/index.js';
@@ -84,5 +84,50 @@ describe.each(['none' as const, ...VARIANT_NAMES])('variant %s', (variant) => {
     const answer = await preMcp('data.write');
     if (variant === 'no-caps-claim') expect(answer).toEqual({});
     else expect(answer).toMatchObject({ permission: 'deny', user_message: expect.stringMatching(/lacks the capability "(data:write|write:data)"/) });
+  });
+});
+
+describe('scope presets follow the server\'s scopes_supported (variant other-scopes)', () => {
+  let core: RunningCore;
+  beforeAll(async () => {
+    core = await startCore({ port: 0, interval: 1, variant: 'other-scopes' });
+  });
+  afterAll(async () => core?.close());
+
+  const signIn = async (name: string, args: string[]) => {
+    const dir = join(tmp.path, `scopes-${name}`);
+    mkdirSync(dir);
+    const device = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: dir, args: ['--json', '--no-browser', ...args] });
+    return { dir, device };
+  };
+  // The scopes granted for the MCP resource (the token response's `scope`, which leaves out openid and offline_access).
+  const grantedScope = (dir: string) => String(JSON.parse(readFileSync(join(dir, 'agentstack-refresh'), 'utf8')).scope).split(' ').sort();
+
+  it('readonly asks for the server\'s read scopes, full for all of them', async () => {
+    for (const [preset, expected] of [
+      ['readonly', ['read:actions', 'read:data', 'read:profile', 'read:projects']],
+      ['full', ['execute:actions', 'read:actions', 'read:data', 'read:profile', 'read:projects', 'write:data', 'write:projects']],
+    ] as const) {
+      const { dir, device } = await signIn(preset, ['--scope-preset', preset]);
+      await core.approve(String((await device.waitFor('device_code')).user_code));
+      expect((await device.done).code).toBe(0);
+      expect(grantedScope(dir)).toEqual(expected);
+    }
+  });
+
+  it('--scopes with a scope the server does not advertise stops before any device authorization, naming what it offers', async () => {
+    const before = core.counters.deviceAuthorizations;
+    const { device } = await signIn('outside', ['--scopes', 'data:write']);
+    const done = await device.done;
+    expect(done.code).toBe(1);
+    expect(device.events.at(-1)).toMatchObject({ event: 'error', error: 'invalid_config', message: expect.stringMatching(/does not offer the scope "data:write"; it offers: .*write:data/) });
+    expect(core.counters.deviceAuthorizations).toBe(before);
+  });
+
+  it('--scopes with advertised scopes asks for exactly those (and a refresh token: offline_access is advertised)', async () => {
+    const { dir, device } = await signIn('explicit', ['--scopes', 'read:data write:data']);
+    await core.approve(String((await device.waitFor('device_code')).user_code));
+    expect((await device.done).code).toBe(0);
+    expect(grantedScope(dir)).toEqual(['read:data', 'write:data']);
   });
 });
