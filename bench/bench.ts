@@ -11,7 +11,7 @@ import { build } from 'esbuild';
 import { startCore } from '../core/index.js';
 import { cursorPaths } from '../lib/agentstack/server/paths.js';
 import { normalizeMcpConfig } from '../lib/agentstack/mcpJson/entry.js';
-import { readSnapshot } from '../lib/agentstack/snapshot/catalog.js';
+import { readSnapshot } from '../lib/agentstack/snapshot/store.js';
 import { readSnapshotIndex } from '../lib/agentstack/snapshot/actionIndex.js';
 // @ts-expect-error plain ES module shared with the build script
 import { BUNDLES } from '../build/bundles.mjs';

@@ -8,7 +8,7 @@ import { applyBearer } from '../lib/agentstack/mcpJson/entry.js';
 import { updateMcpConfigFile } from '../lib/agentstack/mcpJson/file.js';
 import { cursorPaths } from '../lib/agentstack/server/paths.js';
 import { writeRefreshFile } from '../lib/agentstack/auth/refreshStore.js';
-import { writeSnapshot } from '../lib/agentstack/snapshot/catalog.js';
+import { writeSnapshot } from '../lib/agentstack/snapshot/store.js';
 import { bigSnapshot } from '../test/helpers/fixtures.js';
 
 export function envFor(core: RunningCore, dir: string): NodeJS.ProcessEnv {

@@ -3,10 +3,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
 import type Provider from 'oidc-provider';
-import { CAPS_CLAIM } from '../lib/agentstack/auth/scopes.js';
 import { DEFAULT_ACCOUNT, accountByEmail, accountById } from './accounts.js';
 import { bearerToken } from './http.js';
-import { ALL_SCOPES, CLIENT_ID, DEVICE_GRANT, INTERNAL_HEADER, OAUTH_ROUTES, capsOf } from './oauth.js';
+import { CLIENT_ID, DEVICE_GRANT, INTERNAL_HEADER, OAUTH_ROUTES, allScopes, capsOf } from './oauth.js';
 import type { CallerContext } from './registry.js';
 import type { CoreState } from './state.js';
 
@@ -51,12 +50,11 @@ export class TokenAuth {
       });
       const account = accountById(String(payload.sub));
       if (!account) return null;
-      const caps = payload[CAPS_CLAIM];
       const project = payload.project_id;
       return {
         payload: payload as VerifiedCaller['payload'],
         account,
-        caps: Array.isArray(caps) ? caps.map(String) : null,
+        caps: this.state.variants.capsOf(payload as Record<string, unknown>),
         projectId: typeof project === 'number' ? project : null,
         claims: payload as Record<string, unknown>,
       };
@@ -101,7 +99,7 @@ export async function approveDevice(
   }
   const account = opts.account ? accountByEmail(opts.account) : DEFAULT_ACCOUNT;
   if (!account) throw new Error(`approve: unknown account ${opts.account}`);
-  const requested: string[] = String(opts.scope ?? code.params?.scope ?? 'openid').split(' ').filter((s) => ALL_SCOPES.includes(s));
+  const requested: string[] = String(opts.scope ?? code.params?.scope ?? 'openid').split(' ').filter((s) => allScopes(state).includes(s));
   const oidcScope = requested.filter((s) => s === 'openid' || s === 'offline_access');
   const caps = capsOf(requested.join(' '));
   const grant = new p.Grant({ accountId: account.user_id, clientId: code.clientId });
@@ -135,7 +133,7 @@ export async function issueTokensDirect(
   state: CoreState,
   opts: { account?: string; scope?: string; accessTokenTtl?: number; claims?: Record<string, unknown> } = {},
 ): Promise<IssuedTokens> {
-  const scope = opts.scope ?? ALL_SCOPES.join(' ');
+  const scope = opts.scope ?? allScopes(state).join(' ');
   const headers = { [INTERNAL_HEADER]: state.internalToken, 'content-type': 'application/x-www-form-urlencoded' };
   const post = async (path: string, params: Record<string, string>) => {
     const res = await fetch(`${state.baseUrl}${path}`, { method: 'POST', headers, body: new URLSearchParams(params) });

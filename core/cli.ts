@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { ROUTE_NAMES, type CoreFaults, type EndpointFaultKind, type RouteName } from './faults.js';
 import { startCore } from './index.js';
+import { VARIANT_HELP, VARIANT_NAMES, isVariantName, type VariantName } from './variants.js';
 
 const HELP = `Usage: npm run dev-core -- [options]
   --port N                 port on 127.0.0.1 (default: a free port; env AGENTSTACK_CORE_PORT)
@@ -21,8 +22,11 @@ const HELP = `Usage: npm run dev-core -- [options]
   --rest-tools-drift       GET /mcp/tools and /mcp/tools/list differ from JSON-RPC tools/list
   --close-call-stream      tools/call closes its SSE stream before the result (clients resume with Last-Event-ID)
   --sse-retry-ms N         the retry (ms) sent in the priming event of each MCP response stream
+  --variant NAME           serve the contract differently, as another compatible server might (repeatable)
   --verbose                log core errors
-Routes: ${ROUTE_NAMES.join(', ')}`;
+Routes: ${ROUTE_NAMES.join(', ')}
+Variants:
+${VARIANT_NAMES.map((name) => `  ${name.padEnd(17)} ${VARIANT_HELP[name]}`).join('\n')}`;
 
 const OPTIONS = {
   port: { type: 'string', default: process.env.AGENTSTACK_CORE_PORT },
@@ -46,6 +50,7 @@ const OPTIONS = {
   'rest-tools-drift': { type: 'boolean' },
   'close-call-stream': { type: 'boolean' },
   'sse-retry-ms': { type: 'string' },
+  variant: { type: 'string', multiple: true },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -106,7 +111,14 @@ for (const spec of values.fault ?? []) {
   faults.endpointFaults = { ...faults.endpointFaults, [m[1]!]: { kind: m[2] as EndpointFaultKind, ...(m[3] ? { times: Number(m[3]) } : {}) } };
 }
 
+const variants: VariantName[] = [];
+for (const name of values.variant ?? []) {
+  if (!isVariantName(name)) usageError(`unknown --variant ${JSON.stringify(name)}; one of ${VARIANT_NAMES.join(', ')}`);
+  variants.push(name);
+}
+
 const core = await startCore({
+  variant: variants,
   port: int('port', values.port),
   interval: int('interval', values.interval),
   accessTokenTtl: int('access-token-ttl', values['access-token-ttl']),
@@ -120,6 +132,7 @@ console.log(`AgentStack reference core: ${core.baseUrl}
   sign in as: ${account.email} / ${account.password}   (operator: ${core.accounts[1]!.email} / ${core.accounts[1]!.password})
   point the plugin at it:  AGENTSTACK_BASE_URL=${core.baseUrl}
   faults:     ${Object.keys(faults).length ? JSON.stringify(faults) : 'none'}
+  variants:   ${variants.length ? variants.join(', ') : 'none'}
 Ctrl-C to stop.`);
 
 let stopping = false;

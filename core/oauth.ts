@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { quietProviderNotices } from './quiet.js';
 import Provider, { errors } from 'oidc-provider';
-import { CAPABILITY_SCOPES, BASE_SCOPES, CAPS_CLAIM } from '../lib/agentstack/auth/scopes.js';
+import { CAPABILITY_SCOPES, BASE_SCOPES, CAPS_CLAIM } from './contract.js';
 import { accountById } from './accounts.js';
 import { codeInputPage, confirmPage, deniedPage, errorPage, successPage } from './pages.js';
 import type { CoreState } from './state.js';
@@ -28,6 +28,11 @@ export const OAUTH_ROUTES = {
 } as const;
 
 export const ALL_SCOPES: string[] = [...BASE_SCOPES, ...CAPABILITY_SCOPES];
+
+/** Every scope this core advertises and grants, in its variant's vocabulary. */
+export function allScopes(state: Pick<CoreState, 'variants'>): string[] {
+  return [...BASE_SCOPES, ...state.variants.capabilityScopes()];
+}
 
 /** Capabilities granted by a scope string: the scope minus openid/offline_access. */
 export function capsOf(scope: string | undefined): string[] {
@@ -102,11 +107,18 @@ export function createProvider(state: CoreState, signingJwk: Record<string, unkn
         async getResourceServerInfo(_ctx: unknown, resource: string) {
           if (resource !== mcpUrl) throw new errors.InvalidTarget!();
           return {
-            scope: CAPABILITY_SCOPES.join(' '),
+            scope: state.variants.capabilityScopes().join(' '),
             audience: mcpUrl,
             accessTokenFormat: 'jwt',
             jwt: { sign: { alg: 'ES256' } },
           };
+        },
+      },
+    },
+    formats: {
+      customizers: {
+        async jwt(_ctx: unknown, _token: unknown, jwt: { payload: Record<string, unknown> }) {
+          state.variants.shapeTokenPayload(jwt.payload);
         },
       },
     },
@@ -154,8 +166,11 @@ export function createProvider(state: CoreState, signingJwk: Record<string, unkn
     await next();
     const route = ctx.oidc?.route;
     if (route === 'discovery' && ctx.body && typeof ctx.body === 'object') {
-      ctx.body.scopes_supported = ALL_SCOPES;
+      ctx.body.scopes_supported = allScopes(state);
       ctx.body.code_challenge_methods_supported = ['S256'];
+    }
+    if ((route === 'discovery' || route === 'token' || route === 'device_authorization') && ctx.status === 200 && ctx.body && typeof ctx.body === 'object') {
+      Object.assign(ctx.body, state.variants.extras(route));
     }
     if (route === 'token' && ctx.status === 200 && ctx.oidc?.params?.grant_type === DEVICE_GRANT) {
       state.polls.delete(String(ctx.oidc.params.device_code)); // used: later polls go straight to the provider

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TokenAuth, VerifiedCaller } from './auth.js';
 import { countMismatch, type RouteName } from './faults.js';
 import { HttpError, readJson, sendJson } from './http.js';
-import { ALL_SCOPES } from './oauth.js';
+import { allScopes } from './oauth.js';
 import { buildCatalog } from './registry.js';
 import type { CoreState } from './state.js';
 import { EXECUTE_TOOL } from '../lib/agentstack/server/toolNames.js';
@@ -30,16 +30,18 @@ export function protectedResourceMetadata(state: CoreState) {
   return {
     resource: state.mcpUrl,
     authorization_servers: [state.issuer],
-    scopes_supported: ALL_SCOPES,
+    scopes_supported: allScopes(state),
     bearer_methods_supported: ['header'],
     resource_name: 'AgentStack MCP',
+    ...state.variants.extras('protected_resource'),
   };
 }
 
 const BAD_ICON = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"/>');
 
-function catalogFor(state: CoreState) {
-  return buildCatalog(countMismatch(state.faults));
+/** The catalog as served: the registry's, shaped by the core's variants. */
+export function catalogFor(state: CoreState): Record<string, unknown> & { catalog_etag: string; total_actions: number } {
+  return state.variants.shapeCatalog(buildCatalog(countMismatch(state.faults))) as ReturnType<typeof catalogFor>;
 }
 
 /** The `restToolsDrift` fault: a REST copy that fell behind tools/list (old description, icons lost). */
@@ -109,9 +111,9 @@ export const REST_ROUTES: RestRoute[] = [
   { name: 'health', methods: ['GET'], path: '/mcp/health', auth: 'public',
     handle: ({ state, res }) => sendJson(res, 200, { ok: true, mcp_surface_tools: allToolRows(state).length }) },
   { name: 'me', methods: ['GET'], path: '/api/auth/me', auth: 'bearer',
-    handle: ({ res, caller }) => {
+    handle: ({ state, res, caller }) => {
       const a = caller!.account;
-      sendJson(res, 200, { data: { user_id: a.user_id, email: a.email, display_name: a.display_name, role: a.role } });
+      sendJson(res, 200, { data: state.variants.shapeMe({ user_id: a.user_id, email: a.email, display_name: a.display_name, role: a.role }) });
     } },
   { name: 'switch_project', methods: ['POST'], path: '/api/auth/switch-project', auth: 'bearer',
     handle: async ({ state, req, res, caller, auth }) => {

@@ -2,7 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { MCP_PATH } from '../lib/agentstack/server/baseUrl.js';
+import { MCP_PATH } from './contract.js';
+import { Variants, type VariantName } from './variants.js';
 import { SEEDED_ACCOUNTS, type CoreAccount } from './accounts.js';
 import { INTERNAL_HEADER, TokenAuth, approveDevice, generateSigningKeys, issueTokensDirect, type IssuedTokens } from './auth.js';
 import { tokenGate } from './deviceflow.js';
@@ -13,9 +14,8 @@ import { handleInteraction } from './interactions.js';
 import { McpSessions } from './mcp.js';
 import { OAUTH_ROUTES, createProvider } from './oauth.js';
 import { CONNECT_STUB_PATH, connectStubPage } from './pages.js';
-import { buildCatalog, CoreStore } from './registry.js';
-import { REST_ROUTES } from './rest.js';
-import { countMismatch } from './faults.js';
+import { CoreStore } from './registry.js';
+import { REST_ROUTES, catalogFor } from './rest.js';
 import { newCounters, type CoreCounters, type CoreState } from './state.js';
 
 export interface CoreOptions {
@@ -35,6 +35,8 @@ export interface CoreOptions {
    * be timed against the same core in `npm run bench`.
    */
   anonymousMcp?: boolean;
+  /** Serve the contract differently, as another compatible server might (variants.ts); several combine. */
+  variant?: VariantName | readonly VariantName[];
 }
 
 export interface RunningCore {
@@ -49,6 +51,8 @@ export interface RunningCore {
   /** The live fault settings (read-only view). */
   faults(): Readonly<CoreFaults>;
   actionsCatalog(): unknown;
+  /** The variants this core serves (empty: the default contract). */
+  variants: VariantName[];
   /** Number of live MCP sessions. */
   mcpSessionCount(): number;
   close(): Promise<void>;
@@ -71,6 +75,8 @@ export async function startCore(options: CoreOptions = {}): Promise<RunningCore>
   if (options.accessTokenTtl !== undefined) faults.accessTokenTtl = options.accessTokenTtl;
   if (options.interval !== undefined) faults.interval = options.interval;
   mergeFaults(faults, options.faults ?? {});
+  const variants = new Variants(typeof options.variant === 'string' ? [options.variant] : options.variant ?? []);
+  if (variants.has('no-discovery')) faults.noDiscovery = true;
   const log = options.log ?? (() => {});
   const keys = await generateSigningKeys();
   const icon = buildLogoPng(64);
@@ -93,6 +99,7 @@ export async function startCore(options: CoreOptions = {}): Promise<RunningCore>
     mcpUrl: `${baseUrl}${MCP_PATH}`,
     issuer: baseUrl,
     faults,
+    variants,
     counters: newCounters(),
     store: new CoreStore(),
     deviceCodeTtl: options.deviceCodeTtl ?? 600,
@@ -202,8 +209,9 @@ export async function startCore(options: CoreOptions = {}): Promise<RunningCore>
       }
     },
     faults: () => faults,
-    actionsCatalog: () => buildCatalog(countMismatch(faults)),
+    actionsCatalog: () => catalogFor(state),
     mcpSessionCount: () => mcp.size,
+    variants: variants.list(),
     close() {
       closing ??= (async () => {
         for (const res of state.hung) res.destroy();

@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { CoreFaults } from './faults.js';
 import type { CoreStore } from './registry.js';
+import type { Variants } from './variants.js';
 
 export interface CoreCounters {
   deviceAuthorizations: number;
@@ -24,6 +25,8 @@ export interface CoreState {
   mcpUrl: string;
   issuer: string;
   faults: CoreFaults;
+  /** How this core serves the contract (default: none). */
+  variants: Variants;
   counters: CoreCounters;
   store: CoreStore;
   deviceCodeTtl: number;

@@ -1,9 +1,15 @@
 /** Helpers for tests that drive the reference core over real HTTP (no mocks). */
-import type { DeviceCodeResponse } from '../lib/agentstack/auth/oauth.js';
 import { CLIENT_ID, DEVICE_GRANT, OAUTH_ROUTES } from './oauth.js';
 
 /** RFC 8628's device authorization response: the same shape the plugin reads. */
-export type DeviceStart = DeviceCodeResponse;
+export interface DeviceStart {
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  verification_uri_complete?: string;
+  expires_in: number;
+  interval?: number;
+}
 
 export async function form(url: string, params: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(params) });

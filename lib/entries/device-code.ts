@@ -5,7 +5,7 @@ import { PluginError } from '../platform/errors.js';
 import { parseProjectId } from '../agentstack/mcpJson/entry.js';
 import { cursorPaths } from '../agentstack/server/paths.js';
 import { writeProjectPin } from '../agentstack/auth/projectPin.js';
-import { BASE_SCOPES, DEFAULT_SCOPE_PRESET, isScopePreset, scopeStringFor } from '../agentstack/auth/scopes.js';
+import { DEFAULT_SCOPE_PRESET, isScopePreset, type ScopeRequest } from '../agentstack/auth/scopes.js';
 
 const spec = {
   name: 'device-code',
@@ -15,9 +15,12 @@ Signs this machine in to AgentStack with the OAuth Device Code flow and writes t
 "agentstack" entry (Bearer) to ~/.cursor/mcp.json.
 
 Options:
-  --scope-preset NAME  full (default), readonly or builder
+  --scope-preset NAME  full (default), readonly or builder; follows the scopes the server
+                       advertises (scopes_supported): full = all, readonly = the read ones,
+                       builder = read + execute/write
   --scopes "A B"       explicit space-separated scopes (overrides the preset; openid and
-                       offline_access are added)
+                       offline_access are added when the server offers them; a scope the
+                       server does not advertise is refused)
   --project ID         pin this project (an integer > 1) before signing in; "none" removes the pin
                        (written to ~/.cursor/agentstack-project, mode 0600)
   --no-browser         print the URL and code; do not open a browser (alias --headless)
@@ -42,15 +45,15 @@ function usage(message: string): never {
   return usageError('device-code', message);
 }
 
-function scopesFrom(values: Record<string, unknown>): string {
+function scopesFrom(values: Record<string, unknown>): ScopeRequest {
   if (typeof values.scopes === 'string') {
     const asked = values.scopes.split(/[\s,]+/).filter(Boolean);
     if (!asked.length) usage('--scopes needs at least one scope');
-    return [...new Set([...BASE_SCOPES, ...asked])].join(' ');
+    return { scopes: asked };
   }
   const preset = typeof values['scope-preset'] === 'string' ? values['scope-preset'] : DEFAULT_SCOPE_PRESET;
   if (!isScopePreset(preset)) usage(`unknown --scope-preset ${JSON.stringify(preset)} (use full, readonly or builder)`);
-  return scopeStringFor(preset);
+  return { preset };
 }
 
 /** `--project ID|none`: validated here, written by the kernel (atomic, 0600) before the sign-in reads it. */

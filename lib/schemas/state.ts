@@ -4,21 +4,17 @@
  */
 import * as z from 'zod/mini';
 
-/** One action in the flattened capability snapshot. */
+/** One action in the flattened capability snapshot: only what the plugin reads (the pre-MCP hook, the diff). */
 export const SnapshotActionSchema = z.looseObject({
   action: z.string().check(z.minLength(1)),
   domain: z.optional(z.string()),
   required_cap: z.optional(z.nullable(z.string())),
-  summary: z.optional(z.nullable(z.string())),
-  safe_action: z.optional(z.nullable(z.boolean())),
-  category: z.optional(z.nullable(z.string())),
-  doc_audience: z.optional(z.nullable(z.string())),
 });
 export type SnapshotAction = z.infer<typeof SnapshotActionSchema>;
 
 /**
  * `agentstack-capabilities.json` with its action entries left unchecked: the hooks read only this and check the
- * 5,000 entries by hand (preMcp/snapshotIndex.ts, sessionStart/snapshot.ts) and take the fields they use from its
+ * 5,000 entries by hand (snapshot/actionIndex.ts, snapshot/meta.ts) and take the fields they use from its
  * `.shape` (z.pick / z.extend would add ~2 KB of zod to the pre-MCP hook's bundle).
  * `unapproved` lists actions that appeared since the person last approved the snapshot (a server quietly growing
  * its action list is the "rug pull"); the pre-MCP hook asks before using them. A null optional field (a hand edit;
@@ -31,6 +27,9 @@ export const SnapshotHeadSchema = z.looseObject({
   audience: z.literal('tenant'),
   server_url: z.optional(z.nullable(z.string())),
   total_actions: z.number(),
+  /** Catalog entries left out as malformed when it was fetched, and the first one's reason. */
+  skipped_entries: z.optional(z.nullable(z.number())),
+  skipped_reason: z.optional(z.nullable(z.string())),
   actions: z.unknown(),
   catalog_etag: z.optional(z.nullable(z.string())),
   unapproved: z.optional(z.nullable(z.array(z.string()))),
@@ -42,6 +41,18 @@ export type SnapshotHead = z.infer<typeof SnapshotHeadSchema>;
 /** The whole snapshot, every action entry checked (diagnose, the snapshot refresh, approval). */
 export const CapabilitySnapshotSchema = z.looseObject({ ...SnapshotHeadSchema.shape, actions: z.array(SnapshotActionSchema) });
 export type CapabilitySnapshot = z.infer<typeof CapabilitySnapshotSchema>;
+
+/**
+ * `agentstack-capabilities-failed.json`, beside the snapshot: the last failed catalog fetch, so session start names
+ * it and waits before trying again instead of paying a round trip at every start.
+ */
+export const SnapshotFailureSchema = z.looseObject({
+  at: z.string(),
+  server_url: z.string(),
+  message: z.string(),
+  unauthorized: z.optional(z.boolean()),
+});
+export type SnapshotFailure = z.infer<typeof SnapshotFailureSchema>;
 
 /** `agentstack-refresh` (JSON form; an older plain-text form holds just the token). */
 export const RefreshFileSchema = z.looseObject({

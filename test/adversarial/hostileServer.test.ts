@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
-import { fetchCatalog } from '../../lib/agentstack/snapshot/catalog.js';
+import { fetchCatalog } from '../../lib/agentstack/snapshot/fetch.js';
 import { isPluginError, type PluginError } from '../../lib/platform/errors.js';
 import { httpRequest } from '../../lib/platform/http.js';
 import { discoverEndpoints, pollDeviceToken, refreshAccessToken, requestDeviceCode, type OAuthEndpoints } from '../../lib/agentstack/auth/oauth.js';
@@ -128,14 +128,25 @@ describe('wrong types in every field the plugin reads (hostile server)', () => {
     if (poll.status === 'error') expect(poll.error.message).not.toContain('{"x":1}');
   });
 
-  it.each([
-    ['domains', []], ['domains', { a: 'b' }], ['domains', { a: [{ action: 5 }] }], ['total_actions', 'many'], ['total_actions', -2],
-    ['domains', { a: [{ action: 'a.b', required_cap: 9 }] }], ['catalog_etag', 12],
-  ] as const)('GET /mcp/actions with %s = %j: invalid_response naming where', async (field, value) => {
-    hostile.route('GET /mcp/actions', json({ total_actions: 0, domains: {}, [field]: value }));
+  it.each([[[]], ['all'], [null]] as const)('GET /mcp/actions with domains = %j: invalid_response naming where', async (value) => {
+    hostile.route('GET /mcp/actions', json({ total_actions: 0, domains: value }));
     const error = await failure(fetchCatalog({ baseUrl: hostile.baseUrl, token: 't', timeoutMs: 3_000 }));
     expect(error.code).toBe('invalid_response');
-    expect(error.message).toContain('unexpected shape at');
+    expect(error.message).toContain('unexpected shape at domains');
+  });
+
+  it.each([
+    ['domains', { a: 'b', ok: [{ action: 'ok.x' }] }, 1], ['domains', { a: [{ action: 5 }, { action: 'a.y' }] }, 1],
+    ['domains', { a: [{ action: 'a.b', required_cap: 9 }, { action: 'a.y' }] }, 1],
+    ['total_actions', 'many', 0], ['total_actions', -2, 0], ['catalog_etag', 12, 0],
+  ] as const)('GET /mcp/actions with %s = %j: the readable entries are kept, the others skipped and counted', async (field, value, skipped) => {
+    hostile.route('GET /mcp/actions', json({ total_actions: 0, domains: { s: [{ action: 's.ping' }] }, [field]: value }));
+    const fetched = await fetchCatalog({ baseUrl: hostile.baseUrl, token: 't', timeoutMs: 3_000 });
+    if (fetched.status !== 'ok') throw new Error('expected a catalog');
+    expect(fetched.catalog.skipped).toBe(skipped);
+    expect(fetched.catalog.entries.length).toBeGreaterThan(0);
+    expect(fetched.catalog.entries.every((e) => typeof e.entry.action === 'string')).toBe(true);
+    if (skipped) expect(fetched.catalog.skippedReason).toMatch(/^domains\.a/);
   });
 
   it.each([

@@ -18,7 +18,7 @@ describe('REST surface', () => {
   it('/mcp/actions matches the plugin schema, has ETag and answers 304', async () => {
     expect((await get('/mcp/actions', {})).status).toBe(401);
     const res = await get('/mcp/actions');
-    const catalog = ActionsCatalogSchema.parse(await res.json());
+    const catalog = ActionsCatalogSchema.parse(await res.json()) as { entrypoint: string; total_actions: number; catalog_etag: string; domains: Record<string, Array<{ action: string; required_cap: string | null; doc_audience: string; category: string }>> };
     expect(catalog.entrypoint).toBe(EXECUTE_TOOL);
     const all = Object.values(catalog.domains).flat();
     expect(catalog.total_actions).toBe(all.length);

@@ -5,7 +5,6 @@ import { startCore, type RunningCore } from '../../core/index.js';
 import { tempDir } from '../helpers/repo.js';
 import { runDeviceCode } from '../helpers/deviceCode.js';
 import { runDeviceFlow, type FlowEvent } from '../../lib/agentstack/signIn/flow.js';
-import { scopeStringFor } from '../../lib/agentstack/auth/scopes.js';
 
 let core: RunningCore;
 let dir: ReturnType<typeof tempDir>;
@@ -80,7 +79,7 @@ describe('hostile verification URLs (kernel, injected opener)', () => {
     const events: FlowEvent[] = [];
     const error = await runDeviceFlow({
       env: { AGENTSTACK_BASE_URL: core.baseUrl, AGENTSTACK_CURSOR_DIR: dir.path, DISPLAY: ':0' },
-      scopes: scopeStringFor('readonly'),
+      scopes: { preset: 'readonly' },
       openBrowser: true,
       platform: 'linux',
       opener: async (url) => void opened.push(url),
@@ -97,7 +96,7 @@ describe('hostile verification URLs (kernel, injected opener)', () => {
     const controller = new AbortController();
     const flow = runDeviceFlow({
       env: { AGENTSTACK_BASE_URL: core.baseUrl, AGENTSTACK_CURSOR_DIR: dir.path, DISPLAY: ':0' },
-      scopes: scopeStringFor('readonly'),
+      scopes: { preset: 'readonly' },
       platform: 'linux',
       opener: async (url) => void opened.push(url),
       signal: controller.signal,

@@ -4,7 +4,8 @@ import {
   discoverEndpoints, pollDeviceToken, refreshAccessToken, requestDeviceCode, LEGACY_TOKEN_PATH, type OAuthEndpoints,
 } from '../../lib/agentstack/auth/oauth.js';
 import { scopeStringFor } from '../../lib/agentstack/auth/scopes.js';
-import { fetchCatalog, flattenCatalog } from '../../lib/agentstack/snapshot/catalog.js';
+import { flattenCatalog } from '../../lib/agentstack/snapshot/catalog.js';
+import { fetchCatalog } from '../../lib/agentstack/snapshot/fetch.js';
 
 let core: RunningCore;
 beforeAll(async () => {
@@ -51,7 +52,8 @@ describe('oauth kernel against the reference core', () => {
     if (catalog.status !== 'ok') throw new Error('expected a catalog');
     const snapshot = flattenCatalog(catalog.catalog);
     expect(snapshot.actions.length).toBeGreaterThan(0);
-    expect(snapshot.actions.some((a) => ['operator', 'internal', 'admin'].includes(String(a.doc_audience)))).toBe(false);
+    expect(snapshot.actions.map((a) => a.action)).not.toContain('admin.users.list');
+    expect(snapshot.actions.map((a) => a.action)).not.toContain('internal.reindex');
     expect(await fetchCatalog({ baseUrl: core.baseUrl, token: next.access_token, etag: snapshot.catalog_etag })).toEqual({ status: 'not_modified' });
   });
 

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeSnapshot } from '../../lib/agentstack/snapshot/catalog.js';
+import { writeSnapshot } from '../../lib/agentstack/snapshot/store.js';
 import { bigSnapshot } from '../helpers/fixtures.js';
 import { tempDir } from '../helpers/repo.js';
 import { PRE_MCP_SCRIPT, hookEnv, runHook } from '../helpers/sessionStart.js';

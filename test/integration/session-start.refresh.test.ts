@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startCore, type RunningCore } from '../../core/index.js';
 import { refresh as coreRefresh } from '../../core/testing.js';
 import { bearerOf } from '../../lib/agentstack/mcpJson/credential.js';
-import { readSnapshot } from '../../lib/agentstack/snapshot/catalog.js';
+import { readSnapshot } from '../../lib/agentstack/snapshot/store.js';
 import { tempDir } from '../helpers/repo.js';
 import { sessionStart, signInWith, type HookRun } from '../helpers/sessionStart.js';
 

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { tempDir } from '../helpers/repo.js';
 import { readRefreshFile, writeRefreshFile, clearRefreshFile } from '../../lib/agentstack/auth/refreshStore.js';
 import { readProjectPin, writeProjectPin } from '../../lib/agentstack/auth/projectPin.js';
-import { flattenCatalog, readSnapshot, writeSnapshot } from '../../lib/agentstack/snapshot/catalog.js';
+import { flattenCatalog, readCatalog } from '../../lib/agentstack/snapshot/catalog.js';
+import { readSnapshot, writeSnapshot } from '../../lib/agentstack/snapshot/store.js';
 
 let dir: ReturnType<typeof tempDir>;
 beforeEach(() => { dir = tempDir(); });
@@ -47,14 +48,14 @@ describe('project pin', () => {
 
 describe('capability snapshot', () => {
   it('flattens, drops operator/internal/admin entries, keeps catalog_etag, writes 0600', () => {
-    const snapshot = flattenCatalog({
+    const snapshot = flattenCatalog(readCatalog({
       total_actions: 5,
       catalog_etag: 'abc',
       domains: {
         system: [{ action: 'system.ping', required_cap: null, doc_audience: 'tenant' }, { action: 'system.reindex', doc_audience: 'operator' }],
         data: [{ action: 'data.read', required_cap: 'data:read', category: 'read' }, { action: 'data.purge', category: 'Admin' }, { action: 'x.y', doc_audience: 'internal' }],
       },
-    }, { fetchedAt: new Date(0), serverUrl: 'https://a/mcp' });
+    }), { fetchedAt: new Date(0), serverUrl: 'https://a/mcp' });
     expect(snapshot.actions.map((a) => a.action)).toEqual(['system.ping', 'data.read']);
     expect(snapshot).toMatchObject({ total_actions: 2, catalog_etag: 'abc', audience: 'tenant', fetched_at: '1970-01-01T00:00:00.000Z' });
     const path = join(dir.path, 'agentstack-capabilities.json');

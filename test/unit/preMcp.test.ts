@@ -100,6 +100,11 @@ describe('pre-MCP decision', () => {
     expect([...grantedCaps({ caps: ['a', 1, 'b'] })!]).toEqual(['a', 'b']);
     expect([...grantedCaps({ caps: 'a b' })!]).toEqual(['a', 'b']);
     expect(grantedCaps({})).toBeNull();
+    // whichever claim the server uses for granted scopes: caps, then scp, then scope
+    expect([...grantedCaps({ scp: ['data:read', 'x'] })!]).toEqual(['data:read', 'x']);
+    expect([...grantedCaps({ scope: 'openid data:read' })!]).toEqual(['openid', 'data:read']);
+    expect([...grantedCaps({ caps: ['a'], scope: 'b' })!]).toEqual(['a']);
+    expect(grantedCaps({ caps: 42, sub: 'x' })).toBeNull();
   });
 
   it('rejects snapshot files of the wrong shape', () => {

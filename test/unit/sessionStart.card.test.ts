@@ -4,7 +4,7 @@ import { renderCard, type CardInput } from '../../lib/commands/sessionStart/card
 const NOW = Date.parse('2026-12-01T10:00:00Z');
 const input = (over: Partial<CardInput> = {}): CardInput => ({
   serverUrl: 'https://agentstack.tech/mcp', state: 'ok', apiKey: false, who: 'dev@agentstack.test', project: '42',
-  expiresAtMs: NOW + 30 * 60_000, capabilities: 12, pluginRoot: '/p', notes: [], todo: [], now: NOW, ...over,
+  expiresAtMs: NOW + 30 * 60_000, capabilities: { count: 12 }, pluginRoot: '/p', notes: [], todo: [], now: NOW, ...over,
 });
 const lines = (over: Partial<CardInput> = {}) => renderCard(input(over)).split('\n');
 
@@ -38,7 +38,7 @@ describe('the session-start status card', () => {
   });
   it('no project pinned, no snapshot', () => {
     expect(lines({ project: null })[2]).toBe('- Project: none pinned');
-    expect(lines({ capabilities: null })[4]).toBe('- Capabilities: no snapshot yet');
+    expect(lines({ capabilities: { count: null } })[4]).toBe('- Capabilities: no snapshot yet');
   });
   it('notes follow the facts; the to-do list comes last under "Action needed:", in order', () => {
     const out = lines({ notes: ['Refreshed the access token.'], todo: ['first', 'second'] });

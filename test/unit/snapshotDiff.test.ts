@@ -1,7 +1,7 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeSnapshot } from '../../lib/agentstack/snapshot/catalog.js';
+import { writeSnapshot } from '../../lib/agentstack/snapshot/store.js';
 import { readSnapshotMeta, snapshotIsStale } from '../../lib/agentstack/snapshot/meta.js';
 import { applySnapshotDiff, diffSnapshots } from '../../lib/agentstack/snapshot/diff.js';
 import { approveSnapshot } from '../../lib/agentstack/snapshot/approval.js';
@@ -59,10 +59,12 @@ describe('snapshot top level at session start', () => {
       const pretty = readSnapshotMeta(join(dir.path, 'pretty.json'));
       const compact = readSnapshotMeta(join(dir.path, 'compact.json'));
       expect(pretty).toEqual(compact);
-      expect(pretty).toMatchObject({ count: 5000, unapproved: ['data.op_7', 'files.op_5'], server_url: 'https://a/mcp' });
+      expect(pretty).toMatchObject({ kind: 'ok', meta: { count: 5000, unapproved: ['data.op_7', 'files.op_5'], server_url: 'https://a/mcp' } });
       writeFileSync(join(dir.path, 'bad.json'), '{"fetched_at": 1');
-      expect(readSnapshotMeta(join(dir.path, 'bad.json'))).toBeNull();
-      expect(readSnapshotMeta(join(dir.path, 'missing.json'))).toBeNull();
+      expect(readSnapshotMeta(join(dir.path, 'bad.json'))).toMatchObject({ kind: 'unreadable', folder: false });
+      expect(readSnapshotMeta(join(dir.path, 'missing.json'))).toEqual({ kind: 'missing' });
+      mkdirSync(join(dir.path, 'folder.json'));
+      expect(readSnapshotMeta(join(dir.path, 'folder.json'))).toEqual({ kind: 'unreadable', reason: 'is a folder', folder: true });
     } finally {
       dir.cleanup();
     }

@@ -9,6 +9,7 @@ import { isLoopbackHost, isSafeWebUrl, mcpUrlFor } from '../server/baseUrl.js';
 import { PluginError, quoteShort, redactError } from '../../platform/errors.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
 import { boundedFetch } from '../../platform/http.js';
+import { scopesSupportedOf } from '../../schemas/server.js';
 
 export const DEFAULT_CLIENT_ID = 'cursor-plugin';
 export const LEGACY_DEVICE_PATH = '/api/oauth2/device/authorize';
@@ -22,6 +23,8 @@ export interface OAuthEndpoints {
   resource: string;
   /** How the endpoints were found. */
   source: 'discovery' | 'legacy';
+  /** The scopes the server advertises (RFC 9728, else RFC 8414 `scopes_supported`); null when it names none. */
+  scopesSupported?: string[] | null;
 }
 
 export interface OAuthClient {
@@ -184,7 +187,9 @@ export async function discoverEndpoints(baseUrl: string, options: RequestOptions
   const prm = await protectedResourceMetadata(resource, options);
   const issuer = prm?.authorization_servers?.find((s) => typeof s === 'string' && isSafeWebUrl(s)) ?? baseUrl;
   const as = await authorizationServerMetadata(issuer, options);
-  if (!as?.token_endpoint) return legacyEndpoints(baseUrl);
+  const scopesSupported = scopesSupportedOf(prm) ?? scopesSupportedOf(as);
+  const advertised = scopesSupported ? { scopesSupported } : {};
+  if (!as?.token_endpoint) return { ...legacyEndpoints(baseUrl), ...advertised };
   const legacy = legacyEndpoints(baseUrl);
   const endpoints: OAuthEndpoints = {
     issuer: as.issuer,
@@ -192,6 +197,7 @@ export async function discoverEndpoints(baseUrl: string, options: RequestOptions
     tokenEndpoint: as.token_endpoint,
     resource,
     source: 'discovery',
+    ...advertised,
   };
   for (const url of [endpoints.deviceAuthorizationEndpoint, endpoints.tokenEndpoint] as unknown[]) {
     if (typeof url !== 'string' || !url) {

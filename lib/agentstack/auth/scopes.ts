@@ -1,7 +1,14 @@
 /**
- * OAuth scopes the plugin asks for. AgentStack scopes are capabilities: an action's `required_cap` names one,
- * and the access token lists the granted ones in its `caps` claim.
+ * OAuth scopes the plugin asks for. AgentStack scopes are capabilities: an action's `required_cap` names one, and
+ * the access token lists the granted ones (in `caps`, `scp` or `scope`, whichever the server uses).
+ *
+ * A preset follows what the server advertises (`scopes_supported`): `full` asks for every advertised scope,
+ * `readonly` for the read ones, `builder` for read + execute/write. A scope the plugin knows keeps its place in
+ * the presets below; another is judged by its words (`read`, `execute`, `write`, ...). When the server advertises
+ * nothing, the lists below are used as they are.
  */
+import { PluginError } from '../../platform/errors.js';
+
 export const BASE_SCOPES = ['openid', 'offline_access'] as const;
 
 export const CAPABILITY_SCOPES = [
@@ -23,14 +30,55 @@ export const SCOPE_PRESETS = {
 export type ScopePreset = keyof typeof SCOPE_PRESETS;
 export const DEFAULT_SCOPE_PRESET: ScopePreset = 'full';
 
+/** What a sign-in asks for: a preset, or an explicit list (`--scopes`). */
+export type ScopeRequest = { preset: ScopePreset } | { scopes: readonly string[] };
+
 export function isScopePreset(value: string): value is ScopePreset {
   return Object.hasOwn(SCOPE_PRESETS, value);
 }
 
-/** The space-separated scope string for a preset, with the base scopes first. */
+/** The space-separated scope string for a preset, with the base scopes first (no advertised list). */
 export function scopeStringFor(preset: ScopePreset): string {
   return [...BASE_SCOPES, ...SCOPE_PRESETS[preset]].join(' ');
 }
 
-/** The JWT claim that lists granted capabilities. */
-export const CAPS_CLAIM = 'caps';
+const READ_WORDS = new Set(['read', 'readonly', 'view', 'list', 'get']);
+const CHANGE_WORDS = new Set(['write', 'execute', 'exec', 'run', 'create', 'update', 'manage']);
+
+function words(scope: string): string[] {
+  return scope.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+}
+
+/** Whether an advertised scope belongs in a preset: known scopes by the table above, others by their words. */
+function inPreset(scope: string, preset: ScopePreset): boolean {
+  if (preset === 'full') return true;
+  if ((CAPABILITY_SCOPES as readonly string[]).includes(scope)) return (SCOPE_PRESETS[preset] as readonly string[]).includes(scope);
+  const w = words(scope);
+  const reads = w.some((x) => READ_WORDS.has(x));
+  const changes = w.some((x) => CHANGE_WORDS.has(x));
+  return preset === 'readonly' ? reads && !changes : reads || changes;
+}
+
+/**
+ * The scope string to send. With an advertised list, nothing outside it is ever asked for: an explicit scope the
+ * server does not offer is refused (`invalid_config`), and the base scopes are added only when advertised.
+ */
+export function resolveScopes(request: ScopeRequest, advertised: readonly string[] | null | undefined): string {
+  if (!advertised?.length) {
+    return 'preset' in request ? scopeStringFor(request.preset) : [...new Set([...BASE_SCOPES, ...request.scopes])].join(' ');
+  }
+  const offered = new Set(advertised);
+  const base = BASE_SCOPES.filter((s) => offered.has(s));
+  if ('scopes' in request) {
+    const missing = request.scopes.filter((s) => !offered.has(s));
+    if (missing.length) {
+      throw new PluginError('invalid_config', `The server does not offer the scope ${missing.map((s) => JSON.stringify(s)).join(', ')}; it offers: ${advertised.join(' ')}`);
+    }
+    return [...new Set([...base, ...request.scopes])].join(' ');
+  }
+  const chosen = advertised.filter((s) => !(BASE_SCOPES as readonly string[]).includes(s) && inPreset(s, request.preset));
+  if (!chosen.length && request.preset !== 'full') {
+    throw new PluginError('invalid_config', `The server offers no scope for the ${request.preset} preset (it offers: ${advertised.join(' ')}); choose them with --scopes "…"`);
+  }
+  return [...base, ...chosen].join(' ');
+}

@@ -12,6 +12,7 @@ export const CURSOR_FILES = {
   refresh: REFRESH,
   refreshLock: lockPathFor(REFRESH),
   capabilities: 'agentstack-capabilities.json',
+  capabilitiesFailure: 'agentstack-capabilities-failed.json',
   deviceLock: 'agentstack-device.lock',
   project: 'agentstack-project',
   deviceLog: 'agentstack-device.log',

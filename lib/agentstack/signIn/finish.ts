@@ -34,6 +34,8 @@ export interface FinishResult {
   project_id: number | null;
   expires_at: string | null;
   capabilities: number | null;
+  /** Catalog entries left out of the snapshot as malformed (null: none). */
+  skipped?: { count: number; reason: string | null } | null;
   who: string | null;
   refresh_stored: boolean;
   warnings: string[];
@@ -89,20 +91,14 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
     const res = await httpRequest({ url: `${baseUrl}/mcp/cache/clear`, method: 'POST', headers: auth, timeoutMs, signal: args.signal });
     if (res.status >= 400) throw new Error(`HTTP ${res.status}`);
   });
-  const capabilities = await attempt('Saving the capability snapshot', async () => {
-    const { fetchCatalog, flattenCatalog, readSnapshot, writeSnapshot } = await import('../snapshot/catalog.js');
-    const { applySnapshotDiff } = await import('../snapshot/diff.js');
-    const fetched = await fetchCatalog({ baseUrl, token: tokens.access_token, signal: args.signal, timeoutMs });
-    if (fetched.status !== 'ok') throw new Error('the server answered 304 to a request without an etag');
-    const current = flattenCatalog(fetched.catalog, { fetchedAt: new Date(now()), serverUrl: mcpUrlFor(baseUrl) });
-    // Signing in again must not approve what the server added meanwhile: the diff against the previous snapshot
-    // keeps unapproved actions unapproved (a first snapshot, or one from another server, starts approved).
-    let previous = null;
-    try { previous = readSnapshot(paths.capabilities); } catch { /* unreadable: start afresh */ }
-    const { snapshot } = applySnapshotDiff(previous, { ...current, catalog_etag: fetched.etag ?? current.catalog_etag }, new Date(now()));
-    writeSnapshot(paths.capabilities, snapshot);
-    return snapshot.total_actions;
+  const { refreshSnapshot } = await import('../snapshot/refresh.js');
+  const saved = await refreshSnapshot({
+    path: paths.capabilities, failurePath: paths.capabilitiesFailure, baseUrl, token: tokens.access_token, timeoutMs,
+    revalidate: false, signal: args.signal, now,
   });
+  if (saved.kind === 'failed') warnings.push(`Saving the capability snapshot: ${saved.message}`);
+  const capabilities = saved.kind === 'failed' ? null : saved.count;
+  const skipped = saved.kind === 'failed' || !saved.skipped ? null : { count: saved.skipped, reason: saved.skippedReason };
   const who = await attempt('Looking up who signed in', async () => {
     const { lookUpIdentity } = await import('../auth/identity.js');
     return lookUpIdentity({ baseUrl, token: tokens.access_token, identityPath: paths.identity, timeoutMs, signal: args.signal, now: new Date(now()) });
@@ -113,6 +109,7 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
     project_id: args.projectId,
     expires_at: expiresAt,
     capabilities,
+    skipped,
     who,
     refresh_stored: Boolean(tokens.refresh_token),
     warnings,

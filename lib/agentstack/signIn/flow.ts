@@ -15,6 +15,7 @@ import { cursorPaths, type CursorPaths } from '../server/paths.js';
 import { readProjectPin } from '../auth/projectPin.js';
 import type { DeviceLock } from '../../schemas/state.js';
 import { MCP_SERVER_KEY } from '../server/toolNames.js';
+import { resolveScopes, type ScopeRequest } from '../auth/scopes.js';
 
 export type FlowEvent =
   | { event: 'device_code'; user_code: string; verification_uri: string; verification_uri_complete: string | null; expires_in: number; interval: number }
@@ -34,8 +35,8 @@ export interface FlowIo {
 
 export interface DeviceFlowOptions extends FlowIo {
   env: NodeJS.ProcessEnv;
-  /** Space-separated scopes to ask for. */
-  scopes: string;
+  /** What to ask for: a preset or an explicit list, matched to what the server advertises after discovery. */
+  scopes: ScopeRequest;
   /** The server; default: AGENTSTACK_BASE_URL, else the agentstack entry's URL in mcp.json, else the default. */
   baseUrl?: string;
   /** false for --no-browser. */
@@ -55,9 +56,10 @@ export function prepareSignIn(env: NodeJS.ProcessEnv, baseUrl?: string): { baseU
 }
 
 /** Discovery and the device authorization request; the URLs are checked before anyone sees them. */
-export async function startDeviceFlow(args: { baseUrl: string; client: OAuthClient; scopes: string; signal?: AbortSignal }): Promise<{ endpoints: OAuthEndpoints; device: DeviceCodeResponse }> {
+export async function startDeviceFlow(args: { baseUrl: string; client: OAuthClient; scopes: ScopeRequest; signal?: AbortSignal }): Promise<{ endpoints: OAuthEndpoints; device: DeviceCodeResponse }> {
   const endpoints = await discoverEndpoints(args.baseUrl, { signal: args.signal });
-  const device = await requestDeviceCode({ endpoints, client: args.client, scope: args.scopes, signal: args.signal });
+  const scope = resolveScopes(args.scopes, endpoints.scopesSupported);
+  const device = await requestDeviceCode({ endpoints, client: args.client, scope, signal: args.signal });
   assertOpenableUrl(device.verification_uri, 'verification URL');
   if (device.verification_uri_complete !== undefined) assertOpenableUrl(device.verification_uri_complete, 'verification URL');
   return { endpoints, device };
@@ -72,7 +74,7 @@ export type BegunFlow =
  * how long it holds (the code's life, capped). When a live flow holds the lock, returns its holder instead. A
  * failure after the lock was taken releases it.
  */
-export async function beginDeviceFlow(args: { paths: CursorPaths; baseUrl: string; client: OAuthClient; scopes: string; signal?: AbortSignal; now?: () => number; lockStartMs: number }): Promise<BegunFlow> {
+export async function beginDeviceFlow(args: { paths: CursorPaths; baseUrl: string; client: OAuthClient; scopes: ScopeRequest; signal?: AbortSignal; now?: () => number; lockStartMs: number }): Promise<BegunFlow> {
   const now = args.now ?? Date.now;
   const taken = acquireDeviceLock(args.paths.deviceLock, { expiresAt: new Date(now() + args.lockStartMs), now });
   if (!taken.acquired) return taken;

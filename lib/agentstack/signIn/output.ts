@@ -3,6 +3,7 @@
  * stdout carries exactly one JSON event per line (`device_code`, then `pending`/`slow_down`, then `authorized` or `error`) and the human text goes to stderr.
  * Nothing here ever prints a token: events carry only codes, URLs, counts and times.
  */
+import { skippedText } from '../snapshot/skipped.js';
 import type { FlowEvent } from './flow.js';
 import { PluginError, quoteShort, type PluginErrorCode } from '../../platform/errors.js';
 import type { DeviceLock } from '../../schemas/state.js';
@@ -110,12 +111,12 @@ export function createReporter(options: { json: boolean; streams: OutputStreams;
         return;
       case 'authorized': {
         stop();
-        emit({ event: 'authorized', server_url: event.server_url, project_id: event.project_id, expires_at: event.expires_at, capabilities: event.capabilities });
+        emit({ event: 'authorized', server_url: event.server_url, project_id: event.project_id, expires_at: event.expires_at, capabilities: event.capabilities, ...(event.skipped ? { skipped: event.skipped.count } : {}) });
         say(`✓ Signed in to AgentStack${event.who ? ` as ${event.who}` : ''}.`);
         say(`  Server: ${event.server_url}`);
         say(`  Project: ${event.project_id ?? 'none pinned (your default project)'}`);
         say(`  Token valid until: ${event.expires_at ?? 'the server did not say'}${event.refresh_stored ? ' (renewed automatically)' : ''}`);
-        if (event.capabilities !== null) say(`  Actions available: ${event.capabilities}`);
+        if (event.capabilities !== null) say(`  Actions available: ${event.capabilities}${event.skipped ? `; ${skippedText(event.skipped.count, event.skipped.reason)}` : ''}`);
         for (const warning of event.warnings) say(`  warning: ${warning}`);
         say(`Cursor picks up ${event.mcp_json} by itself; if "user-agentstack" does not turn green, reload the window.`);
         return;

@@ -79,7 +79,7 @@ export async function runDevicePoller(env: NodeJS.ProcessEnv = process.env): Pro
       signal: controller.signal,
       onEvent: (event) => { if (event.event !== 'authorized') line(event as unknown as Record<string, unknown>); },
     });
-    line({ event: 'authorized', server_url: result.server_url, project_id: result.project_id, expires_at: result.expires_at, capabilities: result.capabilities, warnings: result.warnings });
+    line({ event: 'authorized', server_url: result.server_url, project_id: result.project_id, expires_at: result.expires_at, capabilities: result.capabilities, ...(result.skipped ? { skipped: result.skipped.count } : {}), warnings: result.warnings });
     return 0;
   } catch (error) {
     const code = (error as { code?: string })?.code ?? 'server';

@@ -8,6 +8,7 @@
 import * as z from 'zod/mini';
 import { SnapshotHeadSchema } from '../../schemas/state.js';
 import { readTextIfExists } from '../../platform/fs/secureFile.js';
+import { withoutActions } from './layout.js';
 
 export interface SnapshotIndex {
   has(action: string): boolean;
@@ -49,9 +50,6 @@ export function indexSnapshot(value: unknown, wanted?: ReadonlySet<string>): Sna
   };
 }
 
-const ACTIONS_KEY = '\n  "actions": [';
-const ACTIONS_END = '\n    }\n  ]';
-
 /** The flat action entry whose `"action"` is `name`, found in the text without parsing the rest; null if not found. */
 function findEntry(text: string, name: string): { action?: unknown; required_cap?: unknown } | null {
   const needle = `"action": ${JSON.stringify(name)}`;
@@ -69,18 +67,17 @@ function findEntry(text: string, name: string): { action?: unknown; required_cap
 }
 
 /**
- * The fast path for a snapshot written by writeSnapshot (2-space JSON): the top level is parsed from the text
+ * The fast path for a snapshot in the layout of layout.ts: the top level is parsed from the text
  * around the `actions` array, and only the call's own actions are looked up in it. It answers only what it can
  * prove (every wanted action found, the top level valid); anything else (an action not found, another layout)
  * returns null and the caller parses the whole file. Measured on 5,000 actions: ~8 ms less per call than parsing.
  */
 export function scanSnapshot(text: string, wanted: ReadonlySet<string>): SnapshotIndex | null {
-  const start = text.indexOf(ACTIONS_KEY);
-  const end = text.lastIndexOf(ACTIONS_END);
-  if (start < 0 || end < start) return null;
+  const rest = withoutActions(text, text);
+  if (rest === null) return null;
   let top: unknown;
   try {
-    top = JSON.parse(`${text.slice(0, start)}${ACTIONS_KEY}]${text.slice(end + ACTIONS_END.length)}`);
+    top = JSON.parse(rest);
   } catch {
     return null;
   }

@@ -2,7 +2,7 @@
  * Approving the capability snapshot (diagnose-local --approve-actions): the person has seen the actions added since
  * the last approval, so `unapproved` is emptied and `approved_at` set; the pre-MCP hook stops asking about them.
  */
-import { readSnapshot, writeSnapshot } from './catalog.js';
+import { readSnapshot, writeSnapshot } from './store.js';
 import { PluginError } from '../../platform/errors.js';
 import type { CapabilitySnapshot } from '../../schemas/state.js';
 

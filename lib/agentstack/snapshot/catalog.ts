@@ -1,89 +1,80 @@
 /**
- * The capability snapshot: `GET <base>/mcp/actions` flattened into `agentstack-capabilities.json`, with only the
- * tenant's entries (no operator, internal or admin ones). Refetched with `If-None-Match` so an unchanged catalog
- * costs a 304.
+ * The action catalog (`GET <base>/mcp/actions`) turned into the capability snapshot, pure: `readCatalog` checks a
+ * parsed body entry by entry (a malformed entry is skipped and counted, never the whole list), `flattenCatalog`
+ * keeps the tenant's entries (no operator, internal or admin ones) as one flat list with only the fields the plugin
+ * reads. The request is fetch.ts; the file is store.ts.
  */
-import { PluginError } from '../../platform/errors.js';
-import { ActionsCatalogSchema, type ActionsCatalog } from '../../schemas/server.js';
-import { CapabilitySnapshotSchema, type CapabilitySnapshot, type SnapshotAction } from '../../schemas/state.js';
-import { SECRET_FILE_MODE, readTextIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
+import { PluginError, quoteShort } from '../../platform/errors.js';
+import { ActionEntrySchema, ActionsCatalogSchema, type ActionEntry } from '../../schemas/server.js';
+import type { CapabilitySnapshot, SnapshotAction } from '../../schemas/state.js';
+
+export interface CatalogRead {
+  /** The well-formed entries, each with its domain, in the catalog's order. */
+  entries: Array<{ domain: string; entry: ActionEntry }>;
+  /** How many entries were left out as malformed, and why the first was. */
+  skipped: number;
+  skippedReason: string | null;
+  /** The catalog's own `catalog_etag`, when it is a string. */
+  etag: string | null;
+}
 
 const HIDDEN_AUDIENCES = new Set(['operator', 'internal', 'admin']);
 
-function isTenantEntry(entry: { doc_audience?: string | null; category?: string | null }): boolean {
+export function isTenantEntry(entry: Pick<ActionEntry, 'doc_audience' | 'category'>): boolean {
   const audience = entry.doc_audience?.trim().toLowerCase();
   const category = entry.category?.trim().toLowerCase();
   return !(audience && HIDDEN_AUDIENCES.has(audience)) && !(category && HIDDEN_AUDIENCES.has(category));
 }
 
-/** The snapshot of a catalog: one flat, tenant-only list of actions, each with its domain. */
-export function flattenCatalog(catalog: ActionsCatalog, options: { fetchedAt?: Date; serverUrl?: string } = {}): CapabilitySnapshot {
-  const actions: SnapshotAction[] = [];
-  for (const [domain, entries] of Object.entries(catalog.domains)) {
-    for (const entry of entries) {
-      if (!isTenantEntry(entry)) continue;
-      actions.push({
-        action: entry.action,
-        domain,
-        required_cap: entry.required_cap ?? null,
-        summary: entry.summary ?? null,
-        safe_action: entry.safe_action ?? null,
-        category: entry.category ?? null,
-        doc_audience: entry.doc_audience ?? null,
-      });
+const where = (path: ReadonlyArray<PropertyKey>) => path.map((key) => quoteShort(String(key), 40)).join('.');
+
+/**
+ * Checks a parsed catalog body. Only a body without a `domains` object is refused (`invalid_response`); a domain
+ * whose value is not a list counts as one skipped entry, and so does each entry that is not well formed.
+ */
+export function readCatalog(value: unknown, what = 'The action catalog'): CatalogRead {
+  const top = ActionsCatalogSchema.safeParse(value);
+  if (!top.success) {
+    const issue = top.error.issues[0];
+    throw new PluginError('invalid_response', `${what} has an unexpected shape at ${issue?.path.length ? where(issue.path) : '(root)'}: ${quoteShort(issue?.message ?? 'invalid', 120)}`);
+  }
+  const out: CatalogRead = { entries: [], skipped: 0, skippedReason: null, etag: typeof top.data.catalog_etag === 'string' ? top.data.catalog_etag : null };
+  const skip = (reason: string) => {
+    out.skipped += 1;
+    out.skippedReason ??= reason;
+  };
+  for (const [domain, list] of Object.entries(top.data.domains)) {
+    if (!Array.isArray(list)) {
+      skip(`domains.${where([domain])} is not a list`);
+      continue;
     }
+    for (let i = 0; i < list.length; i++) {
+      const parsed = ActionEntrySchema.safeParse(list[i]);
+      if (parsed.success) {
+        out.entries.push({ domain, entry: parsed.data });
+      } else {
+        const issue = parsed.error.issues[0];
+        skip(`domains.${where([domain, i, ...(issue?.path ?? [])])}: ${quoteShort(issue?.message ?? 'invalid', 80)}`);
+      }
+    }
+  }
+  return out;
+}
+
+/** The snapshot of a catalog: its tenant entries as one flat list, each with its domain and required capability. */
+export function flattenCatalog(catalog: CatalogRead, options: { fetchedAt?: Date; serverUrl?: string } = {}): CapabilitySnapshot {
+  const actions: SnapshotAction[] = [];
+  for (const { domain, entry } of catalog.entries) {
+    if (isTenantEntry(entry)) actions.push({ action: entry.action, domain, required_cap: entry.required_cap ?? null });
   }
   return {
     fetched_at: (options.fetchedAt ?? new Date()).toISOString(),
     audience: 'tenant',
     ...(options.serverUrl ? { server_url: options.serverUrl } : {}),
     total_actions: actions.length,
+    skipped_entries: catalog.skipped,
+    skipped_reason: catalog.skippedReason,
     actions,
-    catalog_etag: catalog.catalog_etag ?? null,
+    catalog_etag: catalog.etag,
   };
-}
-
-export type CatalogFetch = { status: 'not_modified' } | { status: 'ok'; catalog: ActionsCatalog; etag: string | null };
-
-/** `If-None-Match` wants the quoted entity tag; the snapshot stores the catalog's bare `catalog_etag`. */
-function quotedEtag(etag: string): string {
-  return etag.startsWith('"') || etag.startsWith('W/') ? etag : `"${etag}"`;
-}
-
-export async function fetchCatalog(args: {
-  baseUrl: string;
-  token: string;
-  etag?: string | null;
-  signal?: AbortSignal;
-  timeoutMs?: number;
-}): Promise<CatalogFetch> {
-  const { httpRequest, parseJson } = await import('../../platform/http.js');
-  const headers: Record<string, string> = { authorization: `Bearer ${args.token}`, accept: 'application/json' };
-  if (args.etag) headers['if-none-match'] = quotedEtag(args.etag);
-  const url = `${args.baseUrl}/mcp/actions`;
-  const res = await httpRequest({ url, headers, signal: args.signal, timeoutMs: args.timeoutMs });
-  if (res.status === 304) return { status: 'not_modified' };
-  if (res.status !== 200) {
-    const code = res.status === 401 || res.status === 403 ? 'invalid_grant' : 'server';
-    throw new PluginError(code, `Fetching the action catalog from ${url} failed (HTTP ${res.status})`, { details: { status: res.status } });
-  }
-  const catalog = parseJson(res, ActionsCatalogSchema, 'The action catalog');
-  const header = res.headers.get('etag');
-  return { status: 'ok', catalog, etag: catalog.catalog_etag ?? (header ? header.replace(/^W\//, '').replace(/^"|"$/g, '') : null) };
-}
-
-export function writeSnapshot(path: string, snapshot: CapabilitySnapshot): void {
-  writeFileAtomic(path, `${JSON.stringify(snapshot, null, 2)}\n`, { mode: SECRET_FILE_MODE });
-}
-
-/** The snapshot on disk, or null when it is missing or unreadable (a stale cache is simply refetched). */
-export function readSnapshot(path: string): CapabilitySnapshot | null {
-  const text = readTextIfExists(path);
-  if (text === null) return null;
-  try {
-    const parsed = CapabilitySnapshotSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
 }

@@ -9,8 +9,9 @@ import { deviceLockEndsAt, isLiveDeviceLock, shownDeviceLock } from '../../agent
 import { fail, pass, warn, type Check } from '../../platform/report.js';
 import { RUN_FIX, SIGN_IN, notChecked, octal, tilde } from './gatesConfig.js';
 import type { LocalState } from './state.js';
+import { SNAPSHOT_MAX_AGE_MS } from '../../agentstack/snapshot/layout.js';
+import { skippedText } from '../../agentstack/snapshot/skipped.js';
 
-export const SNAPSHOT_MAX_AGE_MS = 24 * 3600_000;
 
 export function formatDuration(ms: number): string {
   const s = Math.round(Math.abs(ms) / 1000);
@@ -62,17 +63,21 @@ export function projectPinGate(pin: LocalState['pin'], path: string): Check {
 
 export function snapshotGate(snap: LocalState['snapshot'], path: string, now: number): Check {
   const id = 'capabilities.snapshot';
+  if (!snap.exists && snap.failure) return warn(id, `no capability snapshot: the last fetch failed at ${snap.failure.at}: ${snap.failure.message}`, 'Check the server (diagnose-local --online); session start tries again 15 min after a failure');
   if (!snap.exists) return warn(id, 'no capability snapshot yet', 'Sign in, or start a new agent session: session start fetches GET /mcp/actions');
-  if (!snap.data) return fail(id, `${tilde(path)} ${snap.error ?? 'is unreadable'}`, `Delete ${tilde(path)}; the next session start fetches a fresh one`);
+  if (!snap.data) return fail(id, `${tilde(path)} ${snap.error ?? 'is unreadable'}`, `${snap.folder ? 'Remove the folder' : 'Delete'} ${tilde(path)}; the next session start fetches a fresh one`);
   const age = now - Date.parse(snap.data.fetched_at);
-  const count = `${snap.data.actions.length} actions`;
+  const skipped = snap.data.skipped_entries ? `; ${skippedText(snap.data.skipped_entries, snap.data.skipped_reason)}` : '';
+  const count = `${snap.data.actions.length} actions${skipped}`;
   const ageText = Number.isFinite(age) ? `fetched ${formatDuration(age)} ago` : 'fetch time unknown';
-  if (!Number.isFinite(age) || age > SNAPSHOT_MAX_AGE_MS) return warn(id, `${count}, ${ageText} (older than 24 h)`, 'Start a new agent session: session start refreshes it');
+  const failed = snap.failure ? `; the last fetch failed at ${snap.failure.at}: ${snap.failure.message}` : '';
+  if (!Number.isFinite(age) || age > SNAPSHOT_MAX_AGE_MS) return warn(id, `${count}, ${ageText} (older than 24 h)${failed}`, 'Start a new agent session: session start refreshes it');
   const unapproved = snap.data.unapproved ?? [];
   if (unapproved.length) {
     const names = unapproved.slice(0, 3).join(', ') + (unapproved.length > 3 ? `, +${unapproved.length - 3} more` : '');
     return warn(id, `${count}; ${unapproved.length} new action(s) not yet approved: ${names}`, 'Review them, then run diagnose-local --approve-actions');
   }
+  if (skipped) return warn(id, `${count}, ${ageText}`, 'The server\'s catalog has entries the plugin cannot read; those actions are treated as unknown (ask the server\'s operator to fix them)');
   return pass(id, `${count}, flat, ${ageText}`);
 }
 

@@ -14,7 +14,8 @@ import { readMcpConfigFile } from '../../agentstack/mcpJson/file.js';
 import { cursorPaths, type CursorPaths } from '../../agentstack/server/paths.js';
 import { issuedFor, readRefreshFile, recordOf, refreshBelongsTo, type RefreshRecord } from '../../agentstack/auth/refreshStore.js';
 import { activeCopy, inspectCopies, findInstalls, readManifest, type CopyKind, type CopyReport } from '../../agentstack/plugin/runtimeCopies.js';
-import { CapabilitySnapshotSchema, DeviceLockSchema, type CapabilitySnapshot, type DeviceLock } from '../../schemas/state.js';
+import { CapabilitySnapshotSchema, DeviceLockSchema, type CapabilitySnapshot, type DeviceLock, type SnapshotFailure } from '../../schemas/state.js';
+import { readSnapshotFailure } from '../../agentstack/snapshot/store.js';
 import { fileMode, readTextIfExists } from '../../platform/fs/secureFile.js';
 import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
 import { isObject } from '../../platform/text/isObject.js';
@@ -51,7 +52,13 @@ export interface LocalState {
   jwtExpMs: number | null;
   refresh: { exists: boolean; mode: number | null; error: string | null; legacy: boolean; expiresAt: string | null; record: RefreshRecord | null };
   pin: { text: string | null; env: string | null; mode: number | null };
-  snapshot: { exists: boolean; mode: number | null; error: string | null; data: CapabilitySnapshot | null; notFlat: boolean };
+  snapshot: {
+    exists: boolean; mode: number | null; error: string | null; data: CapabilitySnapshot | null; notFlat: boolean;
+    /** A folder stands where the file should be. */
+    folder?: boolean;
+    /** The last failed catalog fetch recorded beside the snapshot. */
+    failure?: SnapshotFailure | null;
+  };
   /** `holderAlive`: its pid lives and is still the process that took the lock; `origins`: where its page may be. */
   lock: { exists: boolean; text: string | null; data: DeviceLock | null; holderAlive: boolean; origins: string[] };
   copies: CopyReport[];
@@ -96,14 +103,21 @@ function readRefreshState(path: string): LocalState['refresh'] {
   }
 }
 
-function readSnapshotState(path: string): LocalState['snapshot'] {
+function readSnapshotState(path: string, failurePath: string): LocalState['snapshot'] {
   const mode = fileMode(path);
-  const text = readTextIfExists(path);
-  if (text === null) return { exists: false, mode, error: null, data: null, notFlat: false };
+  const failure = readSnapshotFailure(failurePath);
+  let text: string | null;
+  try {
+    text = readTextIfExists(path);
+  } catch (error) {
+    const folder = (error as NodeJS.ErrnoException).code === 'EISDIR';
+    return { exists: true, mode, error: folder ? 'is a folder, not a file' : `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, data: null, notFlat: false, folder, failure };
+  }
+  if (text === null) return { exists: false, mode, error: null, data: null, notFlat: false, failure };
   let value: unknown;
   try { value = JSON.parse(text); } catch { return { exists: true, mode, error: 'is not valid JSON', data: null, notFlat: false }; }
   const parsed = CapabilitySnapshotSchema.safeParse(value);
-  if (parsed.success) return { exists: true, mode, error: null, data: parsed.data, notFlat: false };
+  if (parsed.success) return { exists: true, mode, error: null, data: parsed.data, notFlat: false, failure };
   const notFlat = isObject(value) && 'domains' in value && !Array.isArray(value.actions);
   return { exists: true, mode, error: notFlat ? 'holds the raw catalog (domains), not the flat action list' : 'does not have the snapshot shape', data: null, notFlat };
 }
@@ -144,7 +158,7 @@ export function readLocalState(options: ReadOptions): LocalState {
     jwtExpMs: bearer ? jwtExpiryMs(bearer) : null,
     refresh,
     pin: { text: readTextIfExists(paths.project), env: env.AGENTSTACK_PROJECT_ID?.trim() || null, mode: fileMode(paths.project) },
-    snapshot: readSnapshotState(paths.capabilities),
+    snapshot: readSnapshotState(paths.capabilities, paths.capabilitiesFailure),
     lock: readLockState(paths.deviceLock, signInOrigins(baseUrl, [recorded])),
     copies: inspectCopies(options.source, env),
   };

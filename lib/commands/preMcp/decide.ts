@@ -8,7 +8,6 @@
  * decision to Cursor's own rules (and an unreadable answer would fail open to the same place), so it can only ever
  * narrow what Cursor would otherwise allow: `deny` for what cannot work, `ask` for what the person has not seen.
  */
-import { CAPS_CLAIM } from '../../agentstack/auth/scopes.js';
 import { ExecuteArgsSchema, type BeforeMcpInput, type ExecuteArgs } from '../../schemas/hooks.js';
 import { isAgentStackServer, isExecuteCall } from './identify.js';
 import { closestActions } from './suggest.js';
@@ -61,11 +60,19 @@ export function parseExecuteArgs(raw: unknown): ParsedExecuteArgs {
   return { ok: true, args: parsed.data };
 }
 
-/** The capabilities the token lists, or null when it lists none (then nothing is checked against them). */
+/** Claims that may list what the token was granted, in the order they are read (servers use one of them). */
+export const GRANTED_SCOPE_CLAIMS = ['caps', 'scp', 'scope'] as const;
+
+/**
+ * The capabilities the token lists (the first of `caps`, `scp`, `scope` it carries, as an array or a space-separated
+ * string), or null when it carries none: then nothing is denied on capabilities.
+ */
 export function grantedCaps(claims: Record<string, unknown> | null): Set<string> | null {
-  const raw = claims?.[CAPS_CLAIM];
-  if (Array.isArray(raw)) return new Set(raw.filter((c): c is string => typeof c === 'string'));
-  if (typeof raw === 'string') return new Set(raw.split(/\s+/).filter(Boolean));
+  for (const claim of GRANTED_SCOPE_CLAIMS) {
+    const raw = claims?.[claim];
+    if (Array.isArray(raw)) return new Set(raw.filter((c): c is string => typeof c === 'string'));
+    if (typeof raw === 'string') return new Set(raw.split(/\s+/).filter(Boolean));
+  }
   return null;
 }
 

@@ -18,7 +18,7 @@ import { scrubSecrets } from '../../platform/text/scrub.js';
 import { runningFlow, type SignInOutcome } from '../../agentstack/signIn/background.js';
 import { signInOrigins } from '../../agentstack/signIn/lock.js';
 import { identityFor, readIdentity } from '../../agentstack/auth/identityCache.js';
-import { readSnapshotMeta, snapshotIsStale, type SnapshotMeta } from '../../agentstack/snapshot/meta.js';
+import { snapshotStep } from './snapshot.js';
 import { decideSignIn, signInTodo, type SignInFacts } from './decide.js';
 
 export type NetModule = typeof import('./net.js');
@@ -146,34 +146,6 @@ async function signInStep(run: Run, gate: CredentialView): Promise<void> {
   run.ctx.todo.push(signInTodo(outcome, run.paths.deviceLog));
 }
 
-/** Step 5: refresh a stale capability snapshot; its meta, and whether it was fetched now. */
-async function snapshotStep(run: Run, gate: CredentialView, signedIn: boolean): Promise<{ meta: SnapshotMeta | null; refreshed: boolean }> {
-  const { ctx, paths } = run;
-  let meta = readSnapshotMeta(paths.capabilities);
-  let refreshed = false;
-  const net = signedIn && snapshotIsStale(meta, mcpUrlFor(run.baseUrl), ctx.now()) && left(ctx) > 1_000 ? await run.net() : null;
-  if (net) {
-    const result = await net.refreshSnapshot({ path: paths.capabilities, baseUrl: run.baseUrl, token: gate.token!, timeoutMs: Math.min(4_000, left(ctx) - 500), now: ctx.now });
-    if (result.kind === 'failed') {
-      ctx.notes.push(`Could not refresh the capability snapshot: ${result.message}.`);
-      if (result.unauthorized) ctx.todo.push('The server refused the token; run /agentstack-authorize to sign in again.');
-    } else {
-      refreshed = true;
-      if (result.kind === 'updated' && (result.diff.added.length || result.diff.removed.length)) {
-        const parts = [];
-        if (result.diff.added.length) parts.push(`added ${result.diff.added.join(', ')}`);
-        if (result.diff.removed.length) parts.push(`removed ${result.diff.removed.join(', ')}`);
-        ctx.notes.push(`The server's action list changed since the last snapshot: ${parts.join('; ')}.`);
-      }
-    }
-    meta = readSnapshotMeta(paths.capabilities);
-  }
-  if (meta?.unapproved?.length) {
-    ctx.todo.push(`Review the actions not yet approved (${meta.unapproved.slice(0, 10).join(', ')}${meta.unapproved.length > 10 ? ', …' : ''}); calls using them ask first. Approve them with: node "${run.options.pluginRoot}/scripts/diagnose-local.mjs" --approve-actions`);
-  }
-  return { meta, refreshed };
-}
-
 /** Step 6: who is signed in, from the cache, else (or after a snapshot refresh) from the server. */
 async function whoStep(run: Run, gate: CredentialView, refreshedSnapshot: boolean): Promise<string | null> {
   const { ctx } = run;
@@ -229,12 +201,15 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   const gate = refreshed.gate;
   await signInStep(run, gate);
   const signedIn = gate.state === 'ok' && gate.token !== null && !offline;
-  const { meta, refreshed: refreshedSnapshot } = await snapshotStep(run, gate, signedIn);
+  const { capabilities, refreshed: refreshedSnapshot } = await snapshotStep({
+    paths, baseUrl, serverUrl: mcpUrlFor(baseUrl), token: signedIn ? gate.token : null, now, timeLeftMs: () => left(ctx), net,
+    pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo,
+  });
   const who = signedIn ? await whoStep(run, gate, refreshedSnapshot) : null;
 
   const card = renderCard({
     serverUrl: mcpUrlFor(baseUrl), state: gate.state, apiKey: gate.apiKey, who, project: project(refreshed.config ?? config, gate), expiresAtMs: gate.expiresAtMs,
-    capabilities: meta ? meta.count : null, pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo, now: now(),
+    capabilities, pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo, now: now(),
   });
   // The card quotes the server (who, error messages): a server that echoes a credential gets it masked here.
   return scrubSecrets(card, [gate.token, first.token, stored?.refresh_token]);

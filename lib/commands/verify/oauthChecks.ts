@@ -7,7 +7,7 @@
 import { isSafeWebUrl } from '../../agentstack/server/baseUrl.js';
 import { quoteShort } from '../../platform/errors.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
-import { ProtectedResourceMetadataSchema } from '../../schemas/server.js';
+import { ProtectedResourceMetadataSchema, scopesSupportedOf } from '../../schemas/server.js';
 import { connectRegistrationCheck } from './connectCheck.js';
 import { requestJson, statusLine, type VerifyContext } from './fetchJson.js';
 
@@ -60,7 +60,8 @@ async function protectedResourceCheck(ctx: VerifyContext): Promise<{ check: Chec
     if (!isSafeWebUrl(issuer)) {
       return { check: fail(id, `${new URL(url).pathname} names the authorization server ${JSON.stringify(quoteShort(issuer, 120))}, which is not a valid https URL`, 'list the issuer as an absolute https URL in authorization_servers') };
     }
-    return { check: pass(id, `RFC 9728 metadata at ${new URL(url).pathname}: resource ${resource}, authorization server ${quoteShort(issuer, 120)}`), issuer, ...(parsed.data.scopes_supported ? { scopes: parsed.data.scopes_supported } : {}) };
+    const scopes = scopesSupportedOf(parsed.data);
+    return { check: pass(id, `RFC 9728 metadata at ${new URL(url).pathname}: resource ${resource}, authorization server ${quoteShort(issuer, 120)}`), issuer, ...(scopes ? { scopes } : {}) };
   }
   return { check: fail(id, `no RFC 9728 protected-resource metadata (${tried.join('; ')})`, `serve it at /.well-known/oauth-protected-resource/mcp: Cursor's Connect and the device login start there`, { tried }) };
 }

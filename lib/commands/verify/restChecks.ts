@@ -72,7 +72,7 @@ export async function actionsCheck(ctx: VerifyContext): Promise<Check[]> {
     return [fail('rest.actions', `GET /mcp/actions has an unexpected shape at ${issue?.path.map(String).join('.') || '(root)'}`, 'serve {version, entrypoint, total_actions, domains: {<domain>: [{action, …}]}, catalog_etag}')];
   }
   const catalog = parsed.data;
-  const counted = Object.values(catalog.domains).reduce((n, list) => n + list.length, 0);
+  const counted = Object.values(catalog.domains).reduce<number>((n, list) => n + (Array.isArray(list) ? list.length : 0), 0);
   const checks: Check[] = [];
   checks.push(catalog.total_actions === counted
     ? pass('rest.actions', `GET /mcp/actions: ${counted} actions in ${Object.keys(catalog.domains).length} domains, total_actions matches`)
