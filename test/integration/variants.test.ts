@@ -60,7 +60,7 @@ describe.each(['none' as const, ...VARIANT_NAMES])('variant %s', (variant) => {
     expect(snapshot.skipped_entries).toBe(variant === 'malformed-entry' ? 1 : 0);
 
     const card = String((await sessionStart(dir, core.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' })).json.additional_context);
-    expect(card).toContain(`- Account: signed in as ${variant === 'me-sparse' ? 'usr_dev_0001' : 'dev@agentstack.test'}`);
+    expect(card).toContain(`- Account: signed in as ${variant === 'me-sparse' ? 'user usr_dev_0001' : 'dev@agentstack.test'}`);
     expect(card).toContain(`- Capabilities: ${expected.length} actions in the snapshot`);
     if (variant === 'malformed-entry') {
       expect(card).toMatch(/1 malformed catalog entry was left out \(first: domains\.projects\.1\.action/);
