@@ -11,7 +11,8 @@ import { quoteShort } from '../../platform/errors.js';
 import { readLockFile } from '../../platform/fs/fileLock.js';
 import { acquireDeviceLock, isStaleDeviceLock, readDeviceLock } from './lock.js';
 import type { CursorPaths } from '../server/paths.js';
-import { DEFAULT_SCOPE_PRESET, scopeStringFor } from '../auth/scopes.js';
+import { scopeStringFor } from '../auth/scopes.js';
+import { scopePresetFrom } from '../settings/keys.js';
 import { writeFileAtomic } from '../../platform/fs/secureFile.js';
 import type { DevicePollerHandoff } from './poller.js';
 
@@ -92,7 +93,7 @@ export async function startSignIn(args: SignInArgs): Promise<SignInOutcome> {
     const { clientFromEnv } = await import('../auth/oauth.js');
     const client = clientFromEnv(args.env);
     const signal = AbortSignal.timeout(Math.max(500, args.deadline - now() - 500));
-    const { endpoints, device } = await startDeviceFlow({ baseUrl: args.baseUrl, client, scopes: scopeStringFor(DEFAULT_SCOPE_PRESET), signal });
+    const { endpoints, device } = await startDeviceFlow({ baseUrl: args.baseUrl, client, scopes: scopeStringFor(scopePresetFrom(args.env)), signal });
     const issuedAt = now();
     const expiresAt = new Date(issuedAt + device.expires_in * 1000).toISOString();
     const url = device.verification_uri_complete ?? device.verification_uri;

@@ -7,6 +7,7 @@ import { parseProjectId } from '../../agentstack/mcpJson/entry.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
 import { RUN_FIX, SIGN_IN, notChecked, octal, tilde } from './gatesConfig.js';
 import type { LocalState } from './state.js';
+import { PIN_FIX } from '../../agentstack/auth/projectPin.js';
 
 /** The hooks refresh a token this close to expiry. */
 export const REFRESH_MARGIN_MS = 120_000;
@@ -50,7 +51,7 @@ export function refreshFileGate(r: LocalState['refresh'], path: string, platform
 
 export function projectPinGate(pin: LocalState['pin'], path: string): Check {
   const id = 'project.pin';
-  const fixPin = `Remove ${tilde(path)} or write an integer greater than 1 into it (project 1 is shared, never pinned)`;
+  const fixPin = `The pin is ignored until fixed: ${PIN_FIX.replace('<plugin>', '<plugin root>')} (project 1 is shared, never pinned)`;
   if (pin.env) {
     const n = parseProjectId(pin.env);
     return n !== null ? pass(id, `project ${n} (AGENTSTACK_PROJECT_ID)`) : fail(id, `AGENTSTACK_PROJECT_ID=${JSON.stringify(pin.env.slice(0, 20))} is not an integer > 1`, 'Unset it or set an integer greater than 1');
@@ -93,4 +94,20 @@ export function deviceLockGate(lock: LocalState['lock'], now: number): Check {
   }
   const why = lock.pidAlive ? `expired ${formatDuration(now - expires)} ago` : `process ${lock.data.pid} is gone`;
   return warn(id, `stale device lock (${why})`, `${RUN_FIX} to remove it`);
+}
+
+/** The settings file: absent is fine; broken or holding a refused value is reported (it is ignored, never fatal). */
+export function settingsFileGate(settings: LocalState['settings'], platform: NodeJS.Platform = process.platform): Check {
+  const id = 'settings.file';
+  const { file, mode } = settings;
+  const path = tilde(file.path);
+  if (!file.exists) return pass(id, 'no settings file: environment variables and defaults apply');
+  const fix = `Fix ${path} by hand, or delete it and set the values again with config.mjs set (config.mjs list shows what is in effect)`;
+  if (file.broken) return warn(id, file.problems[0] ?? `${path} cannot be used; it was ignored`, fix);
+  if (file.problems.length) return warn(id, file.problems.join(' '), fix);
+  if (platform !== 'win32' && mode !== null && (mode & 0o077) !== 0) {
+    return warn(id, `${path} has mode ${octal(mode)}: other users can read your settings (a proxy password among them)`, `chmod 600 ${path}`);
+  }
+  const keys = Object.keys(file.values);
+  return pass(id, `${path}: ${keys.length ? keys.join(', ') : 'no settings'}${platform === 'win32' ? '' : ', mode 0600'}`);
 }

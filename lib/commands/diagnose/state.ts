@@ -16,6 +16,8 @@ import { CapabilitySnapshotSchema, DeviceLockSchema, type CapabilitySnapshot, ty
 import { fileMode, readTextIfExists } from '../../platform/fs/secureFile.js';
 import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
 import { isObject } from '../../platform/text/isObject.js';
+import { settingsTable, type SettingRow } from '../../agentstack/settings/effective.js';
+import type { SettingsRead } from '../../agentstack/settings/file.js';
 
 export interface PluginState {
   /** The install Cursor most likely loads, or null when none is found. */
@@ -49,6 +51,8 @@ export interface LocalState {
   jwtExpMs: number | null;
   refresh: { exists: boolean; mode: number | null; error: string | null; legacy: boolean; expiresAt: string | null };
   pin: { text: string | null; env: string | null; mode: number | null };
+  /** Each setting in effect and its origin; the settings file as read (problems included). */
+  settings: { rows: SettingRow[]; file: SettingsRead; mode: number | null };
   snapshot: { exists: boolean; mode: number | null; error: string | null; data: CapabilitySnapshot | null; notFlat: boolean };
   lock: { exists: boolean; text: string | null; data: DeviceLock | null; pidAlive: boolean };
   copies: CopyReport[];
@@ -138,6 +142,7 @@ export function readLocalState(options: ReadOptions): LocalState {
     jwtExpMs: bearer ? jwtExpiryMs(bearer) : null,
     refresh: readRefreshState(paths.refresh),
     pin: { text: readTextIfExists(paths.project), env: env.AGENTSTACK_PROJECT_ID?.trim() || null, mode: fileMode(paths.project) },
+    settings: { ...settingsTable(env), mode: fileMode(paths.settings) },
     snapshot: readSnapshotState(paths.capabilities),
     lock: readLockState(paths.deviceLock),
     copies: inspectCopies(options.source, env),

@@ -3,6 +3,8 @@
  * evaluates the HTTP and OAuth clients (~600 KB) only when a network step is needed.
  */
 import { httpRequest, parseJson } from '../../platform/http.js';
+
+export { setProxyOptions } from '../../platform/http.js';
 import { quoteShort } from '../../platform/errors.js';
 import { MeSchema } from '../../schemas/server.js';
 

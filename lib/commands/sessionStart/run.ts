@@ -18,6 +18,7 @@ import { scrubSecrets } from '../../platform/text/scrub.js';
 import { runningFlow } from '../../agentstack/signIn/background.js';
 import { identityFor, readIdentity, writeIdentity } from '../../agentstack/auth/identity.js';
 import { readSnapshotMeta, snapshotIsStale } from '../../agentstack/snapshot/meta.js';
+import { applySettings } from '../../agentstack/settings/effective.js';
 
 export type NetModule = typeof import('./net.js');
 
@@ -72,8 +73,11 @@ function project(config: McpConfig, gate: CredentialView): string | null {
 
 export async function runSessionStart(options: SessionStartOptions): Promise<string> {
   const now = options.now ?? Date.now;
-  const env = options.env;
   const ctx: Ctx = { notes: [], todo: [], deadline: now() + (options.budgetMs ?? SESSION_START_BUDGET_MS), now };
+  // Environment > settings file > default; a broken settings file is one card line, never a failure.
+  const settings = applySettings(options.env);
+  const env = settings.env;
+  ctx.notes.push(...settings.problems);
   const paths = cursorPaths(env);
   let envBaseUrl: string | null = null;
   let offline = false;
@@ -108,7 +112,10 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
 
   // The network steps, loaded once when first needed; if they cannot load, each step says so and the card goes on.
   let netLoad: Promise<NetModule | null> | undefined;
-  const net = () => (netLoad ??= options.loadNet().catch((error: unknown) => {
+  const net = () => (netLoad ??= options.loadNet().then((module) => {
+    module.setProxyOptions(settings.proxy);
+    return module;
+  }).catch((error: unknown) => {
     ctx.notes.push(`The plugin's network steps could not start (${errText(error)}); only local checks ran.`);
     return null;
   }));
@@ -137,6 +144,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     // The background sign-in keeps the project pin exactly as device-code would; a broken pin stops it instead.
     let pin: ProjectPin | PluginError;
     try { pin = readProjectPin(env, paths.project); } catch (error) { pin = error as PluginError; }
+    if (!(pin instanceof Error) && pin.ignored && !running && !disabled && !offline && gate.state !== 'unsigned') ctx.todo.push(pin.ignored);
     const startWith = async (projectId: number | null) => {
       const module = await net();
       return module ? module.startSignIn({ paths, env, baseUrl, projectId, deadline: ctx.deadline, script: options.script, now }) : { kind: 'failed' as const, message: 'the network steps could not start' };
@@ -154,7 +162,8 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
       // Never signed in: no browser or device code unasked, only the way to do it.
       ctx.todo.push('Connect AgentStack: click Connect next to AgentStack in Cursor\'s MCP settings, or run /agentstack-authorize.');
     } else if (disabled) {
-      ctx.todo.push('Sign in again: run /agentstack-authorize (automatic sign-in is off: AGENTSTACK_DISABLE_AUTO_LOGIN=1).');
+      const why = options.env.AGENTSTACK_DISABLE_AUTO_LOGIN?.trim() ? 'AGENTSTACK_DISABLE_AUTO_LOGIN=1' : 'auto-login is false in the settings';
+      ctx.todo.push(`Sign in again: run /agentstack-authorize (automatic sign-in is off: ${why}).`);
     } else {
       ctx.todo.push('Sign in again with /agentstack-authorize once the problem above is fixed.');
     }
