@@ -196,3 +196,23 @@ describe('precedence: environment > settings file > default', () => {
     expect(readSettingsFile(path)).toMatchObject({ broken: true });
   });
 });
+
+describe('the pre-MCP hook knows the server by the base-url setting', () => {
+  it('an execute call to the settings server (by url only) is checked; without the setting it is not AgentStack', async () => {
+    const { runPreMcp } = await import('../../lib/commands/preMcp/run.js');
+    // A snapshot of that server without the action called: a call the hook checks is denied, an unchecked one is {}.
+    writeFileSync(join(dir, 'agentstack-capabilities.json'), JSON.stringify({
+      fetched_at: new Date().toISOString(), audience: 'tenant', server_url: 'https://staging.example.com/mcp', total_actions: 1,
+      actions: [{ action: 'projects.list', required_cap: 'projects:read' }],
+    }));
+    const call = { hook_event_name: 'beforeMCPExecution', tool_name: 'agentstack.execute', tool_input: JSON.stringify({ steps: [{ id: '1', action: 'projects.lsit' }] }), url: 'https://staging.example.com/mcp' };
+    expect(runPreMcp(call, { env: env() })).toEqual({});
+    write({ 'base-url': 'https://staging.example.com' });
+    expect(runPreMcp(call, { env: env() })).toMatchObject({ permission: 'deny', user_message: expect.stringContaining('unknown action "projects.lsit"') });
+    expect(runPreMcp(call, { env: env({ AGENTSTACK_BASE_URL: 'https://env.example.com' }) })).toEqual({});
+    write('{broken');
+    const logged: string[] = [];
+    expect(runPreMcp(call, { env: env(), log: (m) => logged.push(m) })).toEqual({});
+    expect(logged.join('\n')).toMatch(/not valid JSON; it was ignored/);
+  });
+});
