@@ -33,7 +33,7 @@ const ARITY: Record<string, number> = { list: 0, get: 1, set: 2, unset: 1 };
 
 const { values, positionals } = parseCommandLine({ ...spec, options: { ...spec.options } });
 const [action = 'list', ...rest] = positionals;
-if (!(action in ARITY)) usageError('config', `unknown command ${JSON.stringify(action.slice(0, 40))} (use list, get, set or unset)`);
+if (!Object.hasOwn(ARITY, action)) usageError('config', `unknown command ${JSON.stringify(action.slice(0, 40))} (use list, get, set or unset)`);
 if (rest.length !== ARITY[action]) usageError('config', `${action} takes ${ARITY[action] === 2 ? 'KEY VALUE' : ARITY[action] === 1 ? 'KEY' : 'no arguments'}`);
 const result = await runConfig({ action, key: rest[0], value: rest[1] } as ConfigCommand, { json: values.json === true });
 process.stdout.write(result.stdout);
