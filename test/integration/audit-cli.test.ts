@@ -1,12 +1,14 @@
 /**
- * How the audit "runs in CI": the committed bundle audits this repository (rebuilding the bundles to compare them)
- * and must exit 0; a broken plugin folder exits 1 with the rule named.
+ * How the audit "runs in CI": the committed bundle audits this repository in the AgentStack profile (rebuilding the
+ * bundles to compare them, which only this repository's own tree gets) and must exit 0; a broken plugin folder exits
+ * 1 with the rule named; other plugins and marketplace repositories get the generic layer.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { copyPlugin } from '../helpers/pluginCopy.js';
+import { hostedMcp, marketplace, writeFixture } from '../helpers/pluginFixtures.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 
 const SCRIPT = join(REPO_ROOT, 'scripts/audit-cursor-plugin.mjs');
@@ -20,9 +22,9 @@ describe('audit-cursor-plugin', () => {
     expect(r.status).toBe(0);
   }, 180_000);
 
-  it('defaults to the plugin the script belongs to', () => {
+  it('defaults to the plugin the script belongs to, in the AgentStack profile', () => {
     const r = audit('--no-rebuild', '--json');
-    expect(JSON.parse(r.stdout).dir).toBe(REPO_ROOT);
+    expect(JSON.parse(r.stdout)).toMatchObject({ dir: REPO_ROOT, kind: 'plugin', profile: 'agentstack' });
     expect(r.status).toBe(0);
   });
 
@@ -37,8 +39,42 @@ describe('audit-cursor-plugin', () => {
       const report = JSON.parse(r.stdout);
       expect(report.ok).toBe(false);
       expect(report.checks.find((c: { id: string }) => c.id === 'mcp.no-$schema').status).toBe('FAIL');
-      expect(report.checks.find((c: { id: string }) => c.id === 'bundles.fresh').summary).toMatch(/no build tooling/);
+      expect(report.checks.find((c: { id: string }) => c.id === 'bundles.fresh').summary).toMatch(/not this repository, so its code is not run/);
+      expect(report.profile).toBe('agentstack');
       expect(r.status).toBe(1);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('audits another plugin with the generic profile, and with AgentStack\'s when asked', () => {
+    const dir = tempDir('agentstack-audit-cli-');
+    try {
+      writeFixture(dir.path, hostedMcp());
+      const generic = audit(dir.path, '--json');
+      expect(JSON.parse(generic.stdout)).toMatchObject({ kind: 'plugin', profile: 'generic', ok: true, counts: { FAIL: 0 } });
+      expect(generic.status).toBe(0);
+      const strict = audit(dir.path, '--profile', 'agentstack');
+      expect(strict.stdout).toMatch(/^Cursor plugin audit: .* \(profile agentstack\)$/m);
+      expect(strict.stdout).toMatch(/^FAIL\s+mcp\.no-headers\s+mcp\.json has no "mcpServers\.agentstack" entry/m);
+      expect(strict.status).toBe(1);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('audits a marketplace repository plugin by plugin, with one summary', () => {
+    const dir = tempDir('agentstack-audit-cli-');
+    try {
+      writeFixture(dir.path, marketplace());
+      const text = audit(dir.path);
+      expect(text.stdout).toMatch(/^Cursor marketplace audit: .* \(3 plugins\)$/m);
+      expect(text.stdout).toMatch(/^PASS\s+linear-lite\/mcp\.servers\s+1 MCP server\(s\): linear$/m);
+      expect(text.stdout.match(/ passed, /g)).toHaveLength(1);
+      expect(text.status).toBe(0);
+      const report = JSON.parse(audit(dir.path, '--json').stdout);
+      expect(report).toMatchObject({ kind: 'marketplace', profile: 'auto', ok: true });
+      expect(report.plugins.map((p: { name: string; profile: string }) => `${p.name}:${p.profile}`)).toEqual(['pdf-tools:generic', 'linear-lite:generic', 'acme-api:generic']);
     } finally {
       dir.cleanup();
     }
@@ -47,5 +83,7 @@ describe('audit-cursor-plugin', () => {
   it('answers bad usage with exit 2', () => {
     expect(audit('a', 'b').status).toBe(2);
     expect(audit('--nope').status).toBe(2);
+    expect(audit('--profile', 'strict').status).toBe(2);
+    expect(audit('--rebuild', '--no-rebuild').status).toBe(2);
   });
 });

@@ -17,6 +17,13 @@ describe('plugin surface as shipped', () => {
     expect(manifest.hooks).toBe('./hooks/hooks.json');
   });
 
+  it('manifest carries what official third-party plugins carry: repository, category, tags', () => {
+    expect(manifest.repository).toMatch(/^https:\/\/github\.com\/[\w.-]+\/[\w.-]+$/);
+    expect(typeof manifest.category).toBe('string');
+    expect(manifest.tags.length).toBeGreaterThan(0);
+    for (const tag of manifest.tags) expect(typeof tag).toBe('string');
+  });
+
   it('versions agree: plugin.json, package.json, CHANGELOG', () => {
     expect(manifest.version).toBe(pkg.version);
     expect(readFileSync(join(REPO_ROOT, 'CHANGELOG.md'), 'utf8')).toContain(`## [${pkg.version}]`);

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { bannerEntry, bareImports } from '../../lib/commands/audit/bundleRules.js';
 import { pngSize } from '../../lib/commands/audit/png.js';
-import { findSecretLike } from '../../lib/commands/audit/secretScan.js';
+import { findSecretLike } from '../../lib/commands/audit/formats/secretScan.js';
+import { parseFrontmatter } from '../../lib/commands/audit/formats/frontmatter.js';
+import { changelogHasVersion } from '../../lib/commands/audit/manifestRules.js';
+import { svgInfo } from '../../lib/commands/audit/formats/svg.js';
 
 describe('bareImports', () => {
   it('finds package imports, requires and dynamic imports', () => {
@@ -51,5 +54,54 @@ describe('pngSize', () => {
     ihdr.writeUInt32BE(64, 20);
     expect(pngSize(ihdr)).toEqual({ width: 128, height: 64 });
     expect(pngSize(Buffer.from('<svg/>'))).toBeNull();
+  });
+});
+
+describe('svgInfo', () => {
+  it('reads a well-formed SVG: its viewBox and whether it uses gradients', () => {
+    const plain = '<?xml version="1.0"?>\n<!-- logo -->\n<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 192 192"><g fill="#000"><path d="M0 0h1"/></g></svg>\n';
+    expect(svgInfo(plain)).toEqual({ ok: true, viewBox: { width: 192, height: 192 }, gradients: false });
+    const gradient = '<svg viewBox="0,0,64,32"><defs><linearGradient id="g"><stop offset="0"/></linearGradient></defs><![CDATA[ x < y ]]></svg>';
+    expect(svgInfo(gradient)).toEqual({ ok: true, viewBox: { width: 64, height: 32 }, gradients: true });
+    expect(svgInfo('<svg width="10" height="10"/>')).toEqual({ ok: true, viewBox: null, gradients: false });
+    expect(svgInfo('<!DOCTYPE svg [ <!ENTITY a "b"> ]><svg viewBox="0 0 1 1">&a;</svg>')).toMatchObject({ ok: true });
+  });
+  it.each([
+    ['<svg viewBox="0 0 1 1"><g></svg>', /closing tag/],
+    ['<svg viewBox="0 0 1 1"><g>', /never closed/],
+    ['<svg a="1" a="2"/>', /repeated/],
+    ['<svg a=1/>', /malformed <svg>/],
+    ['<svg>Tom & Jerry</svg>', /bare "&"/],
+    ['<svg/><svg/>', /more than one root/],
+    ['<html viewBox="0 0 1 1"/>', /not <svg>/],
+    ['not xml at all', /text outside the root/],
+    ['<svg><!-- open', /unclosed comment/],
+    ['', /no root element/],
+  ])('refuses %j', (text, reason) => {
+    const info = svgInfo(text);
+    expect(info.ok).toBe(false);
+    if (!info.ok) expect(info.reason).toMatch(reason);
+  });
+});
+
+describe('parseFrontmatter', () => {
+  it('reads strings, quoted strings, booleans, numbers, lists and block scalars', () => {
+    const text = '---\nname: fill-forms # the folder\ndescription: "Fill: a form #1"\nalwaysApply: false\nglobs: ["*.ts", \'*.tsx\']\nlist:\n  - a\n  - "b"\nfolded: >\n  one\n  two\nn: 5\nempty:\n---\nbody';
+    expect(parseFrontmatter(text)).toEqual({ kind: 'ok', fields: {
+      name: 'fill-forms', description: 'Fill: a form #1', alwaysApply: false, globs: ['*.ts', '*.tsx'], list: ['a', 'b'], folded: 'one two', n: 5, empty: null,
+    } });
+  });
+  it('tells no frontmatter from broken frontmatter', () => {
+    expect(parseFrontmatter('# Title\n')).toEqual({ kind: 'none' });
+    expect(parseFrontmatter('---\nname: x\njust text\n---\n')).toMatchObject({ kind: 'invalid', line: 3 });
+  });
+});
+
+describe('changelogHasVersion', () => {
+  it.each([
+    ['## [1.0.0] - 2026-01-01', true], ['## 1.0.0', true], ['## 1.0.0 — initial release', true], ['### v1.0.0', true],
+    ['## 1.0.01', false], ['## 1.0.0-beta', false], ['Released 1.0.0', false],
+  ])('%j -> %s', (heading, found) => {
+    expect(changelogHasVersion(`# Changelog\n\n${heading}\n`, '1.0.0')).toBe(found);
   });
 });

@@ -1,11 +1,13 @@
 /**
- * One fixture plugin per audit rule: each is a valid copy of this repo's plugin files with exactly one rule broken,
- * generated here (test/fixtures/plugins/<rule>/ would hold the same folders, committed) and audited for real.
+ * One fixture plugin per audit rule, in the AgentStack profile: each is a valid copy of this repo's plugin files with
+ * exactly one rule broken, generated here and audited for real. (The generic layer has its own fixtures, in the
+ * shapes of Cursor's official plugins: audit.generic.test.ts.)
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIT_RULES, auditPlugin } from '../../lib/commands/audit/auditPlugin.js';
+import { auditPlugin } from '../../lib/commands/audit/auditPlugin.js';
+import { AUDIT_RULES } from '../../lib/commands/audit/rules.js';
 import { copyPlugin } from '../helpers/pluginCopy.js';
 import { tempDir } from '../helpers/repo.js';
 
@@ -23,8 +25,10 @@ const editBundle = (edit: (text: string) => string): Mutation => (dir) => {
 const fakeJwt = () => ['eyJhbGciOiJIUzI1NiJ9', Buffer.from('{"sub":"fixture-user-123"}').toString('base64url'), 'c2lnbmF0dXJlLXNpZ25hdHVyZQ'].join('.');
 
 export const FIXTURES: Record<string, Mutation> = {
-  'manifest.keys': editJson('.cursor-plugin/plugin.json', (m) => { m.author = { name: 'AgentStack', url: 'https://agentstack.tech' }; }),
+  'manifest.keys': editJson('.cursor-plugin/plugin.json', (m) => { m.private = true; }),
   'manifest.name': editJson('.cursor-plugin/plugin.json', (m) => { m.name = 'Agent Stack'; }),
+  'manifest.fields': editJson('.cursor-plugin/plugin.json', (m) => { m.author = { name: 'AgentStack', url: 'https://agentstack.tech' }; }),
+  'manifest.paths': editJson('.cursor-plugin/plugin.json', (m) => { m.commands = './command/'; }),
   versions: editJson('package.json', (p) => { p.version = '9.9.9'; }),
   'manifest.mcpServers': (dir) => {
     writeFileSync(join(dir, 'servers.json'), readFileSync(join(dir, 'mcp.json')));
@@ -33,13 +37,19 @@ export const FIXTURES: Record<string, Mutation> = {
   'mcp.no-$schema': editJson('mcp.json', (d) => { d.$schema = 'https://example.com/mcp.schema.json'; }),
   'mcp.no-headers': editJson('mcp.json', (d) => { d.mcpServers.agentstack.headers = { 'X-Client': 'cursor' }; }),
   'mcp.no-placeholders': editJson('mcp.json', (d) => { d.mcpServers.docs = { url: 'https://docs.example.com/${workspaceFolder}' }; }),
+  'mcp.servers': editJson('mcp.json', (d) => { d.mcpServers.docs = { type: 'http' }; }),
+  'mcp.variables': editJson('mcp.json', (d) => { d.mcpServers.docs = { url: 'https://docs.example.com/mcp', headers: { 'X-Key': '${DOCS_KEY}' } }; }),
   'mcp.url': editJson('mcp.json', (d) => { d.mcpServers.agentstack.url = 'http://agentstack.tech/api'; }),
+  'hooks.format': editJson('hooks/hooks.json', (h) => { h.version = 2; }),
   'hooks.anchored': editJson('hooks/hooks.json', (h) => { h.hooks.sessionStart[0].command = 'node ./hooks/scripts/session-start.mjs --from-hook'; }),
   'hooks.timeouts': editJson('hooks/hooks.json', (h) => { delete h.hooks.beforeMCPExecution[0].timeout; }),
   'hooks.targets': editJson('hooks/hooks.json', (h) => { h.hooks.sessionStart[0].command = 'node "${CURSOR_PLUGIN_ROOT}/hooks/scripts/gone.mjs"'; }),
   'bundles.self-contained': editBundle((t) => `${t}\nimport{fetch as __f}from"undici";\n`),
   'bundles.fresh': editBundle((t) => t.split('\n').slice(1).join('\n')),
   'commands.frontmatter': addFile('commands/broken.md', 'Just text, no frontmatter.\n'),
+  'skills.frontmatter': addFile('skills/helper/SKILL.md', '---\nname: helper\n---\n\nNo description.\n'),
+  'rules.frontmatter': addFile('rules/style.mdc', '---\ndescription: House style\nalwaysApply: sometimes\n---\n\nBe brief.\n'),
+  'agents.frontmatter': addFile('agents/reviewer.md', 'An agent without frontmatter.\n'),
   logo: addFile('assets/logo.png', '<svg xmlns="http://www.w3.org/2000/svg"/>'),
   secrets: (dir) => addFile('docs/notes.md', `token for testing: ${fakeJwt()}\n`)(dir),
   'antipattern.inline-mcpServers': editJson('.cursor-plugin/plugin.json', (m) => { m.mcpServers = { agentstack: { url: 'https://agentstack.tech/mcp' } }; }),
@@ -55,10 +65,11 @@ describe('audit rules, one fixture plugin per rule', () => {
   beforeAll(() => { mkdirSync(valid); copyPlugin(valid); });
   afterAll(() => root.cleanup());
 
-  it('has a fixture for every rule the audit runs', () => {
+  it('has a fixture for every rule, and runs every rule that applies to this plugin', () => {
+    expect(Object.keys(FIXTURES).sort()).toEqual(AUDIT_RULES.map((r) => r.id).sort());
     const ids = auditPlugin(valid, { noRebuild: true }).map((c) => c.id);
-    expect(ids.length).toBe(AUDIT_RULES.length + 1);
-    expect(Object.keys(FIXTURES).sort()).toEqual([...ids].sort());
+    const noComponent = ['skills.frontmatter', 'rules.frontmatter', 'agents.frontmatter'];
+    expect(ids).toEqual(AUDIT_RULES.map((r) => r.id).filter((id) => !noComponent.includes(id)));
   });
 
   it('passes every rule on a plain copy of this plugin', () => {

@@ -1,63 +1,68 @@
 /**
- * Runs every audit rule on a plugin folder. The only I/O beyond reading files: when the folder has its build
- * tooling (build/build.mjs and an installed esbuild), the bundles are rebuilt into a temp dir and compared.
+ * Audits a folder: one plugin, or a marketplace repository plugin by plugin. Reads the files once, picks the profile
+ * (AgentStack's rules for AgentStack's plugin, the generic layer for any other), runs the rules that apply.
+ * Code from the audited folder runs only through freshnessOf, which refuses any folder but this repository's own.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { quoteShort } from '../../platform/errors.js';
 import type { Check } from '../../platform/report.js';
-import {
-  bundlesFreshRule, bundlesSelfContainedRule, commandsFrontmatterRule, connectEndpointRule, hooksAnchoredRule,
-  hooksTargetsRule, hooksTimeoutsRule, logoRule, secondToolRule, secretsRule, type Freshness,
-} from './fileRules.js';
-import {
-  inlineMcpServersRule, manifestKeysRule, manifestNameRule, mcpHeadersRule, mcpPlaceholderRule, mcpSchemaKeyRule,
-  mcpServersPointerRule, mcpUrlRule, placeholderAuthRule, toolsMapRule, versionsRule,
-} from './manifestRules.js';
-import { listFiles, readPluginFiles, type PluginFiles } from './readPlugin.js';
+import { freshnessOf, type FreshnessOptions } from './freshness.js';
+import { auditMarketplace, isMarketplace, type MarketplacePlugin } from './marketplace.js';
+import { readPluginFiles, type PluginFiles } from './readPlugin.js';
+import { manifestOf, type AuditContext, type AuditRule, type Profile } from './rule.js';
+import { AUDIT_RULES } from './rules.js';
 
-export const AUDIT_RULES: ReadonlyArray<(p: PluginFiles) => Check> = [
-  manifestKeysRule, manifestNameRule, versionsRule, mcpServersPointerRule,
-  mcpSchemaKeyRule, mcpHeadersRule, mcpPlaceholderRule, mcpUrlRule,
-  hooksAnchoredRule, hooksTimeoutsRule, hooksTargetsRule,
-  bundlesSelfContainedRule, commandsFrontmatterRule, logoRule, secretsRule,
-  inlineMcpServersRule, toolsMapRule, placeholderAuthRule, secondToolRule, connectEndpointRule,
-];
+/** The plugin name that selects the AgentStack profile on its own. */
+export const AGENTSTACK_PLUGIN_NAME = 'agentstack';
+export const PROFILES = ['auto', 'generic', 'agentstack'] as const;
+export type ProfileChoice = (typeof PROFILES)[number];
 
-export function hasBuildTooling(dir: string): boolean {
-  return ['build/build.mjs', 'build/bundles.mjs', 'node_modules/esbuild/package.json'].every((f) => existsSync(join(dir, f)));
+export interface AuditOptions extends FreshnessOptions {
+  /** `auto` (default): AgentStack's profile when the plugin is named "agentstack", else generic. */
+  profile?: ProfileChoice;
 }
 
-/** Rebuilds the bundles into a temp dir with the folder's own build script and lists the committed ones that differ. */
-export function rebuildAndCompare(dir: string): Freshness {
-  const out = mkdtempSync(join(tmpdir(), 'agentstack-audit-build-'));
-  try {
-    execFileSync(process.execPath, [join(dir, 'build/build.mjs'), '--outdir', out], { cwd: dir, stdio: 'pipe', timeout: 180_000 });
-    const stale: string[] = [];
-    for (const rel of listFiles(out)) {
-      const committed = existsSync(join(dir, rel)) ? readFileSync(join(dir, rel)) : null;
-      if (!committed || !committed.equals(readFileSync(join(out, rel)))) stale.push(committed ? rel : `${rel} (missing)`);
-    }
-    return { mode: 'rebuilt', stale };
-  } catch (error) {
-    const stderr = (error as { stderr?: Buffer }).stderr?.toString() || (error as Error).message;
-    return { mode: 'error', message: quoteShort(stderr, 200) };
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
+export function profileFor(p: PluginFiles, choice: ProfileChoice = 'auto'): Profile {
+  if (choice !== 'auto') return choice;
+  return manifestOf(p)?.name === AGENTSTACK_PLUGIN_NAME ? 'agentstack' : 'generic';
 }
 
-export interface AuditOptions {
-  /** Skip the rebuild even when the tooling is there (the banner check runs instead). */
-  noRebuild?: boolean;
+/** The rules of a profile that apply to the plugin, run. AgentStack's own plugin follows the advice: a WARN is a FAIL. */
+export function runRules(p: PluginFiles, ctx: AuditContext, rules: readonly AuditRule[] = AUDIT_RULES): Check[] {
+  return rules
+    .filter((r) => (r.layer === 'generic' || ctx.profile === r.layer) && (!r.appliesTo || r.appliesTo(p)))
+    .map((r) => {
+      const check = r.run(p, ctx);
+      return ctx.profile === 'agentstack' && check.status === 'WARN' ? { ...check, status: 'FAIL' as const } : check;
+    });
 }
 
-export function auditPlugin(dir: string, options: AuditOptions = {}): Check[] {
+export interface PluginAudit {
+  dir: string;
+  profile: Profile;
+  checks: Check[];
+}
+
+export function auditPluginFolder(dir: string, options: AuditOptions = {}): PluginAudit {
   const files = readPluginFiles(dir);
-  const freshness: Freshness = !options.noRebuild && hasBuildTooling(dir) ? rebuildAndCompare(dir) : { mode: 'banner' };
-  const checks = AUDIT_RULES.map((rule) => rule(files));
-  checks.splice(12, 0, bundlesFreshRule(files, freshness));
-  return checks;
+  const profile = profileFor(files, options.profile);
+  const freshness = profile === 'agentstack' ? freshnessOf(dir, options) : { mode: 'banner' as const, why: 'generic profile' };
+  return { dir, profile, checks: runRules(files, { profile, freshness }) };
+}
+
+/** The checks of one plugin folder. */
+export function auditPlugin(dir: string, options: AuditOptions = {}): Check[] {
+  return auditPluginFolder(dir, options).checks;
+}
+
+export type AuditReport =
+  | { kind: 'plugin'; dir: string; profile: Profile; checks: Check[] }
+  | { kind: 'marketplace'; dir: string; profile: ProfileChoice; checks: Check[]; plugins: MarketplacePlugin[] };
+
+/** A marketplace repository (it has .cursor-plugin/marketplace.json) plugin by plugin, else one plugin. */
+export function auditFolder(dir: string, options: AuditOptions = {}): AuditReport {
+  if (isMarketplace(dir)) {
+    const { checks, plugins } = auditMarketplace(dir, (pluginDir) => auditPluginFolder(pluginDir, options));
+    return { kind: 'marketplace', dir, profile: options.profile ?? 'auto', checks, plugins };
+  }
+  const audit = auditPluginFolder(dir, options);
+  return { kind: 'plugin', ...audit };
 }

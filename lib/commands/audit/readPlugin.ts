@@ -1,19 +1,24 @@
 /**
- * The thin I/O layer of the audit: reads a plugin folder once into plain data the pure rules judge.
- * Folders a plugin does not load (dependencies, VCS, tests and their outputs) are not read.
+ * The thin I/O layer of the audit: reads a plugin folder once into plain data the pure rules judge. It only reads:
+ * regular files (never a FIFO or device, which could hang it), each up to a size cap. Folders a plugin does not load
+ * (dependencies, VCS, tests and their outputs) are not read.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { extname, join, posix } from 'node:path';
 import { isObject } from '../../platform/text/isObject.js';
+import { PATH_FIELDS } from './formats/manifestSchema.js';
 
 export const IGNORED_DIRS = new Set(['node_modules', '.git', 'test', 'test-output', 'coverage', '.scratch']);
 const BINARY_EXT = new Set(['.png', '.jpg', '.jpeg', '.gif', '.ico', '.webp', '.woff', '.woff2', '.zip', '.gz']);
 const MAX_TEXT_BYTES = 4 * 1024 * 1024;
+const MAX_LOGO_BYTES = 8 * 1024 * 1024;
 /** Folders whose files Cursor loads into the agent's view: where an anti-pattern does harm. */
 const SURFACE_DIRS = ['commands/', 'rules/', 'skills/', 'agents/'];
+export const MANIFEST_FILE = '.cursor-plugin/plugin.json';
 
 export type JsonDoc = { path: string; exists: boolean; value?: unknown; error?: string };
 export type TextFile = { path: string; text: string };
+export type ComponentPath = { field: string; value: string; exists: boolean };
 
 export interface PluginFiles {
   dir: string;
@@ -22,10 +27,19 @@ export interface PluginFiles {
   manifest: JsonDoc;
   packageJson: JsonDoc;
   changelog: string | null;
+  /** The MCP documents the plugin ships: the manifest's mcpServers path(s), else mcp.json or .mcp.json. */
+  mcpDocs: JsonDoc[];
+  /** The first of them (or a missing mcp.json): the one AgentStack's rules judge. */
   mcpJson: JsonDoc;
+  /** hooks.json (or the manifest's inline hooks object, path `plugin.json "hooks"`), or null when there are none. */
   hooksJson: JsonDoc | null;
   commands: TextFile[];
-  logo: { path: string; bytes: Buffer | null } | null;
+  skills: TextFile[];
+  rules: TextFile[];
+  agents: TextFile[];
+  /** Every path a manifest field names (except URLs of a logo), and whether it exists. */
+  componentPaths: ComponentPath[];
+  logo: { path: string; remote: boolean; bytes: Buffer | null } | null;
   bundles: TextFile[];
   /** The manifest, mcp.json, hooks.json and the commands/rules/skills/agents files. */
   surface: TextFile[];
@@ -46,49 +60,82 @@ export function listFiles(dir: string, prefix = ''): string[] {
 
 /** A manifest path (`./commands/`, `assets/logo.png`) as a plain relative path (`commands`, `assets/logo.png`). */
 export function relPath(value: string): string {
-  return posix.normalize(value.replace(/\\/g, '/')).replace(/^\.\/?/, '').replace(/\/$/, '');
+  return posix.normalize(value.replace(/\\/g, '/')).replace(/^\.(\/|$)/, '').replace(/\/$/, '');
 }
 
-function readJsonDoc(dir: string, path: string): JsonDoc {
-  let text: string;
+/** The bytes of a regular file under `dir` (following a link), or null: missing, not a regular file, or too big. */
+export function readRegular(dir: string, path: string, maxBytes = MAX_TEXT_BYTES): Buffer | null {
   try {
-    text = readFileSync(join(dir, path), 'utf8');
+    const st = statSync(join(dir, path));
+    return st.isFile() && st.size <= maxBytes ? readFileSync(join(dir, path)) : null;
   } catch {
-    return { path, exists: false };
+    return null;
   }
+}
+
+export function readJsonDoc(dir: string, path: string): JsonDoc {
+  const bytes = readRegular(dir, path);
+  if (!bytes) return { path, exists: false };
   try {
-    return { path, exists: true, value: JSON.parse(text) };
+    return { path, exists: true, value: JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, '')) };
   } catch (error) {
     return { path, exists: true, error: (error as Error).message };
   }
 }
 
-const readText = (dir: string, path: string) => readFileSync(join(dir, path), 'utf8');
+const isRemote = (v: string) => /^(https?:|data:)/i.test(v);
+const declared = (v: unknown): string[] => (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((s): s is string => typeof s === 'string');
 
-function isTextFile(dir: string, path: string): boolean {
-  if (BINARY_EXT.has(extname(path).toLowerCase())) return false;
-  return statSync(join(dir, path)).size <= MAX_TEXT_BYTES;
+function globRegex(glob: string): RegExp {
+  const re = glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*\*\/?/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replace(/\u0000/g, '(?:.*/)?');
+  return new RegExp(`^${re}$`);
 }
 
-function commandFiles(files: string[], manifest: Record<string, unknown>): string[] {
-  const declared = manifest.commands ?? './commands/';
-  const roots = (Array.isArray(declared) ? declared : [declared]).filter((v): v is string => typeof v === 'string').map(relPath);
-  return files.filter((f) => f.endsWith('.md') && roots.some((r) => f === r || f.startsWith(`${r}/`)));
+/** The files a component field selects: its paths or globs, else its conventional folder. */
+function componentFiles(files: string[], value: unknown, fallback: string, accept: RegExp): string[] {
+  const roots = value === undefined ? [fallback] : declared(value).map(relPath);
+  return files.filter((f) => accept.test(f) && roots.some((r) => (/[*?[]/.test(r) ? globRegex(r).test(f) : f === r || f.startsWith(`${r}/`))));
+}
+
+function componentPaths(dir: string, manifest: Record<string, unknown>): ComponentPath[] {
+  const out: ComponentPath[] = [];
+  for (const field of [...PATH_FIELDS, 'hooks', 'mcpServers', 'logo']) {
+    for (const value of declared(manifest[field])) {
+      if (field === 'logo' && isRemote(value)) continue;
+      const rel = relPath(value);
+      const glob = rel.search(/[*?[]/);
+      const staticPart = glob >= 0 ? rel.slice(0, glob).replace(/\/?[^/]*$/, '') : rel;
+      const safe = value.trim() && !isRemote(value) && !value.startsWith('/') && !relPath(value).split('/').includes('..');
+      out.push({ field, value, exists: !!safe && existsSync(join(dir, staticPart || '.')) });
+    }
+  }
+  return out;
+}
+
+function mcpPaths(files: string[], manifest: Record<string, unknown>): string[] {
+  const named = declared(manifest.mcpServers).map(relPath);
+  if (manifest.mcpServers !== undefined) return named;
+  return ['mcp.json', '.mcp.json'].filter((f) => files.includes(f)).slice(0, 1);
 }
 
 export function readPluginFiles(dir: string): PluginFiles {
   const files = listFiles(dir);
-  const manifest = readJsonDoc(dir, '.cursor-plugin/plugin.json');
+  const manifest = readJsonDoc(dir, MANIFEST_FILE);
   const m = isObject(manifest.value) ? manifest.value : {};
-  const mcpPath = typeof m.mcpServers === 'string' ? relPath(m.mcpServers) : 'mcp.json';
-  const hooksPath = typeof m.hooks === 'string' ? relPath(m.hooks) : files.includes('hooks/hooks.json') ? 'hooks/hooks.json' : null;
-  const texts = files.filter((f) => isTextFile(dir, f)).map((path) => ({ path, text: readText(dir, path) }));
+  const mcpDocs = mcpPaths(files, m).map((p) => readJsonDoc(dir, p));
+  const hooksPath = typeof m.hooks === 'string' ? relPath(m.hooks) : m.hooks === undefined && files.includes('hooks/hooks.json') ? 'hooks/hooks.json' : null;
+  const hooksJson = isObject(m.hooks) ? { path: 'plugin.json "hooks"', exists: true, value: m.hooks } : hooksPath ? readJsonDoc(dir, hooksPath) : null;
+  const texts = files.filter((f) => !BINARY_EXT.has(extname(f).toLowerCase()))
+    .map((path) => ({ path, bytes: readRegular(dir, path) }))
+    .filter((t): t is { path: string; bytes: Buffer } => t.bytes !== null)
+    .map(({ path, bytes }) => ({ path, text: bytes.toString('utf8') }));
   const byPath = new Map(texts.map((t) => [t.path, t]));
-  const commands = commandFiles(files, m).map((p) => byPath.get(p)).filter((t): t is TextFile => !!t);
-  const logoPath = typeof m.logo === 'string' ? relPath(m.logo) : null;
-  let logoBytes: Buffer | null = null;
-  if (logoPath) try { logoBytes = readFileSync(join(dir, logoPath)); } catch { logoBytes = null; }
-  const surfacePaths = new Set(['.cursor-plugin/plugin.json', mcpPath, ...(hooksPath ? [hooksPath] : [])]);
+  const pick = (paths: string[]) => paths.map((p) => byPath.get(p)).filter((t): t is TextFile => !!t);
+  const logoValue = typeof m.logo === 'string' ? m.logo : null;
+  const logo = logoValue === null ? null
+    : isRemote(logoValue) ? { path: logoValue, remote: true, bytes: null }
+      : { path: relPath(logoValue), remote: false, bytes: readRegular(dir, relPath(logoValue), MAX_LOGO_BYTES) };
+  const surfacePaths = new Set([MANIFEST_FILE, ...mcpDocs.map((d) => d.path), ...(hooksPath ? [hooksPath] : [])]);
   const surface = texts.filter((t) => surfacePaths.has(t.path) || (SURFACE_DIRS.some((d) => t.path.startsWith(d)) && /\.(md|mdc|json)$/.test(t.path)));
   return {
     dir,
@@ -96,10 +143,15 @@ export function readPluginFiles(dir: string): PluginFiles {
     manifest,
     packageJson: readJsonDoc(dir, 'package.json'),
     changelog: byPath.get('CHANGELOG.md')?.text ?? null,
-    mcpJson: readJsonDoc(dir, mcpPath),
-    hooksJson: hooksPath ? readJsonDoc(dir, hooksPath) : null,
-    commands,
-    logo: logoPath ? { path: logoPath, bytes: logoBytes } : null,
+    mcpDocs,
+    mcpJson: mcpDocs[0] ?? { path: 'mcp.json', exists: false },
+    hooksJson,
+    commands: pick(componentFiles(files, m.commands, 'commands', /\.md$/)),
+    skills: pick(componentFiles(files, m.skills, 'skills', /(^|\/)SKILL\.md$/)),
+    rules: pick(componentFiles(files, m.rules, 'rules', /\.mdc$/)),
+    agents: pick(componentFiles(files, m.agents, 'agents', /\.md$/)),
+    componentPaths: componentPaths(dir, m),
+    logo,
     bundles: texts.filter((t) => /^(hooks|scripts)\/.*\.mjs$/.test(t.path)),
     surface,
     texts,

@@ -2,7 +2,7 @@
  * Finds strings that look like credentials in text, so a plugin never ships one. Findings carry the kind, the line
  * and a masked preview only: the audit must not print the secret it found.
  */
-import { maskSecret } from '../../platform/text/mask.js';
+import { maskSecret } from '../../../platform/text/mask.js';
 
 const PATTERNS: ReadonlyArray<{ kind: string; re: RegExp }> = [
   { kind: 'JWT', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
