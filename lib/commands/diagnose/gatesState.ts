@@ -106,7 +106,7 @@ export function settingsFileGate(settings: LocalState['settings'], platform: Nod
   if (file.broken) return warn(id, file.problems[0] ?? `${path} cannot be used; it was ignored`, fix);
   if (file.problems.length) return warn(id, file.problems.join(' '), fix);
   if (platform !== 'win32' && mode !== null && (mode & 0o077) !== 0) {
-    return warn(id, `${path} has mode ${octal(mode)}: other users can read your settings (a proxy password among them)`, `chmod 600 ${path}`);
+    return warn(id, `${path} has mode ${octal(mode)}: other users can read your settings (a proxy password among them)`, `${RUN_FIX} (chmod 600)`);
   }
   const keys = Object.keys(file.values);
   return pass(id, `${path}: ${keys.length ? keys.join(', ') : 'no settings'}${platform === 'win32' ? '' : ', mode 0600'}`);
