@@ -90,7 +90,7 @@ describe('each setting reaches the next sign-in; the environment still wins', ()
     expect(refused.events.at(-1)).toMatchObject({ event: 'error', error: 'network' });
   });
 
-  it('scope-preset: the sign-in asks for the preset in the settings; --scope-preset wins over it', async () => {
+  it('scope-preset: the sign-in asks for the preset in the settings; AGENTSTACK_SCOPE_PRESET and --scope-preset win over it', async () => {
     const dir = cursorDir();
     config(dir, 'set', 'base-url', core.baseUrl);
     config(dir, 'set', 'scope-preset', 'readonly');
@@ -98,8 +98,11 @@ describe('each setting reaches the next sign-in; the environment still wins', ()
     const scope = () => String(JSON.parse(readFileSync(join(dir, 'agentstack-refresh'), 'utf8')).scope).split(' ');
     expect(scope()).toContain('actions:read');
     expect(scope()).not.toContain('actions:execute');
-    await approveAndFinish(signIn(dir, {}, ['--json', '--no-browser', '--scope-preset', 'full']));
+    await approveAndFinish(signIn(dir, { AGENTSTACK_SCOPE_PRESET: 'builder' }));
     expect(scope()).toContain('actions:execute');
+    expect(scope()).not.toContain('data:write');
+    await approveAndFinish(signIn(dir, {}, ['--json', '--no-browser', '--scope-preset', 'full']));
+    expect(scope()).toContain('data:write');
   });
 
   it('oauth-client-id: the sign-in presents the client in the settings (the core refuses an unknown one); the environment wins', async () => {
@@ -130,9 +133,10 @@ describe('session start honours the settings', () => {
   }
   const placeholder = (dir: string) => writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { agentstack: { url: `${core.baseUrl}/mcp`, headers: { Authorization: 'Bearer ${env:AGENTSTACK_ACCESS_TOKEN}' } } } }));
 
-  it('auto-login false: no device code is requested and the card says why; AGENTSTACK_DISABLE_AUTO_LOGIN=0 wins', async () => {
+  it('auto-login false: no device code is requested and the card says why; AGENTSTACK_DISABLE_AUTO_LOGIN=0 wins, and that sign-in asks for the scope-preset setting', async () => {
     const dir = cursorDir();
     config(dir, 'set', 'auto-login', 'false');
+    config(dir, 'set', 'scope-preset', 'readonly');
     placeholder(dir);
     const before = core.counters.deviceAuthorizations;
     const off = await hook(dir);
@@ -142,10 +146,29 @@ describe('session start honours the settings', () => {
 
     placeholder(dir);
     const on = await hook(dir, { AGENTSTACK_DISABLE_AUTO_LOGIN: '0' });
-    expect(String(on.json.additional_context), String(on.json.additional_context)).toMatch(/enter the code \S+/);
+    const code = /enter the code (\S+) /.exec(String(on.json.additional_context))?.[1];
+    expect(code, String(on.json.additional_context)).toBeDefined();
     expect(core.counters.deviceAuthorizations).toBe(before + 1);
     const lock = JSON.parse(readFileSync(join(dir, 'agentstack-device.lock'), 'utf8')) as { pid: number };
-    try { process.kill(lock.pid, 'SIGKILL'); } catch { /* already gone */ }
+    try {
+      await core.approve(code!);
+      const end = Date.now() + 20_000;
+      while (!existsSync(join(dir, 'agentstack-refresh')) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+      const scope = String(JSON.parse(readFileSync(join(dir, 'agentstack-refresh'), 'utf8')).scope).split(' ');
+      expect(scope).toContain('actions:read');
+      expect(scope).not.toContain('actions:execute');
+    } finally {
+      try { process.kill(lock.pid, 'SIGKILL'); } catch { /* already gone */ }
+    }
+  }, 40_000);
+
+  it('base-url: with no mcp.json and no AGENTSTACK_BASE_URL, session start uses the server in the settings', async () => {
+    const dir = cursorDir();
+    config(dir, 'set', 'base-url', core.baseUrl);
+    const run = await hook(dir, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' });
+    expect(String(run.json.additional_context)).toContain(`(server ${core.baseUrl}/mcp)`);
+    const overridden = await hook(dir, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1', AGENTSTACK_BASE_URL: 'https://env.example.com' });
+    expect(String(overridden.json.additional_context)).toContain('(server https://env.example.com/mcp)');
   });
 
   it('a broken settings file: the hook still answers, one card line names it; diagnose reports it (WARN) and shows the table', async () => {
@@ -189,6 +212,10 @@ describe('proxies from the settings reach every request, exactly as the environm
     expect((await run.done).code).toBe(1);
     expect(run.events.at(-1)).toMatchObject({ event: 'error', error: 'network' });
     expect(proxy.records).toEqual([]);
+    // NO_PROXY in the environment wins: this host is no longer excepted, so the tunnel is tried.
+    const viaEnv = signIn(dir, { NO_PROXY: 'other.example' });
+    expect((await viaEnv.done).code).toBe(1);
+    expect(proxy.records.map((r) => r.target)).toContain('agentstack.invalid:443');
   });
 
   it('session start (its network steps load later) and diagnose --online go through the settings proxy too', async () => {
