@@ -31,8 +31,6 @@ export interface SettingSpec {
   /** How the value is shown (a proxy's password is masked). */
   show(value: string): string;
   default: string | null;
-  /** One line for `--help` and the README. */
-  help: string;
   /** `boolean` keys are stored as JSON true/false. */
   stored: 'string' | 'boolean';
 }
@@ -68,38 +66,31 @@ const SPECS: Record<SettingKey, SettingSpec> = {
   'base-url': {
     key: 'base-url', env: ['AGENTSTACK_BASE_URL'], parse: parseBaseUrl, fromEnv: same, show: same, stored: 'string',
     toEnv: (v) => ({ AGENTSTACK_BASE_URL: v }), default: DEFAULT_BASE_URL,
-    help: 'the AgentStack server: https://, or http:// to 127.0.0.1, ::1 or localhost',
   },
   'auto-login': {
     key: 'auto-login', env: ['AGENTSTACK_DISABLE_AUTO_LOGIN'], parse: parseBoolean, show: same, stored: 'boolean',
     fromEnv: (raw) => (raw.trim() === '1' ? 'false' : 'true'),
     toEnv: (v): Record<string, string> => (v === 'false' ? { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' } : {}), default: 'true',
-    help: 'true or false: whether session start begins a sign-in by itself when the token is unusable',
   },
   'scope-preset': {
     key: 'scope-preset', env: [SCOPE_PRESET_ENV], parse: parseScopePreset, fromEnv: same, show: same, stored: 'string',
     toEnv: (v) => ({ [SCOPE_PRESET_ENV]: v }), default: DEFAULT_SCOPE_PRESET,
-    help: `the scopes a sign-in asks for: ${Object.keys(SCOPE_PRESETS).join(', ')}`,
   },
   project: {
     key: 'project', env: ['AGENTSTACK_PROJECT_ID'], parse: parseProject, fromEnv: same, show: same, stored: 'string',
     toEnv: () => ({}), default: null,
-    help: 'the project pinned for sign-in (X-Project-ID): an integer greater than 1; kept in ~/.cursor/agentstack-project',
   },
   'https-proxy': {
     key: 'https-proxy', env: ['https_proxy', 'HTTPS_PROXY'], parse: parseProxyUrl, fromEnv: same, show: maskUrlCredentials, stored: 'string',
     toEnv: (v) => ({ HTTPS_PROXY: v }), default: null,
-    help: 'the proxy for https:// requests, http://host:port',
   },
   'no-proxy': {
     key: 'no-proxy', env: ['no_proxy', 'NO_PROXY'], parse: parseNoProxy, fromEnv: same, show: same, stored: 'string',
     toEnv: (v) => ({ NO_PROXY: v }), default: null,
-    help: 'hosts reached without the proxy, comma separated (.example.com, 10.0.0.1, *)',
   },
   'oauth-client-id': {
     key: 'oauth-client-id', env: ['AGENTSTACK_OAUTH_CLIENT_ID'], parse: parseClientId, fromEnv: same, show: same, stored: 'string',
     toEnv: (v) => ({ AGENTSTACK_OAUTH_CLIENT_ID: v }), default: DEFAULT_CLIENT_ID,
-    help: 'the OAuth client the sign-in presents',
   },
 };
 
