@@ -10,6 +10,7 @@ export const BUNDLES = [
   { entry: 'lib/entries/verify-mcp-surface-e2e.ts', out: 'scripts/verify-mcp-surface-e2e.mjs' },
   { entry: 'lib/entries/audit-cursor-plugin.ts', out: 'scripts/audit-cursor-plugin.mjs' },
   { entry: 'lib/entries/refresh-cursor-runtime.ts', out: 'scripts/refresh-cursor-runtime.mjs' },
+  { entry: 'lib/entries/config.ts', out: 'scripts/config.mjs' },
 ];
 
 export function bannerFor(entry) {

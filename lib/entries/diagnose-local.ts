@@ -2,13 +2,14 @@ import { parseCommandLine } from '../platform/cli.js';
 import { diagnose } from '../commands/diagnose/run.js';
 import { exitCodeFor, renderJson, renderTable } from '../platform/report.js';
 import { pluginRootFrom } from '../agentstack/plugin/runtimeCopies.js';
+import { renderSettingsTable, rowJson } from '../commands/config/render.js';
 
 const { values } = parseCommandLine({
   name: 'diagnose-local',
   usage: `Usage: node diagnose-local.mjs [--online] [--fix] [--approve-actions] [--json]
 
 Checks this machine's AgentStack setup: plugin files, ~/.cursor/mcp.json, token expiry, refresh token,
-project pin, capability snapshot, device lock, plugin caches. Each gate PASS / WARN / FAIL with its fix.
+project pin, settings, capability snapshot, device lock, plugin caches, then the settings in effect. Each gate PASS / WARN / FAIL with its fix.
 Never prints a secret: the token is shown masked. Exit 1 when a gate fails.
 
 Options:
@@ -34,9 +35,11 @@ const result = await diagnose({
 });
 const title = `AgentStack diagnosis (plugin: ${source})`;
 if (values.json) {
-  process.stdout.write(renderJson(title, result.checks, { changes: result.changes }));
+  process.stdout.write(renderJson(title, result.checks, { changes: result.changes, settings: result.settings.map(rowJson) }));
 } else {
   if (result.changes.length) process.stdout.write(`Changed:\n${result.changes.map((c) => `  ${c}`).join('\n')}\n\n`);
   process.stdout.write(renderTable(title, result.checks));
+  const table = renderSettingsTable(result.settings).trimEnd().replace(/^/gm, '  ');
+  process.stdout.write(`\nSettings in effect (environment > ~/.cursor/agentstack-settings.json > default; change them with scripts/config.mjs):\n${table}\n`);
 }
 process.exitCode = exitCodeFor(result.checks);

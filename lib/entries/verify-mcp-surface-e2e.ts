@@ -5,6 +5,8 @@ import { cursorPaths } from '../agentstack/server/paths.js';
 import { exitCodeFor, renderJson, renderTable } from '../platform/report.js';
 import { bearerFromEnv, bearerFromMcpJson } from '../commands/verify/bearerSource.js';
 import { runVerify, settledVerify } from '../commands/verify/runVerify.js';
+import { applySettings } from '../agentstack/settings/effective.js';
+import { setProxyOptions } from '../platform/http.js';
 
 const { values } = parseCommandLine({
   name: 'verify-mcp-surface-e2e',
@@ -32,9 +34,12 @@ function usage(message: string): never {
 }
 
 if (values.only !== undefined && values.only !== 'mcp') usage(`--only accepts only "mcp" (got ${JSON.stringify(String(values.only).slice(0, 40))})`);
+// Environment > settings file > default, for the base URL and the proxy.
+const settings = applySettings(process.env);
+setProxyOptions(settings.proxy);
 let baseUrl: string;
 try {
-  baseUrl = typeof values['base-url'] === 'string' ? parseBaseUrl(values['base-url'], '--base-url') : resolveBaseUrl();
+  baseUrl = typeof values['base-url'] === 'string' ? parseBaseUrl(values['base-url'], '--base-url') : resolveBaseUrl(settings.env);
 } catch (error) {
   usage(isPluginError(error) ? error.message : String(error));
 }

@@ -1,5 +1,6 @@
 /**
- * The one HTTP layer of the plugin: undici with `EnvHttpProxyAgent` (HTTPS_PROXY / HTTP_PROXY / NO_PROXY honoured),
+ * The one HTTP layer of the plugin: undici with `EnvHttpProxyAgent` (HTTPS_PROXY / HTTP_PROXY / NO_PROXY honoured, or
+ * the values given to `setProxyOptions`),
  * a timeout on every request, a cap on every response body, and redirects never followed (a Bearer must not
  * travel to another origin). Failures are PluginErrors: `network`, `timeout`, `invalid_response`.
  */
@@ -9,10 +10,28 @@ import { PluginError, quoteShort } from './errors.js';
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
 
+/** Proxy values from somewhere other than the process environment; a value given here wins over its variable. */
+export interface ProxyOptions {
+  httpsProxy?: string;
+  noProxy?: string;
+}
+
+let proxyOptions: ProxyOptions = {};
 let sharedDispatcher: Dispatcher | undefined;
 function dispatcher(): Dispatcher {
-  sharedDispatcher ??= new EnvHttpProxyAgent();
+  sharedDispatcher ??= new EnvHttpProxyAgent({ ...proxyOptions });
   return sharedDispatcher;
+}
+
+/** Sets the proxy options for every later request (the caller decides precedence; undefined keeps the variable). */
+export function setProxyOptions(options: ProxyOptions): void {
+  const next: ProxyOptions = {};
+  if (options.httpsProxy !== undefined) next.httpsProxy = options.httpsProxy;
+  if (options.noProxy !== undefined) next.noProxy = options.noProxy;
+  proxyOptions = next;
+  const previous = sharedDispatcher;
+  sharedDispatcher = undefined;
+  void previous?.close().catch(() => {});
 }
 
 export interface HttpRequest {

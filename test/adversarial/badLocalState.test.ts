@@ -230,18 +230,30 @@ describe('garbage in the plugin\'s own files', () => {
     expect((await diagnoseChecks(dir))['refresh.file']).toMatchObject({ status: 'FAIL' });
   });
 
-  it.each(['1', '0', '-5', 'abc'])('project pin %j: device-code refuses before any request with invalid_config; diagnose fails the pin gate', async (pin) => {
+  it.each(['1', '0', '-5', 'abc'])('project pin file %j: device-code signs in without X-Project-ID and says the pin was ignored and how to fix it; diagnose fails the pin gate with that fix', async (pin) => {
     const dir = cursorDir();
     writeFileSync(join(dir, 'agentstack-project'), `${pin}\n`);
+    const device = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: dir });
+    const code = await device.waitFor('device_code');
+    await core.approve(String(code.user_code));
+    const done = await device.done;
+    expect(done.code).toBe(0);
+    expect(device.events.at(-1)).toMatchObject({ event: 'authorized', project_id: null });
+    expect(done.stderr).toContain(`holds "${pin}"`);
+    expect(done.stderr).toContain('it was ignored and the sign-in goes on without a project pin');
+    expect(done.stderr).toMatch(/config\.mjs set project ID`, or remove it with `config unset project/);
+    const headers = JSON.parse(readFileSync(join(dir, 'mcp.json'), 'utf8')).mcpServers.agentstack.headers as Record<string, string>;
+    expect(Object.keys(headers).map((h) => h.toLowerCase())).not.toContain('x-project-id');
+    expect(readFileSync(join(dir, 'agentstack-project'), 'utf8')).toBe(`${pin}\n`);
+    const gate = (await diagnoseChecks(dir))['project.pin'] as { status: string; fix?: string };
+    expect(gate).toMatchObject({ status: 'FAIL', fix: expect.stringContaining('config.mjs set project ID') });
+    expect(gate.fix).toContain('config unset project');
+    // The environment variable is an explicit request: a bad one still stops the sign-in before any request.
     const requests = core.counters.deviceAuthorizations;
-    const error = await deviceCodeError(dir);
-    expect(error).toMatchObject({ error: 'invalid_config' });
-    expect(String(error.message)).toContain(`must be a project id, an integer greater than 1 (got "${pin}")`);
-    expect(core.counters.deviceAuthorizations).toBe(requests);
-    expect((await diagnoseChecks(dir))['project.pin']).toMatchObject({ status: 'FAIL' });
-    // the same values through the environment
     const viaEnv = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: cursorDir(), env: { AGENTSTACK_PROJECT_ID: pin } });
     expect((await viaEnv.done).code).toBe(1);
     expect(viaEnv.events[0]).toMatchObject({ error: 'invalid_config' });
+    expect(String(viaEnv.events[0]!.message)).toContain(`must be a project id, an integer greater than 1 (got "${pin}")`);
+    expect(core.counters.deviceAuthorizations).toBe(requests);
   });
 });

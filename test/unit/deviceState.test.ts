@@ -39,8 +39,13 @@ describe('project pin', () => {
     expect(readProjectPin({ AGENTSTACK_PROJECT_ID: '7' }, pin)).toEqual({ projectId: 7, source: 'env' });
     expect(() => readProjectPin({ AGENTSTACK_PROJECT_ID: '1' }, pin)).toThrow(/integer greater than 1/);
     expect(() => writeProjectPin(pin, 1)).toThrow(/integer greater than 1/);
-    writeFileSync(pin, 'abc');
-    expect(() => readProjectPin({}, pin)).toThrow(/agentstack-project must be a project id/);
+    for (const bad of ['abc', '1', '0', '-5']) {
+      writeFileSync(pin, `${bad}\n`);
+      const read = readProjectPin({}, pin);
+      expect(read).toMatchObject({ projectId: null, source: 'none' });
+      expect(read.ignored).toContain(`holds "${bad}"`);
+      expect(read.ignored).toContain('config unset project');
+    }
     writeProjectPin(pin, null);
     expect(readProjectPin({}, pin).source).toBe('none');
   });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  AUTO_LOGIN_OFF_TODO, CONNECT_TODO, FIX_FIRST_TODO, decideSignIn, signInTodo, type SignInFacts,
+  autoLoginOffTodo, CONNECT_TODO, FIX_FIRST_TODO, decideSignIn, signInTodo, type SignInFacts,
 } from '../../lib/commands/sessionStart/decide.js';
 import type { CredentialState } from '../../lib/agentstack/mcpJson/credential.js';
 
 const RUNNING = { kind: 'running' as const, url: 'https://agentstack.tech/activate?user_code=WDJB-MJHT', code: 'WDJB-MJHT', expiresAt: '2026-12-01T10:00:00Z' };
-const facts = (over: Partial<SignInFacts> = {}): SignInFacts => ({ state: 'expired', running: null, autoLoginDisabled: false, offline: false, pin: { projectId: null }, ...over });
+const facts = (over: Partial<SignInFacts> = {}): SignInFacts => ({ state: 'expired', running: null, autoLoginOff: null, offline: false, pin: { projectId: null }, ...over });
 
 describe('decideSignIn: the table', () => {
   it.each<[string, Partial<SignInFacts>, ReturnType<typeof decideSignIn>]>([
@@ -17,9 +17,9 @@ describe('decideSignIn: the table', () => {
     ['placeholder: start', { state: 'placeholder' }, { kind: 'start', projectId: null }],
     ['null_caps: start', { state: 'null_caps' }, { kind: 'start', projectId: null }],
     ['a flow running wins over starting', { running: RUNNING }, { kind: 'join', flow: RUNNING }],
-    ['a flow running wins over auto-login off', { running: RUNNING, autoLoginDisabled: true }, { kind: 'join', flow: RUNNING }],
-    ['auto-login off', { autoLoginDisabled: true }, { kind: 'tell', todo: AUTO_LOGIN_OFF_TODO }],
-    ['auto-login off wins over offline', { autoLoginDisabled: true, offline: true }, { kind: 'tell', todo: AUTO_LOGIN_OFF_TODO }],
+    ['a flow running wins over auto-login off', { running: RUNNING, autoLoginOff: 'AGENTSTACK_DISABLE_AUTO_LOGIN=1' }, { kind: 'join', flow: RUNNING }],
+    ['auto-login off', { autoLoginOff: 'AGENTSTACK_DISABLE_AUTO_LOGIN=1' }, { kind: 'tell', todo: autoLoginOffTodo('AGENTSTACK_DISABLE_AUTO_LOGIN=1') }],
+    ['auto-login off wins over offline', { autoLoginOff: 'AGENTSTACK_DISABLE_AUTO_LOGIN=1', offline: true }, { kind: 'tell', todo: autoLoginOffTodo('AGENTSTACK_DISABLE_AUTO_LOGIN=1') }],
     ['offline', { offline: true }, { kind: 'tell', todo: FIX_FIRST_TODO }],
     ['offline wins over a broken pin', { offline: true, pin: { error: 'bad pin' } }, { kind: 'tell', todo: FIX_FIRST_TODO }],
     ['a broken pin stops the start and says why', { pin: { error: 'AGENTSTACK_PROJECT_ID must be a project id' } },

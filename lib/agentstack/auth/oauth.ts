@@ -10,8 +10,9 @@ import { PluginError, quoteShort, redactError } from '../../platform/errors.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
 import { boundedFetch } from '../../platform/http.js';
 import { scopesSupportedOf } from '../../schemas/server.js';
+import { DEFAULT_CLIENT_ID } from '../settings/keys.js';
 
-export const DEFAULT_CLIENT_ID = 'cursor-plugin';
+export { DEFAULT_CLIENT_ID };
 export const LEGACY_DEVICE_PATH = '/api/oauth2/device/authorize';
 export const LEGACY_TOKEN_PATH = '/api/oauth2/token';
 

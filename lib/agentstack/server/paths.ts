@@ -4,6 +4,7 @@ import { lockPathFor } from '../../platform/fs/lockPath.js';
 
 const MCP_JSON = 'mcp.json';
 const REFRESH = 'agentstack-refresh';
+const SETTINGS = 'agentstack-settings.json';
 
 /** Files the plugin reads and writes inside the Cursor config dir. */
 export const CURSOR_FILES = {
@@ -17,6 +18,8 @@ export const CURSOR_FILES = {
   project: 'agentstack-project',
   deviceLog: 'agentstack-device.log',
   identity: 'agentstack-identity.json',
+  settings: SETTINGS,
+  settingsLock: lockPathFor(SETTINGS),
 } as const;
 
 export type CursorPaths = { dir: string } & { [K in keyof typeof CURSOR_FILES]: string };

@@ -13,7 +13,7 @@ import { isStaleDeviceLock, readDeviceLock, shownDeviceLock } from './lock.js';
 import type { CursorPaths } from '../server/paths.js';
 import { processStartTime } from '../../platform/processStart.js';
 import { POLLER_FLAG } from './pollerFlag.js';
-import { DEFAULT_SCOPE_PRESET } from '../auth/scopes.js';
+import { scopePresetFrom } from '../settings/keys.js';
 import { writeFileAtomic } from '../../platform/fs/secureFile.js';
 import type { DevicePollerHandoff } from './poller.js';
 import type { DeviceLock } from '../../schemas/state.js';
@@ -99,7 +99,7 @@ export async function startSignIn(args: SignInArgs): Promise<SignInOutcome> {
     const { clientFromEnv } = await import('../auth/oauth.js');
     const client = clientFromEnv(args.env);
     const signal = AbortSignal.timeout(Math.max(500, args.deadline - now() - 500));
-    const begun = await beginDeviceFlow({ paths: args.paths, baseUrl: args.baseUrl, client, scopes: { preset: DEFAULT_SCOPE_PRESET }, signal, now, lockStartMs: 60_000 });
+    const begun = await beginDeviceFlow({ paths: args.paths, baseUrl: args.baseUrl, client, scopes: { preset: scopePresetFrom(args.env) }, signal, now, lockStartMs: 60_000 });
     if (!begun.acquired) return running(begun.holder, args.origins);
     lock = begun.lock;
     const { device, endpoints, issuedAt } = begun;

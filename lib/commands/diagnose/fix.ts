@@ -45,7 +45,7 @@ export async function applySafeFixes(state: LocalState, options: FixOptions = {}
     });
   }
   if ((options.platform ?? process.platform) !== 'win32') {
-    for (const path of [paths.mcpJson, paths.refresh, paths.capabilities, paths.project, paths.identity]) {
+    for (const path of [paths.mcpJson, paths.refresh, paths.capabilities, paths.project, paths.identity, paths.settings]) {
       await attempt(`chmod 600 ${tilde(path)}`, () => {
         const changed = tightenMode(path);
         if (changed) changes.push(changed);

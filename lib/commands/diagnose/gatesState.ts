@@ -11,6 +11,7 @@ import { RUN_FIX, SIGN_IN, notChecked, octal, tilde } from './gatesConfig.js';
 import type { LocalState } from './state.js';
 import { SNAPSHOT_MAX_AGE_MS } from '../../agentstack/snapshot/layout.js';
 import { skippedText } from '../../agentstack/snapshot/skipped.js';
+import { PIN_FIX } from '../../agentstack/auth/projectPin.js';
 
 
 export function formatDuration(ms: number): string {
@@ -51,7 +52,7 @@ export function refreshFileGate(r: LocalState['refresh'], path: string, platform
 
 export function projectPinGate(pin: LocalState['pin'], path: string): Check {
   const id = 'project.pin';
-  const fixPin = `Remove ${tilde(path)} or write an integer greater than 1 into it (project 1 is shared, never pinned)`;
+  const fixPin = `The pin is ignored until fixed: ${PIN_FIX.replace('<plugin>', '<plugin root>')} (project 1 is shared, never pinned)`;
   if (pin.env) {
     const n = parseProjectId(pin.env);
     return n !== null ? pass(id, `project ${n} (AGENTSTACK_PROJECT_ID)`) : fail(id, `AGENTSTACK_PROJECT_ID=${JSON.stringify(pin.env.slice(0, 20))} is not an integer > 1`, 'Unset it or set an integer greater than 1');
@@ -104,4 +105,20 @@ export function deviceLockGate(lock: LocalState['lock'], now: number): Check {
     : Date.parse(lock.data.started_at) > now ? 'dated in the future'
     : Number.isFinite(endsAt) ? `expired ${formatDuration(now - endsAt)} ago` : 'no valid times';
   return warn(id, `stale device lock (${why})`, `${RUN_FIX} to remove it`);
+}
+
+/** The settings file: absent is fine; broken or holding a refused value is reported (it is ignored, never fatal). */
+export function settingsFileGate(settings: LocalState['settings'], platform: NodeJS.Platform = process.platform): Check {
+  const id = 'settings.file';
+  const { file, mode } = settings;
+  const path = tilde(file.path);
+  if (!file.exists) return pass(id, 'no settings file: environment variables and defaults apply');
+  const fix = `Fix ${path} by hand, or delete it and set the values again with config.mjs set (config.mjs list shows what is in effect)`;
+  if (file.broken) return warn(id, file.problems[0] ?? `${path} cannot be used; it was ignored`, fix);
+  if (file.problems.length) return warn(id, file.problems.join(' '), fix);
+  if (platform !== 'win32' && mode !== null && (mode & 0o077) !== 0) {
+    return warn(id, `${path} has mode ${octal(mode)}: other users can read your settings (a proxy password among them)`, `${RUN_FIX} (chmod 600)`);
+  }
+  const keys = Object.keys(file.values);
+  return pass(id, `${path}: ${keys.length ? keys.join(', ') : 'no settings'}${platform === 'win32' ? '' : ', mode 0600'}`);
 }

@@ -7,7 +7,9 @@ import { applySafeFixes } from './fix.js';
 import {
   mcpBearerGate, mcpEntryGate, mcpModeGate, mcpNoToolsGate, mcpReadableGate, nodeGate, pluginInstalledGate, shippedMcpGate, tilde,
 } from './gatesConfig.js';
-import { deviceLockGate, projectPinGate, refreshFileGate, snapshotGate, tokenExpiryGate } from './gatesState.js';
+import { deviceLockGate, projectPinGate, refreshFileGate, settingsFileGate, snapshotGate, tokenExpiryGate } from './gatesState.js';
+import { applySettings, type SettingRow } from '../../agentstack/settings/effective.js';
+import { setProxyOptions } from '../../platform/http.js';
 import { onlineChecks } from './online.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
 import { readLocalState, type LocalState } from './state.js';
@@ -26,6 +28,7 @@ export function localChecks(state: LocalState, platform: NodeJS.Platform = proce
     tokenExpiryGate(state),
     refreshFileGate(state.refresh, state.paths.refresh, platform),
     projectPinGate(state.pin, state.paths.project),
+    settingsFileGate(state.settings, platform),
     snapshotGate(state.snapshot, state.paths.capabilities, state.now),
     deviceLockGate(state.lock, state.now),
     staleCopiesCheck(state.copies),
@@ -44,6 +47,8 @@ export interface DiagnoseResult {
   checks: Check[];
   /** One line per change made by --fix or --approve-actions. */
   changes: string[];
+  /** Each setting in effect and where it came from (the `config list` table). */
+  settings: SettingRow[];
 }
 
 function envBaseUrl(env: NodeJS.ProcessEnv): string | null {
@@ -51,8 +56,13 @@ function envBaseUrl(env: NodeJS.ProcessEnv): string | null {
 }
 
 export async function diagnose(options: DiagnoseOptions): Promise<DiagnoseResult> {
-  const env = options.env ?? process.env;
-  const read = () => readLocalState({ env, source: options.source, envBaseUrl: envBaseUrl(env) });
+  // Environment > settings file > default, for every check and request below.
+  // The state is read with the real environment (the settings table shows each origin); the base URL and the
+  // requests use what is in effect.
+  const settings = applySettings(options.env ?? process.env);
+  const env = settings.env;
+  setProxyOptions(settings.proxy);
+  const read = () => readLocalState({ env: options.env ?? process.env, source: options.source, envBaseUrl: envBaseUrl(env) });
   let state = read();
   const changes: string[] = [];
   if (options.approveActions) {
@@ -71,5 +81,5 @@ export async function diagnose(options: DiagnoseOptions): Promise<DiagnoseResult
     const online = await onlineChecks(state, env);
     checks.push(...online.map((c) => ({ ...c, summary: scrubSecrets(c.summary, [state.bearer]) })));
   }
-  return { checks, changes };
+  return { checks, changes, settings: state.settings.rows };
 }

@@ -19,6 +19,8 @@ import { readSnapshotFailure } from '../../agentstack/snapshot/store.js';
 import { fileMode, readTextIfExists } from '../../platform/fs/secureFile.js';
 import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
 import { isObject } from '../../platform/text/isObject.js';
+import { settingsTable, type SettingRow } from '../../agentstack/settings/effective.js';
+import type { SettingsRead } from '../../agentstack/settings/file.js';
 
 export interface PluginState {
   /** The install Cursor most likely loads, or null when none is found. */
@@ -52,6 +54,8 @@ export interface LocalState {
   jwtExpMs: number | null;
   refresh: { exists: boolean; mode: number | null; error: string | null; legacy: boolean; expiresAt: string | null; record: RefreshRecord | null };
   pin: { text: string | null; env: string | null; mode: number | null };
+  /** Each setting in effect and its origin; the settings file as read (problems included). */
+  settings: { rows: SettingRow[]; file: SettingsRead; mode: number | null };
   snapshot: {
     exists: boolean; mode: number | null; error: string | null; data: CapabilitySnapshot | null; notFlat: boolean;
     /** A folder stands where the file should be. */
@@ -158,6 +162,7 @@ export function readLocalState(options: ReadOptions): LocalState {
     jwtExpMs: bearer ? jwtExpiryMs(bearer) : null,
     refresh,
     pin: { text: readTextIfExists(paths.project), env: env.AGENTSTACK_PROJECT_ID?.trim() || null, mode: fileMode(paths.project) },
+    settings: { ...settingsTable(env), mode: fileMode(paths.settings) },
     snapshot: readSnapshotState(paths.capabilities, paths.capabilitiesFailure),
     lock: readLockState(paths.deviceLock, signInOrigins(baseUrl, [recorded])),
     copies: inspectCopies(options.source, env),

@@ -13,6 +13,7 @@ import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
 import { NEUTRAL, decidePreMcp, parseExecuteArgs, type PreMcpAnswer } from './decide.js';
 import { isAgentStackServer, isExecuteCall } from './identify.js';
 import { readSnapshotIndex } from '../../agentstack/snapshot/actionIndex.js';
+import { applySettings } from '../../agentstack/settings/effective.js';
 
 export interface RunPreMcpOptions {
   env?: NodeJS.ProcessEnv;
@@ -30,7 +31,7 @@ function readConfig(path: string, log: (m: string) => void): McpConfig {
   }
 }
 
-/** The bases that identify AgentStack by url: the mcp.json entry's, AGENTSTACK_BASE_URL's, the default. */
+/** The bases that identify AgentStack by url: the mcp.json entry's, AGENTSTACK_BASE_URL's (or the setting's), the default. */
 export function knownBaseUrls(config: McpConfig, env: NodeJS.ProcessEnv): string[] {
   const bases = new Set<string>([DEFAULT_BASE_URL]);
   const servers = config.mcpServers as Record<string, { url?: unknown } | undefined> | undefined;
@@ -56,7 +57,10 @@ export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMc
 
   const paths = cursorPaths(env);
   const config = readConfig(paths.mcpJson, log);
-  const bases = knownBaseUrls(config, env);
+  // The base-url setting identifies AgentStack too (environment > settings file); a broken file is only logged.
+  const settings = applySettings(env);
+  for (const problem of settings.problems) log(problem);
+  const bases = knownBaseUrls(config, settings.env);
   if (!isAgentStackServer(input, bases)) return NEUTRAL;
   const bearer = bearerOf(config);
   const parsedArgs = parseExecuteArgs(input.tool_input);

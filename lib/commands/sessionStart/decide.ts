@@ -10,12 +10,12 @@ export interface SignInFacts {
   state: CredentialState;
   /** The device flow running right now, or null. */
   running: RunningFlow | null;
-  /** AGENTSTACK_DISABLE_AUTO_LOGIN=1. */
-  autoLoginDisabled: boolean;
+  /** Why automatic sign-in is off (AGENTSTACK_DISABLE_AUTO_LOGIN=1, or the auto-login setting), or null. */
+  autoLoginOff: string | null;
   /** Nothing may be sent to a server (a bad AGENTSTACK_BASE_URL, an unreadable mcp.json). */
   offline: boolean;
   /** The project pin a new sign-in keeps, or why it cannot be read. */
-  pin: { projectId: number | null } | { error: string };
+  pin: { projectId: number | null; ignored?: string } | { error: string };
 }
 
 export type SignInDecision =
@@ -25,7 +25,7 @@ export type SignInDecision =
   | { kind: 'tell'; todo: string };
 
 export const CONNECT_TODO = 'Connect AgentStack: click Connect next to AgentStack in Cursor\'s MCP settings, or run /agentstack-authorize.';
-export const AUTO_LOGIN_OFF_TODO = 'Sign in again: run /agentstack-authorize (automatic sign-in is off: AGENTSTACK_DISABLE_AUTO_LOGIN=1).';
+export const autoLoginOffTodo = (why: string) => `Sign in again: run /agentstack-authorize (automatic sign-in is off: ${why}).`;
 export const FIX_FIRST_TODO = 'Sign in again with /agentstack-authorize once the problem above is fixed.';
 
 const couldNotStart = (why: string) => `Sign in with /agentstack-authorize (automatic sign-in could not start: ${why}).`;
@@ -35,7 +35,7 @@ export function decideSignIn(facts: SignInFacts): SignInDecision {
   if (facts.running) return { kind: 'join', flow: facts.running };
   // Never signed in: no browser or device code unasked, only the way to do it.
   if (facts.state === 'unsigned') return { kind: 'tell', todo: CONNECT_TODO };
-  if (facts.autoLoginDisabled) return { kind: 'tell', todo: AUTO_LOGIN_OFF_TODO };
+  if (facts.autoLoginOff) return { kind: 'tell', todo: autoLoginOffTodo(facts.autoLoginOff) };
   if (facts.offline) return { kind: 'tell', todo: FIX_FIRST_TODO };
   if ('error' in facts.pin) return { kind: 'tell', todo: couldNotStart(facts.pin.error) };
   return { kind: 'start', projectId: facts.pin.projectId };

@@ -2,6 +2,7 @@
  * Everything session start does over the network. The entry reaches it through `await import()`, so esbuild
  * evaluates the HTTP and OAuth clients (~600 KB) only when a network step is needed.
  */
+export { setProxyOptions } from '../../platform/http.js';
 export { refreshSingleFlight } from '../../agentstack/auth/tokenRefresh.js';
 export { runningFlow, startSignIn } from '../../agentstack/signIn/background.js';
 export { refreshSnapshot } from '../../agentstack/snapshot/refresh.js';

@@ -20,6 +20,7 @@ import { signInOrigins } from '../../agentstack/signIn/lock.js';
 import { identityFor, readIdentity } from '../../agentstack/auth/identityCache.js';
 import { snapshotStep } from './snapshot.js';
 import { decideSignIn, signInTodo, type SignInFacts } from './decide.js';
+import { applySettings } from '../../agentstack/settings/effective.js';
 
 export type NetModule = typeof import('./net.js');
 
@@ -73,6 +74,8 @@ function project(config: McpConfig, gate: CredentialView): string | null {
 /** What the steps share: where the files are, which server, and the lazily loaded network steps. */
 interface Run {
   options: SessionStartOptions;
+  /** The environment with the settings file applied (environment > settings > default). */
+  env: NodeJS.ProcessEnv;
   ctx: Ctx;
   paths: CursorPaths;
   baseUrl: string;
@@ -95,7 +98,7 @@ async function refreshStep(run: Run, gate: CredentialView): Promise<{ gate: Cred
   const { ctx } = run;
   const net = !run.offline && needsRefresh(gate, ctx.now()) && run.stored ? await run.net() : null;
   if (!net) return { gate, config: null };
-  const outcome = await net.refreshSingleFlight({ paths: run.paths, env: run.options.env, baseUrl: run.baseUrl, deadline: ctx.deadline, seenToken: gate.token, now: ctx.now });
+  const outcome = await net.refreshSingleFlight({ paths: run.paths, env: run.env, baseUrl: run.baseUrl, deadline: ctx.deadline, seenToken: gate.token, now: ctx.now });
   if (outcome.kind === 'refreshed' || outcome.kind === 'superseded') {
     const config = readMcpConfigFile(run.paths.mcpJson).config;
     ctx.notes.push(outcome.kind === 'superseded' ? 'A new sign-in replaced the credential while it was being refreshed; the new one is kept.'
@@ -117,14 +120,21 @@ function pageOrigins(run: Run): string[] {
 
 /** Step 4: the facts for decideSignIn, read locally (no network code is loaded for them). */
 function signInFacts(run: Run, gate: CredentialView): SignInFacts {
-  const { env } = run.options;
+  const { env } = run;
   let pin: SignInFacts['pin'];
-  // The background sign-in keeps the project pin exactly as device-code would; a broken pin stops it instead.
-  try { pin = { projectId: readProjectPin(env, run.paths.project).projectId }; } catch (error) { pin = { error: (error as Error).message }; }
+  // The background sign-in keeps the project pin exactly as device-code would; a pin file that holds no pin is
+  // ignored (and said), a bad AGENTSTACK_PROJECT_ID stops it.
+  try {
+    const read = readProjectPin(env, run.paths.project);
+    pin = { projectId: read.projectId, ...(read.ignored ? { ignored: read.ignored } : {}) };
+  } catch (error) {
+    pin = { error: (error as Error).message };
+  }
   return {
     state: gate.state,
     running: gate.state === 'ok' ? null : runningFlow(run.paths.deviceLock, run.ctx.now(), pageOrigins(run)),
-    autoLoginDisabled: env.AGENTSTACK_DISABLE_AUTO_LOGIN === '1',
+    autoLoginOff: env.AGENTSTACK_DISABLE_AUTO_LOGIN !== '1' ? null
+      : run.options.env.AGENTSTACK_DISABLE_AUTO_LOGIN?.trim() ? 'AGENTSTACK_DISABLE_AUTO_LOGIN=1' : 'auto-login is false in the settings',
     offline: run.offline,
     pin,
   };
@@ -140,8 +150,9 @@ async function signInStep(run: Run, gate: CredentialView): Promise<void> {
   }
   let outcome: SignInOutcome = decision.kind === 'join' ? decision.flow : { kind: 'failed', message: 'the network steps could not start' };
   if (decision.kind === 'start') {
+    if ('ignored' in facts.pin && facts.pin.ignored) run.ctx.todo.push(facts.pin.ignored);
     const net = await run.net();
-    if (net) outcome = await net.startSignIn({ paths: run.paths, env: run.options.env, baseUrl: run.baseUrl, origins: pageOrigins(run), projectId: decision.projectId, deadline: run.ctx.deadline, script: run.options.script, now: run.ctx.now });
+    if (net) outcome = await net.startSignIn({ paths: run.paths, env: run.env, baseUrl: run.baseUrl, origins: pageOrigins(run), projectId: decision.projectId, deadline: run.ctx.deadline, script: run.options.script, now: run.ctx.now });
   }
   run.ctx.todo.push(signInTodo(outcome, run.paths.deviceLog));
 }
@@ -162,8 +173,11 @@ async function whoStep(run: Run, gate: CredentialView, refreshedSnapshot: boolea
 
 export async function runSessionStart(options: SessionStartOptions): Promise<string> {
   const now = options.now ?? Date.now;
-  const env = options.env;
   const ctx: Ctx = { notes: [], todo: [], deadline: now() + (options.budgetMs ?? SESSION_START_BUDGET_MS), now };
+  // Environment > settings file > default; a broken settings file is one card line, never a failure.
+  const settings = applySettings(options.env);
+  const env = settings.env;
+  ctx.notes.push(...settings.problems);
   const paths = cursorPaths(env);
   let envBaseUrl: string | null = null;
   let offline = false;
@@ -184,11 +198,14 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
 
   // The network steps, loaded once when first needed; if they cannot load, each step says so and the card goes on.
   let netLoad: Promise<NetModule | null> | undefined;
-  const net = () => (netLoad ??= options.loadNet().catch((error: unknown) => {
+  const net = () => (netLoad ??= options.loadNet().then((module) => {
+    module.setProxyOptions(settings.proxy);
+    return module;
+  }).catch((error: unknown) => {
     ctx.notes.push(`The plugin's network steps could not start (${errText(error)}); only local checks ran.`);
     return null;
   }));
-  const run: Run = { options, ctx, paths, baseUrl, offline, stored, net };
+  const run: Run = { options, env, ctx, paths, baseUrl, offline, stored, net };
 
   // 2. gate: the file as it was (normalizing hides a placeholder Bearer), unless its credential was for another
   // server: normalizing dropped that one, and it must not be refreshed or used here.

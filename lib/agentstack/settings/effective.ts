@@ -1,0 +1,95 @@
+/**
+ * What is in effect, key by key: the environment variable when set, else the settings file, else the default (like
+ * `git config --show-origin`). `applySettings` returns the environment the rest of the plugin reads, with each value
+ * from the settings file standing in for its unset variable, so a setting behaves exactly as its variable does; and
+ * the proxy options the HTTP layer must be given (undici reads the real process environment, not ours).
+ */
+import { quoteShort } from '../../platform/errors.js';
+import { readProjectPin } from '../auth/projectPin.js';
+import { cursorPaths } from '../server/paths.js';
+import { readSettingsFile, type SettingsRead } from './file.js';
+import { SETTING_KEYS, envValueOf, settingSpec, type SettingKey, type StoredKey } from './keys.js';
+
+export type SettingOrigin = 'env' | 'settings' | 'default';
+
+export interface SettingRow {
+  key: SettingKey;
+  /** The effective value (a proxy password masked), or null when none is set and there is no default. */
+  value: string | null;
+  origin: SettingOrigin;
+  /** The environment variable or the file the value comes from; null for a default. */
+  source: string | null;
+  /** What is wrong with the value in effect, when something is. */
+  problem?: string;
+}
+
+export interface ProxyOptions {
+  httpsProxy?: string;
+  noProxy?: string;
+}
+
+export interface AppliedSettings {
+  /** The environment with the settings filled in; pass it wherever `process.env` was passed. */
+  env: NodeJS.ProcessEnv;
+  /** Give these to the HTTP layer (platform/http.ts setProxyOptions): only values from the settings file. */
+  proxy: ProxyOptions;
+  file: SettingsRead;
+  rows: SettingRow[];
+  /** Lines to show a person: a broken settings file, a value that was ignored. */
+  problems: string[];
+}
+
+function rowFor(key: StoredKey, env: NodeJS.ProcessEnv, file: SettingsRead): SettingRow {
+  const spec = settingSpec(key);
+  const fromEnv = envValueOf(key, env);
+  if (fromEnv) {
+    const value = spec.fromEnv(fromEnv.raw);
+    const row: SettingRow = { key, value: spec.show(value.trim()), origin: 'env', source: fromEnv.name };
+    try { spec.parse(value, fromEnv.name); } catch (error) { row.problem = quoteShort((error as Error).message, 240); }
+    return row;
+  }
+  const stored = file.values[key];
+  if (stored !== undefined) return { key, value: spec.show(stored), origin: 'settings', source: file.path };
+  return { key, value: spec.default, origin: 'default', source: null };
+}
+
+/** Reads the settings file once and works out what is in effect. Never throws for a bad file or value. */
+export function applySettings(env: NodeJS.ProcessEnv, path = cursorPaths(env).settings): AppliedSettings {
+  const file = readSettingsFile(path);
+  const rows: SettingRow[] = [];
+  const merged: NodeJS.ProcessEnv = { ...env };
+  const proxy: ProxyOptions = {};
+  for (const key of SETTING_KEYS) {
+    if (key === 'project') continue;
+    const row = rowFor(key, env, file);
+    rows.push(row);
+    const stored = file.values[key];
+    if (row.origin !== 'settings' || stored === undefined) continue;
+    Object.assign(merged, settingSpec(key).toEnv(stored));
+    if (key === 'https-proxy') proxy.httpsProxy = stored;
+    if (key === 'no-proxy') proxy.noProxy = stored;
+  }
+  return { env: merged, proxy, file, rows, problems: file.problems };
+}
+
+/** The `project` row: the pin from AGENTSTACK_PROJECT_ID or the pin file (the `project` setting is that file). */
+export function projectRow(env: NodeJS.ProcessEnv, pinPath = cursorPaths(env).project): SettingRow {
+  try {
+    const pin = readProjectPin(env, pinPath);
+    if (pin.ignored) return { key: 'project', value: null, origin: 'default', source: null, problem: pin.ignored };
+    if (pin.source === 'env') return { key: 'project', value: String(pin.projectId), origin: 'env', source: 'AGENTSTACK_PROJECT_ID' };
+    if (pin.source === 'file') return { key: 'project', value: String(pin.projectId), origin: 'settings', source: pinPath };
+    return { key: 'project', value: null, origin: 'default', source: null };
+  } catch (error) {
+    const raw = env.AGENTSTACK_PROJECT_ID?.trim() ?? '';
+    return { key: 'project', value: quoteShort(raw, 40), origin: 'env', source: 'AGENTSTACK_PROJECT_ID', problem: quoteShort((error as Error).message, 240) };
+  }
+}
+
+/** Every key in the documented order, the project pin included (for `config list` and diagnose). */
+export function settingsTable(env: NodeJS.ProcessEnv): { rows: SettingRow[]; file: SettingsRead; problems: string[] } {
+  const applied = applySettings(env);
+  const rows = SETTING_KEYS.map((key) => (key === 'project' ? projectRow(env) : applied.rows.find((r) => r.key === key)!));
+  const problems = [...applied.problems, ...rows.flatMap((r) => (r.problem ? [r.problem] : []))];
+  return { rows, file: applied.file, problems };
+}

@@ -1,0 +1,119 @@
+/**
+ * The plugin's settings: one row per key, naming the environment variables that set it, the rule a value must pass
+ * (the same one the environment variable passes), its default, and the environment it stands for when it comes from
+ * the settings file. Pure and small: the hooks import it.
+ */
+import { PluginError } from '../../platform/errors.js';
+import { maskUrlCredentials, parseNoProxy, parseProxyUrl } from '../../platform/proxyUrl.js';
+import { DEFAULT_BASE_URL, parseBaseUrl } from '../server/baseUrl.js';
+import { DEFAULT_SCOPE_PRESET, SCOPE_PRESETS, isScopePreset, type ScopePreset } from '../auth/scopes.js';
+import { parsePinArgument } from '../auth/projectPin.js';
+
+export const SETTING_KEYS = ['base-url', 'auto-login', 'scope-preset', 'project', 'https-proxy', 'no-proxy', 'oauth-client-id'] as const;
+export type SettingKey = (typeof SETTING_KEYS)[number];
+/** Every key but `project` lives in the settings file; `project` is the `agentstack-project` pin file. */
+export type StoredKey = Exclude<SettingKey, 'project'>;
+
+export const DEFAULT_CLIENT_ID = 'cursor-plugin';
+/** The variable that picks the scope preset when `--scope-preset` is not given. */
+export const SCOPE_PRESET_ENV = 'AGENTSTACK_SCOPE_PRESET';
+
+export interface SettingSpec {
+  key: SettingKey;
+  /** The environment variables that set it, in the order they are read; the first one set wins. */
+  env: readonly string[];
+  /** Checks a value as a person types it (or the file holds it) and returns it normalized; throws `invalid_config`. */
+  parse(value: string, source: string): string;
+  /** What a value of the environment variable means as a setting (auto-login's variable says the opposite). */
+  fromEnv(raw: string): string;
+  /** The environment a value from the settings file stands for. */
+  toEnv(value: string): Record<string, string>;
+  /** How the value is shown (a proxy's password is masked). */
+  show(value: string): string;
+  default: string | null;
+  /** `boolean` keys are stored as JSON true/false. */
+  stored: 'string' | 'boolean';
+}
+
+const same = (value: string) => value;
+
+function parseBoolean(value: string, source: string): string {
+  const v = value.trim().toLowerCase();
+  if (v === 'true' || v === 'false') return v;
+  throw new PluginError('invalid_config', `${source} must be true or false (got ${JSON.stringify(value.slice(0, 40))})`);
+}
+
+function parseScopePreset(value: string, source: string): string {
+  const v = value.trim();
+  if (isScopePreset(v)) return v;
+  throw new PluginError('invalid_config', `${source} must be one of ${Object.keys(SCOPE_PRESETS).join(', ')} (got ${JSON.stringify(value.slice(0, 40))})`);
+}
+
+/** An OAuth client_id as RFC 6749 allows it (visible ASCII), bounded. */
+function parseClientId(value: string, source: string): string {
+  const v = value.trim();
+  if (/^[\x21-\x7e]{1,200}$/.test(v)) return v;
+  throw new PluginError('invalid_config', `${source} must be 1 to 200 visible ASCII characters, no spaces`);
+}
+
+function parseProject(value: string, source: string): string {
+  const id = parsePinArgument(value, source);
+  if (id === null) throw new PluginError('invalid_config', `${source}: to remove the pin, unset the key`);
+  return String(id);
+}
+
+const SPECS: Record<SettingKey, SettingSpec> = {
+  'base-url': {
+    key: 'base-url', env: ['AGENTSTACK_BASE_URL'], parse: parseBaseUrl, fromEnv: same, show: same, stored: 'string',
+    toEnv: (v) => ({ AGENTSTACK_BASE_URL: v }), default: DEFAULT_BASE_URL,
+  },
+  'auto-login': {
+    key: 'auto-login', env: ['AGENTSTACK_DISABLE_AUTO_LOGIN'], parse: parseBoolean, show: same, stored: 'boolean',
+    fromEnv: (raw) => (raw.trim() === '1' ? 'false' : 'true'),
+    toEnv: (v): Record<string, string> => (v === 'false' ? { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' } : {}), default: 'true',
+  },
+  'scope-preset': {
+    key: 'scope-preset', env: [SCOPE_PRESET_ENV], parse: parseScopePreset, fromEnv: same, show: same, stored: 'string',
+    toEnv: (v) => ({ [SCOPE_PRESET_ENV]: v }), default: DEFAULT_SCOPE_PRESET,
+  },
+  project: {
+    key: 'project', env: ['AGENTSTACK_PROJECT_ID'], parse: parseProject, fromEnv: same, show: same, stored: 'string',
+    toEnv: () => ({}), default: null,
+  },
+  'https-proxy': {
+    key: 'https-proxy', env: ['https_proxy', 'HTTPS_PROXY'], parse: parseProxyUrl, fromEnv: same, show: maskUrlCredentials, stored: 'string',
+    toEnv: (v) => ({ HTTPS_PROXY: v }), default: null,
+  },
+  'no-proxy': {
+    key: 'no-proxy', env: ['no_proxy', 'NO_PROXY'], parse: parseNoProxy, fromEnv: same, show: same, stored: 'string',
+    toEnv: (v) => ({ NO_PROXY: v }), default: null,
+  },
+  'oauth-client-id': {
+    key: 'oauth-client-id', env: ['AGENTSTACK_OAUTH_CLIENT_ID'], parse: parseClientId, fromEnv: same, show: same, stored: 'string',
+    toEnv: (v) => ({ AGENTSTACK_OAUTH_CLIENT_ID: v }), default: DEFAULT_CLIENT_ID,
+  },
+};
+
+export function isSettingKey(value: string): value is SettingKey {
+  return (SETTING_KEYS as readonly string[]).includes(value);
+}
+
+export function settingSpec(key: SettingKey): SettingSpec {
+  return SPECS[key];
+}
+
+/** The environment variable that sets `key` here, and its raw value, when one is set (an empty one is unset). */
+export function envValueOf(key: SettingKey, env: NodeJS.ProcessEnv): { name: string; raw: string } | null {
+  for (const name of SPECS[key].env) {
+    const raw = env[name];
+    if (raw !== undefined && raw.trim() !== '') return { name, raw };
+  }
+  return null;
+}
+
+/** The scope preset a sign-in asks for when none is given: AGENTSTACK_SCOPE_PRESET (or the setting), else the default. */
+export function scopePresetFrom(env: NodeJS.ProcessEnv): ScopePreset {
+  const value = env[SCOPE_PRESET_ENV]?.trim();
+  if (!value) return DEFAULT_SCOPE_PRESET;
+  return parseScopePreset(value, SCOPE_PRESET_ENV) as ScopePreset;
+}

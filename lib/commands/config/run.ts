@@ -1,0 +1,93 @@
+/**
+ * `config list|get|set|unset`: the settings that reach Cursor however it was started. Values are checked by the
+ * same rule as their environment variable before anything is written; a refused value changes nothing (exit 2).
+ * `project` is the `agentstack-project` pin file, with the pin's own rules.
+ */
+import { PluginError } from '../../platform/errors.js';
+import { cursorPaths } from '../../agentstack/server/paths.js';
+import { parsePinArgument, savePin } from '../../agentstack/auth/projectPin.js';
+import { settingsTable, type SettingRow } from '../../agentstack/settings/effective.js';
+import { envValueOf, isSettingKey, settingSpec, SETTING_KEYS, type SettingKey } from '../../agentstack/settings/keys.js';
+import { setStoredSetting, unsetStoredSetting } from '../../agentstack/settings/store.js';
+import { originText, renderSettingsTable, rowJson } from './render.js';
+
+export type ConfigCommand = { action: 'list' } | { action: 'get'; key: string } | { action: 'set'; key: string; value: string } | { action: 'unset'; key: string };
+
+export interface ConfigResult {
+  code: 0 | 1 | 2;
+  stdout: string;
+  stderr: string;
+}
+
+const done = (stdout: string, stderr = ''): ConfigResult => ({ code: 0, stdout, stderr });
+const refused = (message: string): ConfigResult => ({ code: 2, stdout: '', stderr: `config: ${message}\n` });
+
+function keyOf(name: string): SettingKey {
+  if (isSettingKey(name)) return name;
+  throw new PluginError('invalid_config', `unknown key ${JSON.stringify(name.slice(0, 40))} (keys: ${SETTING_KEYS.join(', ')})`);
+}
+
+function rowOf(key: SettingKey, env: NodeJS.ProcessEnv): SettingRow {
+  return settingsTable(env).rows.find((r) => r.key === key)!;
+}
+
+/** After a change: what is now in effect, and a warning when an environment variable still wins. */
+function afterChange(key: SettingKey, env: NodeJS.ProcessEnv, what: string, json: boolean): ConfigResult {
+  const row = rowOf(key, env);
+  const overridden = envValueOf(key, env);
+  const warning = overridden ? `! ${overridden.name} is set in this environment and wins over the setting here; Cursor started from the Dock or a launcher does not see it.\n` : '';
+  if (json) return done(`${JSON.stringify({ ...rowJson(row), changed: what })}\n`, warning);
+  return done(`✓ ${what}.\n  In effect: ${key} = ${row.value ?? '-'}, from ${originText(row)}.\n  The next sign-in and the next agent session use it.\n`, warning);
+}
+
+async function set(key: SettingKey, value: string, env: NodeJS.ProcessEnv, json: boolean): Promise<ConfigResult> {
+  const paths = cursorPaths(env);
+  if (key === 'project') {
+    const id = parsePinArgument(value, 'project');
+    savePin(env, paths.project, id);
+    return afterChange(key, env, id === null ? `Removed the project pin ${paths.project}` : `Pinned project ${id} in ${paths.project}`, json);
+  }
+  const checked = settingSpec(key).parse(value, key);
+  await setStoredSetting(paths.settings, paths.settingsLock, key, checked);
+  return afterChange(key, env, `Set ${key} = ${settingSpec(key).show(checked)} in ${paths.settings}`, json);
+}
+
+async function unset(key: SettingKey, env: NodeJS.ProcessEnv, json: boolean): Promise<ConfigResult> {
+  const paths = cursorPaths(env);
+  if (key === 'project') {
+    savePin(env, paths.project, null);
+    return afterChange(key, env, `Removed the project pin ${paths.project}`, json);
+  }
+  const removed = await unsetStoredSetting(paths.settings, paths.settingsLock, key);
+  return afterChange(key, env, removed ? `Removed ${key} from ${paths.settings}` : `${key} was not set in ${paths.settings}`, json);
+}
+
+function list(env: NodeJS.ProcessEnv, json: boolean): ConfigResult {
+  const table = settingsTable(env);
+  if (json) return done(`${JSON.stringify({ file: table.file.path, settings: table.rows.map(rowJson), problems: table.problems }, null, 2)}\n`);
+  return done(renderSettingsTable(table.rows, table.problems));
+}
+
+/** `get KEY`: the value in effect; nothing and exit 1 when there is none (like `git config`). */
+function get(key: SettingKey, env: NodeJS.ProcessEnv, json: boolean): ConfigResult {
+  const row = rowOf(key, env);
+  const warning = row.problem ? `! ${row.problem}\n` : '';
+  if (json) return done(`${JSON.stringify(rowJson(row))}\n`, warning);
+  return row.value === null ? { code: 1, stdout: '', stderr: warning } : done(`${row.value}\n`, warning);
+}
+
+export async function runConfig(command: ConfigCommand, options: { env?: NodeJS.ProcessEnv; json?: boolean } = {}): Promise<ConfigResult> {
+  const env = options.env ?? process.env;
+  const json = options.json === true;
+  try {
+    if (command.action === 'list') return list(env, json);
+    const key = keyOf(command.key);
+    if (command.action === 'get') return get(key, env, json);
+    if (command.action === 'set') return await set(key, command.value, env, json);
+    return await unset(key, env, json);
+  } catch (error) {
+    if (error instanceof PluginError && error.code === 'invalid_config') return refused(`${error.message}; nothing was changed.`);
+    const message = error instanceof PluginError ? error.message : `Unexpected failure: ${(error as Error)?.message ?? String(error)}`;
+    return { code: 1, stdout: '', stderr: `X ${message}\n` };
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Proxy settings as undici's EnvHttpProxyAgent reads them (HTTPS_PROXY, NO_PROXY), checked before use. Pure: no
+ * HTTP client here, so the hooks can validate a proxy setting without loading one.
+ */
+import { PluginError } from './errors.js';
+
+/** A proxy URL: http:// or https://, a host, nothing after the port. Returns it normalized. */
+export function parseProxyUrl(value: string, source: string): string {
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new PluginError('invalid_config', `${source} is not a URL (expected http://host:port): ${JSON.stringify(maskUrlCredentials(value).slice(0, 120))}`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+    throw new PluginError('invalid_config', `${source} must be an http:// or https:// proxy URL (got ${url.protocol}//${url.host})`);
+  }
+  if ((url.pathname && url.pathname !== '/') || url.search || url.hash) {
+    throw new PluginError('invalid_config', `${source} must be only scheme, host and port (no path, query or fragment)`);
+  }
+  return url.href.replace(/\/$/, '');
+}
+
+const NO_PROXY_ENTRY = /^(\*|\*?\.?[a-z0-9_-]+(\.[a-z0-9_-]+)*(:\d{1,5})?|\[[0-9a-f:.]+\](:\d{1,5})?|[0-9a-f:]+)$/i;
+
+/** A NO_PROXY list: host names, `.domain`, `*.domain`, IP addresses, each with an optional `:port`, or `*`; comma or space separated. */
+export function parseNoProxy(value: string, source: string): string {
+  const entries = value.split(/[,\s]+/).filter(Boolean);
+  if (!entries.length) throw new PluginError('invalid_config', `${source} must name at least one host (or *)`);
+  const bad = entries.find((e) => !NO_PROXY_ENTRY.test(e));
+  if (bad !== undefined) throw new PluginError('invalid_config', `${source} holds ${JSON.stringify(bad.slice(0, 60))}, which is not a host name, IP address or *`);
+  return entries.join(',');
+}
+
+/** The URL with its password (and a user name alone) replaced by `***`, for showing a proxy setting. */
+export function maskUrlCredentials(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/@\s]+)@/i, (_, scheme: string, auth: string) => {
+    const colon = auth.indexOf(':');
+    return `${scheme}${colon >= 0 ? `${auth.slice(0, colon)}:***` : '***'}@`;
+  });
+}
