@@ -9,6 +9,7 @@ import { isLoopbackHost, isSafeWebUrl, mcpUrlFor } from '../server/baseUrl.js';
 import { PluginError, quoteShort, redactError } from '../../platform/errors.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
 import { boundedFetch } from '../../platform/http.js';
+import { USER_CODE_MAX_LENGTH, isDisplayableUserCode } from './userCode.js';
 
 export const DEFAULT_CLIENT_ID = 'cursor-plugin';
 export const LEGACY_DEVICE_PATH = '/api/oauth2/device/authorize';
@@ -223,6 +224,9 @@ export async function requestDeviceCode(
     const res = await o.deviceAuthorizationRequest(as, oclient, clientAuth(client), { scope: args.scope, resource: endpoints.resource },
       requestOptions(endpoints.deviceAuthorizationEndpoint, args));
     const body = await o.processDeviceAuthorizationResponse(as, oclient, res);
+    if (!isDisplayableUserCode(body.user_code)) {
+      throw new PluginError('invalid_response', `The server sent a user code that is not short printable text (at most ${USER_CODE_MAX_LENGTH} ASCII characters); refusing to show it. Check that AGENTSTACK_BASE_URL points at AgentStack.`);
+    }
     return {
       device_code: body.device_code,
       user_code: body.user_code,

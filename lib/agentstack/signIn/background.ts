@@ -14,6 +14,9 @@ import type { CursorPaths } from '../server/paths.js';
 import { DEFAULT_SCOPE_PRESET, scopeStringFor } from '../auth/scopes.js';
 import { writeFileAtomic } from '../../platform/fs/secureFile.js';
 import type { DevicePollerHandoff } from './poller.js';
+import type { DeviceLock } from '../../schemas/state.js';
+import { isDisplayableUserCode } from '../auth/userCode.js';
+import { isOpenableUrl } from './browser.js';
 
 export type SignInOutcome =
   | { kind: 'running'; url: string | null; code: string | null; expiresAt: string }
@@ -37,7 +40,13 @@ export const POLLER_FLAG = '--device-poller';
 export function runningFlow(path: string, now: number): SignInOutcome | null {
   const holder = readDeviceLock(path);
   if (!holder || isStaleDeviceLock(holder, now)) return null;
-  return { kind: 'running', url: holder.verification_uri_complete ?? holder.verification_uri ?? null, code: holder.user_code ?? null, expiresAt: holder.expires_at };
+  return runningFrom(holder);
+}
+
+/** What the card may show of a running flow: a code and a link only when they pass the rules a server's must. */
+function runningFrom(holder: DeviceLock): SignInOutcome {
+  const url = [holder.verification_uri_complete, holder.verification_uri].find((u) => isOpenableUrl(u)) ?? null;
+  return { kind: 'running', url, code: isDisplayableUserCode(holder.user_code) ? holder.user_code : null, expiresAt: quoteShort(holder.expires_at, 40) };
 }
 
 /** Rewrites our lock with the poller's pid (same nonce and code), so the lock lives as long as the poller. */
@@ -83,9 +92,7 @@ export async function startSignIn(args: SignInArgs): Promise<SignInOutcome> {
   const running = runningFlow(args.paths.deviceLock, now());
   if (running) return running;
   const taken = acquireDeviceLock(args.paths.deviceLock, { expiresAt: new Date(now() + 60_000), now });
-  if (!taken.acquired) {
-    return { kind: 'running', url: taken.holder.verification_uri_complete ?? taken.holder.verification_uri ?? null, code: taken.holder.user_code ?? null, expiresAt: taken.holder.expires_at };
-  }
+  if (!taken.acquired) return runningFrom(taken.holder);
   const { lock } = taken;
   try {
     const { startDeviceFlow } = await import('./flow.js');

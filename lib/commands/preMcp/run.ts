@@ -13,6 +13,16 @@ import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
 import { NEUTRAL, decidePreMcp, parseExecuteArgs, type PreMcpAnswer } from './decide.js';
 import { isAgentStackServer, isExecuteCall } from './identify.js';
 import { readSnapshotIndex } from '../../agentstack/snapshot/actionIndex.js';
+import { displayLines } from '../../platform/text/displayText.js';
+
+/** The messages quote action names from the call and the server's snapshot: no hidden characters reach anyone. */
+function shownSafely(answer: PreMcpAnswer): PreMcpAnswer {
+  if (!answer.permission) return answer;
+  const out: PreMcpAnswer = { ...answer };
+  if (out.user_message !== undefined) out.user_message = displayLines(out.user_message);
+  if (out.agent_message !== undefined) out.agent_message = displayLines(out.agent_message);
+  return out;
+}
 
 export interface RunPreMcpOptions {
   env?: NodeJS.ProcessEnv;
@@ -70,5 +80,5 @@ export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMc
     pluginRoot: options.pluginRoot,
   });
   if (answer.permission) log(`${answer.permission}: ${answer.agent_message ?? ''}`);
-  return answer;
+  return shownSafely(answer);
 }

@@ -15,6 +15,7 @@ import { readRefreshFile, type StoredRefresh } from '../../agentstack/auth/refre
 import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
 import { renderCard } from './card.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
+import { displayLines } from '../../platform/text/displayText.js';
 import { runningFlow } from '../../agentstack/signIn/background.js';
 import { identityFor, readIdentity, writeIdentity } from '../../agentstack/auth/identity.js';
 import { readSnapshotMeta, snapshotIsStale } from '../../agentstack/snapshot/meta.js';
@@ -206,6 +207,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     serverUrl, state: gate.state, apiKey: gate.apiKey, who, project: project(finalConfig, gate), expiresAtMs: gate.expiresAtMs,
     capabilities: meta ? meta.count : null, pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo, now: now(),
   });
-  // The card quotes the server (who, error messages): a server that echoes a credential gets it masked here.
-  return scrubSecrets(card, [gate.token, originalToken, stored?.refresh_token]);
+  // The card quotes the server (who, error messages, action names): a server that echoes a credential gets it
+  // masked here, and no control, bidi or zero-width character reaches the agent.
+  return displayLines(scrubSecrets(card, [gate.token, originalToken, stored?.refresh_token]));
 }
