@@ -6,13 +6,13 @@
  * becomes stale (replaceable) if the poller dies.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, fchmodSync, openSync, statSync } from 'node:fs';
-import { quoteShort } from '../../platform/errors.js';
+import { closeSync } from 'node:fs';
+import { PluginError, quoteShort } from '../../platform/errors.js';
 import { readLockFile } from '../../platform/fs/fileLock.js';
 import { acquireDeviceLock, isStaleDeviceLock, readDeviceLock } from './lock.js';
 import type { CursorPaths } from '../server/paths.js';
 import { DEFAULT_SCOPE_PRESET, scopeStringFor } from '../auth/scopes.js';
-import { writeFileAtomic } from '../../platform/fs/secureFile.js';
+import { openRegularFileForAppend, writeFileAtomic } from '../../platform/fs/secureFile.js';
 import type { DevicePollerHandoff } from './poller.js';
 import type { DeviceLock } from '../../schemas/state.js';
 import { isDisplayableUserCode } from '../auth/userCode.js';
@@ -59,32 +59,30 @@ function handOverLock(path: string, pid: number): void {
 /** The background sign-in log is appended to; past this size it starts afresh so it never grows without bound. */
 const DEVICE_LOG_MAX_BYTES = 256 * 1024;
 
+/** The log's descriptor; a log that is not a regular file (a symlink, a FIFO) stops the sign-in before any request. */
 function openLog(path: string): number {
-  let size = 0;
-  try { size = statSync(path).size; } catch { /* no log yet */ }
-  const fd = openSync(path, size > DEVICE_LOG_MAX_BYTES ? 'w' : 'a', 0o600);
-  try { fchmodSync(fd, 0o600); } catch { /* not ours to fix */ }
-  return fd;
+  try {
+    return openRegularFileForAppend(path, { maxBytes: DEVICE_LOG_MAX_BYTES });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOTREGULAR' ? (error as Error).message : `${path} cannot be opened (${code ?? 'error'})`;
+    throw new PluginError('io', `${why}; move it aside, then sign in with /agentstack-authorize`);
+  }
 }
 
-function spawnPoller(args: SignInArgs, handoff: DevicePollerHandoff): number {
-  const log = openLog(args.paths.deviceLog);
-  try {
-    const child = spawn(process.execPath, [args.script, POLLER_FLAG], {
-      detached: true,
-      stdio: ['pipe', log, log],
-      env: args.env,
-      windowsHide: true,
-    });
-    // The device code goes through a pipe, never argv or the environment (both visible to other tools).
-    child.stdin!.end(JSON.stringify(handoff));
-    child.unref();
-    (child.stdin as unknown as { unref?: () => void }).unref?.();
-    if (!child.pid) throw new Error('the poller did not start');
-    return child.pid;
-  } finally {
-    closeSync(log);
-  }
+function spawnPoller(args: SignInArgs, log: number, handoff: DevicePollerHandoff): number {
+  const child = spawn(process.execPath, [args.script, POLLER_FLAG], {
+    detached: true,
+    stdio: ['pipe', log, log],
+    env: args.env,
+    windowsHide: true,
+  });
+  // The device code goes through a pipe, never argv or the environment (both visible to other tools).
+  child.stdin!.end(JSON.stringify(handoff));
+  child.unref();
+  (child.stdin as unknown as { unref?: () => void }).unref?.();
+  if (!child.pid) throw new Error('the poller did not start');
+  return child.pid;
 }
 
 export async function startSignIn(args: SignInArgs): Promise<SignInOutcome> {
@@ -94,7 +92,9 @@ export async function startSignIn(args: SignInArgs): Promise<SignInOutcome> {
   const taken = acquireDeviceLock(args.paths.deviceLock, { expiresAt: new Date(now() + 60_000), now });
   if (!taken.acquired) return runningFrom(taken.holder);
   const { lock } = taken;
+  let log: number | null = null;
   try {
+    log = openLog(args.paths.deviceLog);
     const { startDeviceFlow } = await import('./flow.js');
     const { clientFromEnv } = await import('../auth/oauth.js');
     const client = clientFromEnv(args.env);
@@ -104,11 +104,13 @@ export async function startSignIn(args: SignInArgs): Promise<SignInOutcome> {
     const expiresAt = new Date(issuedAt + device.expires_in * 1000).toISOString();
     const url = device.verification_uri_complete ?? device.verification_uri;
     lock.update({ expires_at: expiresAt, verification_uri: device.verification_uri, verification_uri_complete: device.verification_uri_complete ?? null, user_code: device.user_code });
-    const pid = spawnPoller(args, { device, endpoints, clientId: client.clientId, baseUrl: args.baseUrl, projectId: args.projectId, issuedAt });
+    const pid = spawnPoller(args, log, { device, endpoints, clientId: client.clientId, baseUrl: args.baseUrl, projectId: args.projectId, issuedAt });
     handOverLock(args.paths.deviceLock, pid);
     return { kind: 'started', url, code: device.user_code, expiresAt };
   } catch (error) {
     lock.release();
-    return { kind: 'failed', message: quoteShort((error as Error)?.message ?? 'unexpected failure', 200) };
+    return { kind: 'failed', message: quoteShort((error as Error)?.message ?? 'unexpected failure', 300) };
+  } finally {
+    if (log !== null) closeSync(log);
   }
 }
