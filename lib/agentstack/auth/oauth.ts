@@ -23,6 +23,8 @@ export interface OAuthEndpoints {
   resource: string;
   /** How the endpoints were found. */
   source: 'discovery' | 'legacy';
+  /** RFC 7009 revocation endpoint, when the metadata names a usable one. */
+  revocationEndpoint?: string;
 }
 
 export interface OAuthClient {
@@ -59,7 +61,7 @@ function isLoopbackHttp(url: string): boolean {
 }
 
 /** Per-request oauth4webapi options: our fetch, the caller's signal, and plain http only to a loopback host. */
-function requestOptions(url: string, options: RequestOptions = {}) {
+export function requestOptions(url: string, options: RequestOptions = {}) {
   return {
     [o.customFetch]: boundedFetch({ timeoutMs: options.timeoutMs }),
     [o.allowInsecureRequests]: isLoopbackHttp(url),
@@ -67,11 +69,11 @@ function requestOptions(url: string, options: RequestOptions = {}) {
   };
 }
 
-function clientAuth(client: OAuthClient): o.ClientAuth {
+export function clientAuth(client: OAuthClient): o.ClientAuth {
   return client.clientSecret ? o.ClientSecretPost(client.clientSecret) : o.None();
 }
 
-function asFor(endpoints: Pick<OAuthEndpoints, 'issuer' | 'tokenEndpoint'> & { deviceAuthorizationEndpoint?: string }): o.AuthorizationServer {
+export function asFor(endpoints: Pick<OAuthEndpoints, 'issuer' | 'tokenEndpoint'> & { deviceAuthorizationEndpoint?: string }): o.AuthorizationServer {
   return {
     issuer: endpoints.issuer,
     token_endpoint: endpoints.tokenEndpoint,
@@ -126,7 +128,7 @@ export function toPluginError(error: unknown, what: string, secrets: Secrets = [
 }
 
 /** Runs one protocol step; a failure becomes a PluginError that masks the secrets the step sent. */
-async function attempt<T>(what: string, fn: () => Promise<T>, secrets: Secrets = []): Promise<T> {
+export async function attempt<T>(what: string, fn: () => Promise<T>, secrets: Secrets = []): Promise<T> {
   try {
     return await fn();
   } catch (error) {
@@ -193,6 +195,7 @@ export async function discoverEndpoints(baseUrl: string, options: RequestOptions
     tokenEndpoint: as.token_endpoint,
     resource,
     source: 'discovery',
+    ...(typeof as.revocation_endpoint === 'string' && isSafeWebUrl(as.revocation_endpoint) ? { revocationEndpoint: as.revocation_endpoint } : {}),
   };
   for (const url of [endpoints.deviceAuthorizationEndpoint, endpoints.tokenEndpoint] as unknown[]) {
     if (typeof url !== 'string' || !url) {

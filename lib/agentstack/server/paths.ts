@@ -16,6 +16,7 @@ export const CURSOR_FILES = {
   project: 'agentstack-project',
   deviceLog: 'agentstack-device.log',
   identity: 'agentstack-identity.json',
+  signedOut: 'agentstack-signed-out',
 } as const;
 
 export type CursorPaths = { dir: string } & { [K in keyof typeof CURSOR_FILES]: string };

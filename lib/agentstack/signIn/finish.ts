@@ -12,6 +12,7 @@ import { clearRefreshFile, writeRefreshFile } from '../auth/refreshStore.js';
 import { MeSchema } from '../../schemas/server.js';
 import { quoteShort } from '../../platform/errors.js';
 import { rememberIdentity } from '../auth/identity.js';
+import { clearSignedOut } from '../auth/signedOut.js';
 
 export interface FinishArgs {
   tokens: TokenSet;
@@ -59,6 +60,7 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
     clearRefreshFile(paths.refresh);
   }
   const written = await updateMcpConfigFile(paths.mcpJson, (config) => applyBearer(config, { token: tokens.access_token, baseUrl, projectId: args.projectId }));
+  clearSignedOut(paths.signedOut);
 
   const warnings: string[] = [];
   const notice = symlinkNotice(written);

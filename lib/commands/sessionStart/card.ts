@@ -2,6 +2,8 @@
 import type { CredentialState } from '../../agentstack/mcpJson/credential.js';
 
 export interface CardInput {
+  /** The person signed out on purpose (and has no credential now). */
+  signedOut?: boolean;
   serverUrl: string;
   state: CredentialState;
   apiKey: boolean;
@@ -34,7 +36,7 @@ function expiryText(expiresAtMs: number | null, now: number): string {
 
 export function renderCard(input: CardInput): string {
   const lines = [`AgentStack plugin status (server ${input.serverUrl})`];
-  const account = input.state === 'ok' ? `${STATE_TEXT.ok}${input.who ? ` as ${input.who}` : ''}${input.apiKey ? ' (API key)' : ''}` : STATE_TEXT[input.state];
+  const account = input.signedOut ? 'signed out' : input.state === 'ok' ? `${STATE_TEXT.ok}${input.who ? ` as ${input.who}` : ''}${input.apiKey ? ' (API key)' : ''}` : STATE_TEXT[input.state];
   lines.push(`- Account: ${account}`);
   lines.push(`- Project: ${input.project ?? 'none pinned'}`);
   if (!input.apiKey && (input.state === 'ok' || input.state === 'expired' || input.state === 'null_caps')) lines.push(`- Token: ${expiryText(input.expiresAtMs, input.now)}`);

@@ -8,7 +8,9 @@ import { readProjectPin, type ProjectPin } from '../../agentstack/auth/projectPi
 import { resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
 import { quoteShort, type PluginError } from '../../platform/errors.js';
 import { classifyCredential, needsRefresh, needsSignIn, type CredentialView } from '../../agentstack/mcpJson/credential.js';
-import { chooseBaseUrl, credentialsBelongTo, normalizeMcpConfig, parseProjectId, type McpConfig } from '../../agentstack/mcpJson/entry.js';
+import { bearerOf, chooseBaseUrl, credentialsBelongTo, normalizeMcpConfig, parseProjectId, type McpConfig } from '../../agentstack/mcpJson/entry.js';
+import { isSignedOut } from '../../agentstack/auth/signedOut.js';
+import { removeIfExists } from '../../platform/fs/secureFile.js';
 import { readMcpConfigFile, symlinkNotice, updateMcpConfigFile } from '../../agentstack/mcpJson/file.js';
 import { cursorPaths } from '../../agentstack/server/paths.js';
 import { readRefreshFile, type StoredRefresh } from '../../agentstack/auth/refreshStore.js';
@@ -71,6 +73,10 @@ function project(config: McpConfig, gate: CredentialView): string | null {
   return id === null ? null : String(id);
 }
 
+function signedOutMeanwhile(mcpJson: string): boolean {
+  try { return bearerOf(readMcpConfigFile(mcpJson).config) === null; } catch { return false; }
+}
+
 export async function runSessionStart(options: SessionStartOptions): Promise<string> {
   const now = options.now ?? Date.now;
   const env = options.env;
@@ -130,8 +136,11 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     }
   }
 
-  // 4. sign-in
-  if (needsSignIn(gate.state) || gate.state === 'unsigned') {
+  // 4. sign-in (never by itself after the person signed out, until they sign in again)
+  const signedOut = gate.state !== 'ok' && isSignedOut(paths.signedOut);
+  if (signedOut) {
+    ctx.todo.push('You signed out of AgentStack on this machine; sign in again with /agentstack-authorize when you want to use it.');
+  } else if (needsSignIn(gate.state) || gate.state === 'unsigned') {
     // Reading the lock needs no network code: an unsigned Cursor dir never loads the HTTP and OAuth clients.
     const running = runningFlow(paths.deviceLock, now());
     const disabled = env.AGENTSTACK_DISABLE_AUTO_LOGIN === '1';
@@ -203,8 +212,15 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     }
   }
 
+  // A sign-out that finished while this session start was signed in: nothing it fetched for that sign-in stays.
+  if (signedIn && isSignedOut(paths.signedOut) && signedOutMeanwhile(paths.mcpJson)) {
+    for (const path of [paths.capabilities, paths.identity]) {
+      try { removeIfExists(path); } catch { /* best effort */ }
+    }
+  }
+
   const card = renderCard({
-    serverUrl, state: gate.state, apiKey: gate.apiKey, who, project: project(finalConfig, gate), expiresAtMs: gate.expiresAtMs,
+    signedOut, serverUrl, state: gate.state, apiKey: gate.apiKey, who, project: project(finalConfig, gate), expiresAtMs: gate.expiresAtMs,
     capabilities: meta ? meta.count : null, pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo, now: now(),
   });
   // The card quotes the server (who, error messages, action names): a server that echoes a credential gets it
