@@ -49,7 +49,7 @@ async function logout(json = true) {
   if (!json) {
     // Human output is not JSON lines: run the script directly.
     const child = spawnSync(process.execPath, [DEVICE_CODE_SCRIPT, '--logout'], { env: { PATH: process.env.PATH, HOME: dir.path, AGENTSTACK_CURSOR_DIR: dir.path, AGENTSTACK_BASE_URL: core.baseUrl }, encoding: 'utf8' });
-    return { code: child.status, stdout: child.stdout, stderr: child.stderr, events: [] as Array<Record<string, unknown>> };
+    return { code: child.status, stdout: child.stdout, stderr: child.stderr, ms: 0, events: [] as Array<Record<string, unknown>> };
   }
   const run = deviceCode(['--logout', '--json']);
   const done = await run.done;
@@ -146,6 +146,16 @@ describe('device-code --logout against the reference core', () => {
     // Honest: the server did not revoke, so the refresh token still works there.
     core.setFaults({ endpointFaults: {} });
     expect((await refresh(core.baseUrl, tokens.refresh_token!)).status).toBe(200);
+  });
+
+  it('a revocation endpoint that hangs: signed out within the deadline, reason timeout', async () => {
+    await signInWith(dir.path, core.baseUrl, await core.issueTokens());
+    core.setFaults({ endpointFaults: { revocation: { kind: 'hang' } } });
+    const out = await logout();
+    expect(out.code).toBe(0);
+    expect(out.ms).toBeLessThan(9_000);
+    expect(out.events[0]).toMatchObject({ revoked: false, reason: 'timeout' });
+    expect(existsSync(file('agentstack-refresh'))).toBe(false);
   });
 
   it('a server without a revocation endpoint (no discovery): signed out locally, revoked false, reason no_revocation_endpoint', async () => {

@@ -50,9 +50,13 @@ export interface SignOutOptions {
   env: NodeJS.ProcessEnv;
   signal?: AbortSignal;
   now?: () => number;
-  /** Deadline of discovery and of each revocation request. */
+  /** Deadline of each request to the server. */
   timeoutMs?: number;
+  /** Deadline of everything asked of the server. */
+  totalTimeoutMs?: number;
 }
+
+const SERVER_DEADLINE_MS = 12_000;
 
 interface Removed {
   baseUrl: string;
@@ -168,7 +172,22 @@ export async function signOut(options: SignOutOptions): Promise<SignOutResult> {
   const envBaseUrl = options.env.AGENTSTACK_BASE_URL?.trim() ? resolveBaseUrl(options.env) : null;
   const removed = await signOutLocally(paths, envBaseUrl, now);
   const wasSignedIn = removed.bearer !== null || removed.refresh !== null || removed.hadApiKey;
-  const revocation = await revokeAtServer(removed, options);
+  // The server gets one overall deadline (discovery may try four documents): a hanging server cannot hold the
+  // person's terminal, and the sign-out is already done.
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  options.signal?.addEventListener('abort', abort, { once: true });
+  if (options.signal?.aborted) abort();
+  let timedOut = false;
+  const timer = setTimeout(() => { timedOut = true; abort(); }, options.totalTimeoutMs ?? SERVER_DEADLINE_MS);
+  let revocation: Revocation;
+  try {
+    revocation = await revokeAtServer(removed, { ...options, signal: controller.signal });
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', abort);
+  }
+  if (timedOut && !revocation.revoked) revocation = { ...revocation, reason: 'timeout', message: `the server did not answer within ${Math.round((options.totalTimeoutMs ?? SERVER_DEADLINE_MS) / 1000)} s` };
   const expiryMs = removed.bearer ? jwtExpiryMs(removed.bearer) : null;
   const storedExpiry = removed.refresh?.expires_at ?? null;
   return {
