@@ -7,8 +7,17 @@ import { parseHookJson, readStdinBounded, type ReadStdinOptions } from '../../pl
 import { isExecuteCall } from './identify.js';
 import { createTopLevelScanner, type TopLevelScanner } from './topLevelScan.js';
 
-/** Marks a raw input built from what could be seen of a call the hook could not read whole; its value says why. */
-export const UNREADABLE = '__agentstack_unreadable';
+/**
+ * Marks a raw input built from what could be seen of a call the hook could not read whole; its value says why. A
+ * symbol, so no parsed input can carry it.
+ */
+export const UNREADABLE: unique symbol = Symbol('unreadable');
+
+/** Why the call could not be read, when `raw` was built by the scan. */
+export function unreadableReason(raw: Record<string, unknown> | null): string | null {
+  const why = raw ? (raw as { [UNREADABLE]?: unknown })[UNREADABLE] : undefined;
+  return typeof why === 'string' ? why : null;
+}
 
 export type FrontResult =
   | { kind: 'neutral'; log?: string }

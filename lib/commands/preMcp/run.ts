@@ -12,7 +12,7 @@ import { BeforeMcpInputSchema } from '../../schemas/hooks.js';
 import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
 import { NEUTRAL, decidePreMcp, parseExecuteArgs, type PreMcpAnswer } from './decide.js';
 import { isAgentStackServer, isExecuteCall, splitToolName } from './identify.js';
-import { UNREADABLE } from './front.js';
+import { unreadableReason } from './front.js';
 import { readSnapshotIndex } from '../../agentstack/snapshot/actionIndex.js';
 import { displayLines } from '../../platform/text/displayText.js';
 
@@ -78,7 +78,8 @@ function unreadableCall(raw: Record<string, unknown>, why: string, env: NodeJS.P
 export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMcpOptions = {}): PreMcpAnswer {
   const env = options.env ?? process.env;
   const log = options.log ?? (() => {});
-  if (raw && typeof raw[UNREADABLE] === 'string') return unreadableCall(raw, raw[UNREADABLE], env, log);
+  const unreadable = unreadableReason(raw);
+  if (raw && unreadable !== null) return unreadableCall(raw, unreadable, env, log);
   const parsed = BeforeMcpInputSchema.safeParse(raw);
   if (!parsed.success) {
     log('stdin is not a beforeMCPExecution JSON object; answering neutral');
