@@ -167,6 +167,16 @@ describe('device-code --logout against the reference core', () => {
     expect(agentstackEntry()).toEqual({ type: 'http', url: `${core.baseUrl}/mcp` });
   });
 
+  it('a sign-in still waiting for approval is named in a warning (approving it would sign in again)', async () => {
+    await signInWith(dir.path, core.baseUrl, await core.issueTokens());
+    const pending = deviceCode(['--json', '--no-browser']);
+    await pending.waitFor('device_code');
+    const out = await logout();
+    expect(out.code).toBe(0);
+    expect((out.events[0]!.warnings as string[]).join(' ')).toMatch(/still waiting for approval \(pid \d+\)/);
+    expect(out.stderr).toContain('warning: A sign-in is still waiting');
+  });
+
   it('not signed in: says so, exits 0, asks the server nothing; human output without --json', async () => {
     const requests = Object.values(core.counters.requests).reduce((a, b) => a + b, 0);
     const out = await logout(false);

@@ -17,6 +17,7 @@ import { withoutCredentials } from '../mcpJson/withoutCredentials.js';
 import { readRefreshFile, type StoredRefresh } from '../auth/refreshStore.js';
 import { markSignedOut } from '../auth/signedOut.js';
 import { jwtExpiryMs } from '../auth/jwt.js';
+import { isStaleDeviceLock, readDeviceLock } from './lock.js';
 
 /** Why the grant was not revoked at the server (null when it was). */
 export type NotRevokedReason =
@@ -103,6 +104,10 @@ async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now
       } catch (error) {
         warnings.push(`${path} could not be removed (${(error as NodeJS.ErrnoException).code ?? 'error'}); remove it by hand.`);
       }
+    }
+    const running = readDeviceLock(paths.deviceLock);
+    if (running && !isStaleDeviceLock(running, now())) {
+      warnings.push(`A sign-in is still waiting for approval (pid ${running.pid}); approving its code signs this machine in again. Stop it with Ctrl-C in its window, or let it expire.`);
     }
     const bearer = bearerOf(before);
     return { baseUrl, bearer, bearerBelongs: bearer !== null && credentialsBelongTo(entry, baseUrl), refresh, hadApiKey: hasApiKey(entry), warnings };

@@ -22,7 +22,7 @@ function whenText(iso: string | null): string {
 export function signedOutLines(result: SignOutResult): string[] {
   const server = `server ${result.server_url}`;
   if (!result.was_signed_in) {
-    return [`You were not signed in to AgentStack (${server}); nothing to sign out.`];
+    return [`You were not signed in to AgentStack (${server}); nothing to sign out.`, ...result.warnings.map((w) => `  warning: ${w}`)];
   }
   const lines: string[] = [];
   if (result.revoked) {
@@ -62,6 +62,7 @@ export async function runLogout(options: LogoutOptions): Promise<number> {
         message: result.message,
         access_token_expires_at: result.access_token_expires_at,
         revoke_at: result.revoke_at,
+        warnings: result.warnings,
       })}\n`);
     }
     for (const line of signedOutLines(result)) human.write(`${line}\n`);
