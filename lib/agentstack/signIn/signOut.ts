@@ -97,7 +97,11 @@ async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now
     });
     const entry = entryOf(before);
     const baseUrl = chooseBaseUrl(entry, envBaseUrl);
-    markSignedOut(paths.signedOut, { serverUrl: `${baseUrl}/mcp`, now: new Date(now()) });
+    try {
+      markSignedOut(paths.signedOut, { serverUrl: `${baseUrl}/mcp`, now: new Date(now()) });
+    } catch (error) {
+      warnings.push(`${paths.signedOut} could not be written (${(error as NodeJS.ErrnoException).code ?? 'error'}); a session start may offer a sign-in by itself.`);
+    }
     for (const path of [paths.refresh, paths.identity, paths.capabilities]) {
       try {
         removeIfExists(path);
@@ -105,7 +109,8 @@ async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now
         warnings.push(`${path} could not be removed (${(error as NodeJS.ErrnoException).code ?? 'error'}); remove it by hand.`);
       }
     }
-    const running = readDeviceLock(paths.deviceLock);
+    let running = null;
+    try { running = readDeviceLock(paths.deviceLock); } catch { /* unreadable: no flow to name */ }
     if (running && !isStaleDeviceLock(running, now())) {
       warnings.push(`A sign-in is still waiting for approval (pid ${running.pid}); approving its code signs this machine in again. Stop it with Ctrl-C in its window, or let it expire.`);
     }
