@@ -71,6 +71,7 @@ export type JsonReport = { title: string; ok: boolean; counts: ReportCounts; che
 
 /** The --json document: stable keys `title`, `ok`, `counts`, `checks`, plus whatever the caller adds. */
 export function renderJson(title: string, checks: readonly Check[], extra: Record<string, unknown> = {}): string {
-  const doc: JsonReport = { title, ok: exitCodeFor(checks) === 0, counts: countChecks(checks), checks: [...checks], ...extra };
+  const shown = checks.map((c) => ({ ...c, summary: oneLine(c.summary), ...(c.fix === undefined ? {} : { fix: oneLine(c.fix) }) }));
+  const doc: JsonReport = { title, ok: exitCodeFor(checks) === 0, counts: countChecks(checks), checks: shown, ...extra };
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
