@@ -13,6 +13,7 @@ export interface EndpointFault {
 /** Route names accepted in `endpointFaults`. */
 export const ROUTE_NAMES = [
   'token',
+  'revocation',
   'device',
   'activate',
   'registration',

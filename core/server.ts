@@ -60,6 +60,7 @@ export interface RunningCore {
 
 function routeNameFor(method: string, path: string): RouteName | null {
   if (path === OAUTH_ROUTES.token) return 'token';
+  if (path === OAUTH_ROUTES.revocation) return 'revocation';
   if (path === OAUTH_ROUTES.device_authorization) return 'device';
   if (path === OAUTH_ROUTES.code_verification || path.startsWith(`${OAUTH_ROUTES.code_verification}/`)) return 'activate';
   if (path.startsWith(OAUTH_ROUTES.registration)) return 'registration';

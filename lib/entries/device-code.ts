@@ -19,14 +19,16 @@ Options:
   --project ID         pin this project (an integer > 1) before signing in; "none" removes the pin
                        (written to ~/.cursor/agentstack-project, mode 0600)
   --no-browser         print the URL and code; do not open a browser (alias --headless)
+  --logout             sign out instead: revoke the grant at the server, remove the Bearer from mcp.json
+                       and the refresh token, identity cache and capability snapshot (the pin stays)
   --json               one JSON event per line on stdout; human text on stderr
   -h, --help           show this help
 
 Environment (wins over ~/.cursor/agentstack-settings.json, see config.mjs): AGENTSTACK_BASE_URL,
   AGENTSTACK_CURSOR_DIR, AGENTSTACK_PROJECT_ID, AGENTSTACK_SCOPE_PRESET, AGENTSTACK_OAUTH_CLIENT_ID,
   AGENTSTACK_OAUTH_CLIENT_SECRET, HTTPS_PROXY, NO_PROXY
-Exit codes: 0 signed in (or a sign-in is already running), 1 failed or cancelled (Ctrl-C: error
-"aborted"), 2 bad usage.`,
+Exit codes: 0 signed in (or a sign-in is already running; with --logout: signed out on this machine,
+even if the server could not revoke), 1 failed or cancelled (Ctrl-C: error "aborted"), 2 bad usage.`,
   options: {
     'scope-preset': { type: 'string' },
     scopes: { type: 'string' },
@@ -34,11 +36,18 @@ Exit codes: 0 signed in (or a sign-in is already running), 1 failed or cancelled
     'no-browser': { type: 'boolean' },
     headless: { type: 'boolean' },
     json: { type: 'boolean' },
+    logout: { type: 'boolean' },
   },
 } as const;
 
 async function main(): Promise<number> {
   const { values } = parseCommandLine({ ...spec, options: { ...spec.options } });
+  if (values.logout) {
+    const extra = ['scope-preset', 'scopes', 'project'].find((name) => values[name] !== undefined);
+    if (extra) usageError('device-code', `--logout cannot be combined with --${extra}`);
+    const { runLogout } = await import('../commands/deviceCode/logout.js');
+    return runLogout({ json: Boolean(values.json), env: process.env, streams: { stdout: process.stdout, stderr: process.stderr } });
+  }
   const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
   let request: DeviceCodeRequest;
   try {

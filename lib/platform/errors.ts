@@ -1,4 +1,5 @@
 import { scrubSecrets } from './text/scrub.js';
+import { displayText } from './text/displayText.js';
 
 /**
  * Every failure the kernel reports is a PluginError with a stable code. Messages are written for a person
@@ -36,12 +37,9 @@ export function isPluginError(error: unknown, code?: PluginErrorCode): error is 
   return error instanceof PluginError && (code === undefined || error.code === code);
 }
 
-/** Shortens text quoted from a server so a hostile body cannot flood a terminal or a log. */
+/** Shortens text quoted from a server so a hostile body cannot flood a terminal or a log, or hide what it says. */
 export function quoteShort(text: unknown, max = 200): string {
-  const s = typeof text === 'string' ? text : String(text);
-  // eslint-disable-next-line no-control-regex
-  const clean = s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
-  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
+  return displayText(text, max);
 }
 
 /**

@@ -13,6 +13,12 @@ export interface ReadStdinOptions {
   maxBytes?: number;
   timeoutMs?: number;
   stream?: NodeJS.ReadableStream & { isTTY?: boolean; destroy?: () => void };
+  /**
+   * Input that cannot be returned whole is still looked at: with `spill`, past `maxBytes` reading goes on to the end
+   * (or the deadline) and every byte that arrived is passed to `spill`, in order, and never kept; a result with a
+   * problem has passed everything it received.
+   */
+  spill?: (chunk: Buffer) => void;
 }
 
 export const HOOK_STDIN_MAX_BYTES = 4 * 1024 * 1024;
@@ -25,25 +31,38 @@ export function readStdinBounded(options: ReadStdinOptions = {}): Promise<StdinR
   if (stream.isTTY) return Promise.resolve({ text: '' });
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
+    const spill = options.spill;
     let total = 0;
     let done = false;
+    let spilling = false;
+    const startSpilling = () => {
+      if (spilling || !spill) return;
+      spilling = true;
+      for (const chunk of chunks.splice(0)) spill(chunk);
+    };
     const finish = (result: StdinResult) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
+      if (result.problem) startSpilling();
       stream.removeAllListeners('data');
       if (result.problem) stream.destroy?.();
       resolve(result);
     };
-    const timer = setTimeout(() => finish({ text: '', problem: 'timeout' }), timeoutMs);
+    const timer = setTimeout(() => finish({ text: '', problem: spilling ? 'too_large' : 'timeout' }), timeoutMs);
     stream.on('data', (chunk: Buffer | string) => {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       total += buf.length;
-      if (total > maxBytes) return finish({ text: '', problem: 'too_large' });
+      if (spilling) return spill!(buf);
+      if (total > maxBytes) {
+        if (!spill) return finish({ text: '', problem: 'too_large' });
+        startSpilling();
+        return spill(buf);
+      }
       chunks.push(buf);
     });
-    stream.on('end', () => finish({ text: Buffer.concat(chunks).toString('utf8') }));
-    stream.on('error', () => finish({ text: '', problem: 'error' }));
+    stream.on('end', () => finish(spilling ? { text: '', problem: 'too_large' } : { text: Buffer.concat(chunks).toString('utf8') }));
+    stream.on('error', () => finish({ text: '', problem: spilling ? 'too_large' : 'error' }));
   });
 }
 

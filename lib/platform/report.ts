@@ -2,6 +2,8 @@
  * The PASS / WARN / FAIL report shared by verify-mcp-surface-e2e and diagnose-local: a check list, a readable table,
  * a JSON document, and the exit code (1 on any FAIL). Pure functions; the entries do the printing.
  */
+import { displayText } from './text/displayText.js';
+
 export type CheckStatus = 'PASS' | 'WARN' | 'FAIL';
 
 export type Check = {
@@ -46,8 +48,8 @@ export function exitCodeFor(checks: readonly Check[]): 0 | 1 {
   return checks.some((c) => c.status === 'FAIL') ? 1 : 0;
 }
 
-// eslint-disable-next-line no-control-regex
-const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+/** Rows quote servers and files: no control, bidi or zero-width character reaches the terminal. */
+const oneLine = (s: string) => displayText(s, 2_000);
 
 /**
  * A plain-text table: one row per check (`PASS  id  summary`), the fix indented under WARN/FAIL rows,
@@ -69,6 +71,7 @@ export type JsonReport = { title: string; ok: boolean; counts: ReportCounts; che
 
 /** The --json document: stable keys `title`, `ok`, `counts`, `checks`, plus whatever the caller adds. */
 export function renderJson(title: string, checks: readonly Check[], extra: Record<string, unknown> = {}): string {
-  const doc: JsonReport = { title, ok: exitCodeFor(checks) === 0, counts: countChecks(checks), checks: [...checks], ...extra };
+  const shown = checks.map((c) => ({ ...c, summary: oneLine(c.summary), ...(c.fix === undefined ? {} : { fix: oneLine(c.fix) }) }));
+  const doc: JsonReport = { title, ok: exitCodeFor(checks) === 0, counts: countChecks(checks), checks: shown, ...extra };
   return `${JSON.stringify(doc, null, 2)}\n`;
 }

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  autoLoginOffTodo, CONNECT_TODO, FIX_FIRST_TODO, decideSignIn, signInTodo, type SignInFacts,
+  autoLoginOffTodo, CONNECT_TODO, SIGNED_OUT_TODO, FIX_FIRST_TODO, decideSignIn, signInTodo, type SignInFacts,
 } from '../../lib/commands/sessionStart/decide.js';
 import type { CredentialState } from '../../lib/agentstack/mcpJson/credential.js';
 
 const RUNNING = { kind: 'running' as const, url: 'https://agentstack.tech/activate?user_code=WDJB-MJHT', code: 'WDJB-MJHT', expiresAt: '2026-12-01T10:00:00Z' };
-const facts = (over: Partial<SignInFacts> = {}): SignInFacts => ({ state: 'expired', running: null, autoLoginOff: null, offline: false, pin: { projectId: null }, ...over });
+const facts = (over: Partial<SignInFacts> = {}): SignInFacts => ({ state: 'expired', running: null, autoLoginOff: null, offline: false, signedOut: false, pin: { projectId: null }, ...over });
 
 describe('decideSignIn: the table', () => {
   it.each<[string, Partial<SignInFacts>, ReturnType<typeof decideSignIn>]>([
@@ -18,6 +18,8 @@ describe('decideSignIn: the table', () => {
     ['null_caps: start', { state: 'null_caps' }, { kind: 'start', projectId: null }],
     ['a flow running wins over starting', { running: RUNNING }, { kind: 'join', flow: RUNNING }],
     ['a flow running wins over auto-login off', { running: RUNNING, autoLoginOff: 'AGENTSTACK_DISABLE_AUTO_LOGIN=1' }, { kind: 'join', flow: RUNNING }],
+    ['signed out: never a sign-in unasked, not even joining a running one', { signedOut: true, running: RUNNING }, { kind: 'tell', todo: SIGNED_OUT_TODO }],
+    ['signed out but the credential works again: nothing to do', { signedOut: true, state: 'ok' }, { kind: 'none' }],
     ['auto-login off', { autoLoginOff: 'AGENTSTACK_DISABLE_AUTO_LOGIN=1' }, { kind: 'tell', todo: autoLoginOffTodo('AGENTSTACK_DISABLE_AUTO_LOGIN=1') }],
     ['auto-login off wins over offline', { autoLoginOff: 'AGENTSTACK_DISABLE_AUTO_LOGIN=1', offline: true }, { kind: 'tell', todo: autoLoginOffTodo('AGENTSTACK_DISABLE_AUTO_LOGIN=1') }],
     ['offline', { offline: true }, { kind: 'tell', todo: FIX_FIRST_TODO }],

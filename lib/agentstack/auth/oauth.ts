@@ -11,6 +11,7 @@ import { scrubSecrets } from '../../platform/text/scrub.js';
 import { boundedFetch } from '../../platform/http.js';
 import { scopesSupportedOf } from '../../schemas/server.js';
 import { DEFAULT_CLIENT_ID } from '../settings/keys.js';
+import { USER_CODE_MAX_LENGTH, isDisplayableUserCode } from './userCode.js';
 
 export { DEFAULT_CLIENT_ID };
 export const LEGACY_DEVICE_PATH = '/api/oauth2/device/authorize';
@@ -26,6 +27,8 @@ export interface OAuthEndpoints {
   source: 'discovery' | 'legacy';
   /** The scopes the server advertises (RFC 9728, else RFC 8414 `scopes_supported`); null when it names none. */
   scopesSupported?: string[] | null;
+  /** RFC 7009 revocation endpoint, when the metadata names a usable one. */
+  revocationEndpoint?: string;
 }
 
 export interface OAuthClient {
@@ -62,7 +65,7 @@ function isLoopbackHttp(url: string): boolean {
 }
 
 /** Per-request oauth4webapi options: our fetch, the caller's signal, and plain http only to a loopback host. */
-function requestOptions(url: string, options: RequestOptions = {}) {
+export function requestOptions(url: string, options: RequestOptions = {}) {
   return {
     [o.customFetch]: boundedFetch({ timeoutMs: options.timeoutMs }),
     [o.allowInsecureRequests]: isLoopbackHttp(url),
@@ -70,11 +73,11 @@ function requestOptions(url: string, options: RequestOptions = {}) {
   };
 }
 
-function clientAuth(client: OAuthClient): o.ClientAuth {
+export function clientAuth(client: OAuthClient): o.ClientAuth {
   return client.clientSecret ? o.ClientSecretPost(client.clientSecret) : o.None();
 }
 
-function asFor(endpoints: Pick<OAuthEndpoints, 'issuer' | 'tokenEndpoint'> & { deviceAuthorizationEndpoint?: string }): o.AuthorizationServer {
+export function asFor(endpoints: Pick<OAuthEndpoints, 'issuer' | 'tokenEndpoint'> & { deviceAuthorizationEndpoint?: string }): o.AuthorizationServer {
   return {
     issuer: endpoints.issuer,
     token_endpoint: endpoints.tokenEndpoint,
@@ -129,7 +132,7 @@ export function toPluginError(error: unknown, what: string, secrets: Secrets = [
 }
 
 /** Runs one protocol step; a failure becomes a PluginError that masks the secrets the step sent. */
-async function attempt<T>(what: string, fn: () => Promise<T>, secrets: Secrets = []): Promise<T> {
+export async function attempt<T>(what: string, fn: () => Promise<T>, secrets: Secrets = []): Promise<T> {
   try {
     return await fn();
   } catch (error) {
@@ -199,6 +202,7 @@ export async function discoverEndpoints(baseUrl: string, options: RequestOptions
     resource,
     source: 'discovery',
     ...advertised,
+    ...(typeof as.revocation_endpoint === 'string' && isSafeWebUrl(as.revocation_endpoint) ? { revocationEndpoint: as.revocation_endpoint } : {}),
   };
   for (const url of [endpoints.deviceAuthorizationEndpoint, endpoints.tokenEndpoint] as unknown[]) {
     if (typeof url !== 'string' || !url) {
@@ -230,6 +234,9 @@ export async function requestDeviceCode(
     const res = await o.deviceAuthorizationRequest(as, oclient, clientAuth(client), { scope: args.scope, resource: endpoints.resource },
       requestOptions(endpoints.deviceAuthorizationEndpoint, args));
     const body = await o.processDeviceAuthorizationResponse(as, oclient, res);
+    if (!isDisplayableUserCode(body.user_code)) {
+      throw new PluginError('invalid_response', `The server sent a user code that is not short printable text (at most ${USER_CODE_MAX_LENGTH} ASCII characters); refusing to show it. Check that AGENTSTACK_BASE_URL points at AgentStack.`);
+    }
     return {
       device_code: body.device_code,
       user_code: body.user_code,

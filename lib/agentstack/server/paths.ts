@@ -20,6 +20,7 @@ export const CURSOR_FILES = {
   identity: 'agentstack-identity.json',
   settings: SETTINGS,
   settingsLock: lockPathFor(SETTINGS),
+  signedOut: 'agentstack-signed-out',
 } as const;
 
 export type CursorPaths = { dir: string } & { [K in keyof typeof CURSOR_FILES]: string };

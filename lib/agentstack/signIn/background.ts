@@ -6,18 +6,20 @@
  * becomes stale (replaceable) if the poller dies.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, fchmodSync, openSync, statSync } from 'node:fs';
-import { quoteShort } from '../../platform/errors.js';
+import { closeSync } from 'node:fs';
+import { PluginError, quoteShort } from '../../platform/errors.js';
 import { readLockFile } from '../../platform/fs/fileLock.js';
 import { isStaleDeviceLock, readDeviceLock, shownDeviceLock } from './lock.js';
 import type { CursorPaths } from '../server/paths.js';
 import { processStartTime } from '../../platform/processStart.js';
 import { POLLER_FLAG } from './pollerFlag.js';
 import { scopePresetFrom } from '../settings/keys.js';
-import { writeFileAtomic } from '../../platform/fs/secureFile.js';
+import { openRegularFileForAppend, writeFileAtomic } from '../../platform/fs/secureFile.js';
 import type { DevicePollerHandoff } from './poller.js';
 import type { DeviceLock } from '../../schemas/state.js';
 import type { HeldDeviceLock } from './lock.js';
+import { isDisplayableUserCode } from '../auth/userCode.js';
+import { isOpenableUrl } from './browser.js';
 
 export type SignInOutcome =
   | { kind: 'running'; url: string | null; code: string | null; expiresAt: string }
@@ -39,9 +41,12 @@ export interface SignInArgs {
 
 export type RunningFlow = Extract<SignInOutcome, { kind: 'running' }>;
 
+/** What the card may show of a running flow: its code and link only when they pass the rules a server's must, and the
+ * link only when it is on one of `origins`. */
 function running(holder: DeviceLock, origins: readonly string[]): RunningFlow {
   const shown = shownDeviceLock(holder, origins);
-  return { kind: 'running', url: shown.verification_uri_complete ?? shown.verification_uri ?? null, code: holder.user_code ?? null, expiresAt: shown.expires_at };
+  const url = [shown.verification_uri_complete, shown.verification_uri].find((u) => isOpenableUrl(u)) ?? null;
+  return { kind: 'running', url, code: isDisplayableUserCode(holder.user_code) ? holder.user_code : null, expiresAt: quoteShort(shown.expires_at, 40) };
 }
 
 /** The device flow running right now (its code, and its URL when that is on one of `origins`), or null. */
@@ -61,32 +66,30 @@ function handOverLock(path: string, pid: number): void {
 /** The background sign-in log is appended to; past this size it starts afresh so it never grows without bound. */
 const DEVICE_LOG_MAX_BYTES = 256 * 1024;
 
+/** The log's descriptor; a log that is not a regular file (a symlink, a FIFO) stops the sign-in before any request. */
 function openLog(path: string): number {
-  let size = 0;
-  try { size = statSync(path).size; } catch { /* no log yet */ }
-  const fd = openSync(path, size > DEVICE_LOG_MAX_BYTES ? 'w' : 'a', 0o600);
-  try { fchmodSync(fd, 0o600); } catch { /* not ours to fix */ }
-  return fd;
+  try {
+    return openRegularFileForAppend(path, { maxBytes: DEVICE_LOG_MAX_BYTES });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOTREGULAR' ? (error as Error).message : `${path} cannot be opened (${code ?? 'error'})`;
+    throw new PluginError('io', `${why}; move it aside, then sign in with /agentstack-authorize`);
+  }
 }
 
-function spawnPoller(args: SignInArgs, handoff: DevicePollerHandoff): number {
-  const log = openLog(args.paths.deviceLog);
-  try {
-    const child = spawn(process.execPath, [args.script, POLLER_FLAG], {
-      detached: true,
-      stdio: ['pipe', log, log],
-      env: args.env,
-      windowsHide: true,
-    });
-    // The device code goes through a pipe, never argv or the environment (both visible to other tools).
-    child.stdin!.end(JSON.stringify(handoff));
-    child.unref();
-    (child.stdin as unknown as { unref?: () => void }).unref?.();
-    if (!child.pid) throw new Error('the poller did not start');
-    return child.pid;
-  } finally {
-    closeSync(log);
-  }
+function spawnPoller(args: SignInArgs, log: number, handoff: DevicePollerHandoff): number {
+  const child = spawn(process.execPath, [args.script, POLLER_FLAG], {
+    detached: true,
+    stdio: ['pipe', log, log],
+    env: args.env,
+    windowsHide: true,
+  });
+  // The device code goes through a pipe, never argv or the environment (both visible to other tools).
+  child.stdin!.end(JSON.stringify(handoff));
+  child.unref();
+  (child.stdin as unknown as { unref?: () => void }).unref?.();
+  if (!child.pid) throw new Error('the poller did not start');
+  return child.pid;
 }
 
 export async function startSignIn(args: SignInArgs): Promise<SignInOutcome> {
@@ -94,7 +97,9 @@ export async function startSignIn(args: SignInArgs): Promise<SignInOutcome> {
   const current = runningFlow(args.paths.deviceLock, now(), args.origins);
   if (current) return current;
   let lock: HeldDeviceLock | undefined;
+  let log: number | null = null;
   try {
+    log = openLog(args.paths.deviceLog);
     const { beginDeviceFlow } = await import('./flow.js');
     const { clientFromEnv } = await import('../auth/oauth.js');
     const client = clientFromEnv(args.env);
@@ -103,12 +108,14 @@ export async function startSignIn(args: SignInArgs): Promise<SignInOutcome> {
     if (!begun.acquired) return running(begun.holder, args.origins);
     lock = begun.lock;
     const { device, endpoints, issuedAt } = begun;
-    const pid = spawnPoller(args, { device, endpoints, clientId: client.clientId, baseUrl: args.baseUrl, projectId: args.projectId, issuedAt });
+    const pid = spawnPoller(args, log, { device, endpoints, clientId: client.clientId, baseUrl: args.baseUrl, projectId: args.projectId, issuedAt });
     handOverLock(args.paths.deviceLock, pid);
     const held = readDeviceLock(args.paths.deviceLock);
     return { kind: 'started', url: device.verification_uri_complete ?? device.verification_uri, code: device.user_code, expiresAt: held?.expires_at ?? new Date(issuedAt + device.expires_in * 1000).toISOString() };
   } catch (error) {
     lock?.release();
-    return { kind: 'failed', message: quoteShort((error as Error)?.message ?? 'unexpected failure', 200) };
+    return { kind: 'failed', message: quoteShort((error as Error)?.message ?? 'unexpected failure', 300) };
+  } finally {
+    if (log !== null) closeSync(log);
   }
 }

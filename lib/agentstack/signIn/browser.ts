@@ -5,6 +5,7 @@
  */
 import { isSafeWebUrl } from '../server/baseUrl.js';
 import { PluginError, quoteShort } from '../../platform/errors.js';
+import { hasHiddenCharacters } from '../../platform/text/displayText.js';
 
 export type Opener = (url: string) => Promise<void>;
 
@@ -12,9 +13,10 @@ export type Opener = (url: string) => Promise<void>;
 // eslint-disable-next-line no-control-regex
 const SHELL_METACHARACTERS = /[\s\u0000-\u001f\u007f`$;|<>"'\\(){}*!]/;
 
-/** True when `url` may be shown as a link and opened. */
+/** True when `url` may be shown as a link and opened: no shell metacharacters, and no control, bidi or zero-width
+ * character that would make the link read as something it is not. */
 export function isOpenableUrl(url: unknown): url is string {
-  return typeof url === 'string' && url.length <= 2048 && !SHELL_METACHARACTERS.test(url) && isSafeWebUrl(url);
+  return typeof url === 'string' && url.length <= 2048 && !SHELL_METACHARACTERS.test(url) && !hasHiddenCharacters(url) && isSafeWebUrl(url);
 }
 
 /** Throws `unsafe_url` for anything we would not open; `what` names the URL for the person. */

@@ -13,6 +13,7 @@ import type { CursorPaths } from '../server/paths.js';
 import { clearRefreshFile, writeRefreshFile } from '../auth/refreshStore.js';
 import { quoteShort } from '../../platform/errors.js';
 import { mcpUrlFor } from '../server/baseUrl.js';
+import { clearSignedOut } from '../auth/signedOut.js';
 
 export interface FinishArgs {
   tokens: TokenSet;
@@ -68,7 +69,9 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
     } else {
       clearRefreshFile(paths.refresh);
     }
-    return updateMcpConfigFile(paths.mcpJson, (config) => applyBearer(config, { token: tokens.access_token, baseUrl, projectId: args.projectId }));
+    const result = await updateMcpConfigFile(paths.mcpJson, (config) => applyBearer(config, { token: tokens.access_token, baseUrl, projectId: args.projectId }));
+    clearSignedOut(paths.signedOut);
+    return result;
   }, CREDENTIAL_LOCK);
 
   const warnings: string[] = [];

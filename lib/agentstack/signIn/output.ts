@@ -7,6 +7,8 @@ import { skippedText } from '../snapshot/skipped.js';
 import type { FlowEvent } from './flow.js';
 import { PluginError, quoteShort, type PluginErrorCode } from '../../platform/errors.js';
 import type { DeviceLock } from '../../schemas/state.js';
+import { isDisplayableUserCode } from '../auth/userCode.js';
+import { isOpenableUrl } from './browser.js';
 
 export interface OutputStreams {
   stdout: { write(text: string): unknown };
@@ -128,14 +130,18 @@ export function createReporter(options: { json: boolean; streams: OutputStreams;
     onEvent,
     stop,
     alreadyRunning(holder) {
-      const message = `A sign-in is already running (pid ${holder.pid}); finish it there, or wait until ${holder.expires_at}.`;
-      emit({
-        event: 'error', error: 'already_running', message,
-        verification_uri: holder.verification_uri ?? null, verification_uri_complete: holder.verification_uri_complete ?? null, user_code: holder.user_code ?? null,
-      });
+      // The lock is a file anyone with this account can write: show only a code and links that pass the same rules
+      // as a server's.
+      const shown = {
+        verification_uri: isOpenableUrl(holder.verification_uri) ? holder.verification_uri : null,
+        verification_uri_complete: isOpenableUrl(holder.verification_uri_complete) ? holder.verification_uri_complete : null,
+        user_code: isDisplayableUserCode(holder.user_code) ? holder.user_code : null,
+      };
+      const message = `A sign-in is already running (pid ${holder.pid}); finish it there, or wait until ${quoteShort(holder.expires_at, 40)}.`;
+      emit({ event: 'error', error: 'already_running', message, ...shown });
       say(`! ${message}`);
-      if (holder.user_code) say(`  Code: ${holder.user_code}`);
-      if (holder.verification_uri_complete || holder.verification_uri) say(`  Enter it at: ${holder.verification_uri_complete ?? holder.verification_uri}`);
+      if (shown.user_code) say(`  Code: ${shown.user_code}`);
+      if (shown.verification_uri_complete || shown.verification_uri) say(`  Enter it at: ${shown.verification_uri_complete ?? shown.verification_uri}`);
     },
     fail(error) {
       stop();

@@ -11,6 +11,7 @@ import type { OAuthEndpoints, DeviceCodeResponse } from '../auth/oauth.js';
 import { cursorPaths } from '../server/paths.js';
 import { mcpUrlFor } from '../server/baseUrl.js';
 import { readStdinBounded } from '../../platform/hookIo.js';
+import { quoteShort } from '../../platform/errors.js';
 
 export interface DevicePollerHandoff {
   device: DeviceCodeResponse;
@@ -83,7 +84,7 @@ export async function runDevicePoller(env: NodeJS.ProcessEnv = process.env): Pro
     return 0;
   } catch (error) {
     const code = (error as { code?: string })?.code ?? 'server';
-    line({ event: 'error', error: code, message: (error as Error)?.message ?? 'unexpected failure' });
+    line({ event: 'error', error: code, message: quoteShort((error as Error)?.message ?? 'unexpected failure', 300) });
     return 1;
   } finally {
     releaseLock(paths.deviceLock, handoff.device.user_code);

@@ -5,9 +5,23 @@
  */
 import { parseHookJson, readStdinBounded, type ReadStdinOptions } from '../../platform/hookIo.js';
 import { isExecuteCall } from './identify.js';
+import { createTopLevelScanner, type TopLevelScanner } from './topLevelScan.js';
+
+/**
+ * Marks a raw input built from what could be seen of a call the hook could not read whole; its value says why. A
+ * symbol, so no parsed input can carry it.
+ */
+export const UNREADABLE: unique symbol = Symbol('unreadable');
+
+/** Why the call could not be read, when `raw` was built by the scan. */
+export function unreadableReason(raw: Record<string, unknown> | null): string | null {
+  const why = raw ? (raw as { [UNREADABLE]?: unknown })[UNREADABLE] : undefined;
+  return typeof why === 'string' ? why : null;
+}
 
 export type FrontResult =
   | { kind: 'neutral'; log?: string }
+  /** A call that needs the execute check: an execute call, or one the hook could not read (raw[UNREADABLE] set). */
   | { kind: 'execute'; raw: Record<string, unknown> };
 
 export function classifyRawInput(raw: Record<string, unknown> | null): FrontResult {
@@ -18,10 +32,16 @@ export function classifyRawInput(raw: Record<string, unknown> | null): FrontResu
 }
 
 export async function readPreMcpInput(options: ReadStdinOptions = {}): Promise<FrontResult> {
-  const stdin = await readStdinBounded({ timeoutMs: 2_000, ...options });
+  // Created only when the input cannot be read whole (the scan then sees every byte that arrived).
+  let scanner: TopLevelScanner | undefined;
+  const stdin = await readStdinBounded({ timeoutMs: 2_000, ...options, spill: (chunk) => (scanner ??= createTopLevelScanner()).feed(chunk) });
   if (stdin.problem) {
     const why = stdin.problem === 'too_large' ? 'is larger than the cap' : stdin.problem === 'timeout' ? 'did not close in time' : 'failed';
-    return { kind: 'neutral', log: `stdin ${why}; answering neutral` };
+    const seen = scanner?.result() ?? {};
+    // Only a call we can see is not an execute call is neutral; anything else goes to the execute check, which
+    // answers `ask` for an AgentStack call (or a call it cannot name) and `{}` for another server's.
+    if (seen.tool_name !== undefined && !isExecuteCall({ tool_name: seen.tool_name })) return { kind: 'neutral', log: `stdin ${why}; not an execute call, answering neutral` };
+    return { kind: 'execute', raw: { ...seen, [UNREADABLE]: `its input ${why}` } };
   }
   return classifyRawInput(parseHookJson(stdin.text));
 }

@@ -11,9 +11,20 @@ import { cursorPaths } from '../../agentstack/server/paths.js';
 import { BeforeMcpInputSchema } from '../../schemas/hooks.js';
 import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
 import { NEUTRAL, decidePreMcp, parseExecuteArgs, type PreMcpAnswer } from './decide.js';
-import { isAgentStackServer, isExecuteCall } from './identify.js';
+import { isAgentStackServer, isExecuteCall, splitToolName } from './identify.js';
+import { unreadableReason } from './front.js';
 import { readSnapshotIndex } from '../../agentstack/snapshot/actionIndex.js';
 import { applySettings } from '../../agentstack/settings/effective.js';
+import { displayLines } from '../../platform/text/displayText.js';
+
+/** The messages quote action names from the call and the server's snapshot: no hidden characters reach anyone. */
+function shownSafely(answer: PreMcpAnswer): PreMcpAnswer {
+  if (!answer.permission) return answer;
+  const out: PreMcpAnswer = { ...answer };
+  if (out.user_message !== undefined) out.user_message = displayLines(out.user_message);
+  if (out.agent_message !== undefined) out.agent_message = displayLines(out.agent_message);
+  return out;
+}
 
 export interface RunPreMcpOptions {
   env?: NodeJS.ProcessEnv;
@@ -43,10 +54,33 @@ export function knownBaseUrls(config: McpConfig, env: NodeJS.ProcessEnv): string
   return [...bases];
 }
 
+/**
+ * A call the hook could not read whole (`raw` holds only the top-level names it saw): an AgentStack execute call,
+ * or one whose tool or server it cannot name, gets `ask`; one it can see goes elsewhere gets `{}`.
+ */
+function unreadableCall(raw: Record<string, unknown>, why: string, env: NodeJS.ProcessEnv, log: (m: string) => void): PreMcpAnswer {
+  const str = (v: unknown) => (typeof v === 'string' ? v : null);
+  const toolName = str(raw.tool_name);
+  if (toolName !== null) {
+    if (!isExecuteCall({ tool_name: toolName })) return NEUTRAL;
+    const target = { tool_name: toolName, url: str(raw.url), mcp_server_name: str(raw.mcp_server_name) };
+    const named = target.url !== null || target.mcp_server_name !== null || splitToolName(toolName).server !== null;
+    if (named && !isAgentStackServer(target, knownBaseUrls(readConfig(cursorPaths(env).mcpJson, log), env))) return NEUTRAL;
+  }
+  log(`ask: the call could not be read (${why})`);
+  return {
+    permission: 'ask',
+    user_message: `AgentStack could not read this MCP call (${why}), so its actions were not checked. Allow only if you expect this call.`,
+    agent_message: `The AgentStack pre-call check could not read this call (${why}). Split the work into smaller agentstack.execute calls.`,
+  };
+}
+
 /** Checks an execute call (the hook's entry answers every other call itself, before this module is loaded). */
 export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMcpOptions = {}): PreMcpAnswer {
   const env = options.env ?? process.env;
   const log = options.log ?? (() => {});
+  const unreadable = unreadableReason(raw);
+  if (raw && unreadable !== null) return unreadableCall(raw, unreadable, env, log);
   const parsed = BeforeMcpInputSchema.safeParse(raw);
   if (!parsed.success) {
     log('stdin is not a beforeMCPExecution JSON object; answering neutral');
@@ -74,5 +108,5 @@ export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMc
     pluginRoot: options.pluginRoot,
   });
   if (answer.permission) log(`${answer.permission}: ${answer.agent_message ?? ''}`);
-  return answer;
+  return shownSafely(answer);
 }

@@ -13,6 +13,8 @@ export interface CardCapabilities {
 }
 
 export interface CardInput {
+  /** The person signed out on purpose (and has no credential now). */
+  signedOut?: boolean;
   serverUrl: string;
   state: CredentialState;
   apiKey: boolean;
@@ -53,7 +55,7 @@ function capabilitiesText(c: CardCapabilities): string {
 
 export function renderCard(input: CardInput): string {
   const lines = [`AgentStack plugin status (server ${input.serverUrl})`];
-  const account = input.state === 'ok' ? `${STATE_TEXT.ok}${input.who ? ` as ${input.who}` : ''}${input.apiKey ? ' (API key)' : ''}` : STATE_TEXT[input.state];
+  const account = input.signedOut ? 'signed out' : input.state === 'ok' ? `${STATE_TEXT.ok}${input.who ? ` as ${input.who}` : ''}${input.apiKey ? ' (API key)' : ''}` : STATE_TEXT[input.state];
   lines.push(`- Account: ${account}`);
   lines.push(`- Project: ${input.project ?? 'none pinned'}`);
   if (!input.apiKey && (input.state === 'ok' || input.state === 'expired' || input.state === 'null_caps')) lines.push(`- Token: ${expiryText(input.expiresAtMs, input.now)}`);

@@ -14,6 +14,8 @@ export interface SignInFacts {
   autoLoginOff: string | null;
   /** Nothing may be sent to a server (a bad AGENTSTACK_BASE_URL, an unreadable mcp.json). */
   offline: boolean;
+  /** The person signed out on this machine (`device-code --logout`) and has not signed in since. */
+  signedOut: boolean;
   /** The project pin a new sign-in keeps, or why it cannot be read. */
   pin: { projectId: number | null; ignored?: string } | { error: string };
 }
@@ -26,12 +28,15 @@ export type SignInDecision =
 
 export const CONNECT_TODO = 'Connect AgentStack: click Connect next to AgentStack in Cursor\'s MCP settings, or run /agentstack-authorize.';
 export const autoLoginOffTodo = (why: string) => `Sign in again: run /agentstack-authorize (automatic sign-in is off: ${why}).`;
+export const SIGNED_OUT_TODO = 'You signed out of AgentStack on this machine; sign in again with /agentstack-authorize when you want to use it.';
 export const FIX_FIRST_TODO = 'Sign in again with /agentstack-authorize once the problem above is fixed.';
 
 const couldNotStart = (why: string) => `Sign in with /agentstack-authorize (automatic sign-in could not start: ${why}).`;
 
 export function decideSignIn(facts: SignInFacts): SignInDecision {
   if (facts.state !== 'unsigned' && !needsSignIn(facts.state)) return { kind: 'none' };
+  // Signed out on purpose: never a sign-in unasked, until the person signs in again.
+  if (facts.signedOut) return { kind: 'tell', todo: SIGNED_OUT_TODO };
   if (facts.running) return { kind: 'join', flow: facts.running };
   // Never signed in: no browser or device code unasked, only the way to do it.
   if (facts.state === 'unsigned') return { kind: 'tell', todo: CONNECT_TODO };

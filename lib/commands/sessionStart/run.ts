@@ -8,13 +8,16 @@
 import { readProjectPin } from '../../agentstack/auth/projectPin.js';
 import { mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
 import { quoteShort } from '../../platform/errors.js';
-import { agentstackEntry, classifyCredential, headerValue, needsRefresh, type CredentialView, type McpConfig } from '../../agentstack/mcpJson/credential.js';
+import { agentstackEntry, classifyCredential, headerValue, needsRefresh, type CredentialView, type McpConfig, bearerOf } from '../../agentstack/mcpJson/credential.js';
 import { chooseBaseUrl, credentialsBelongTo, normalizeMcpConfig, parseProjectId, type IssuedFor } from '../../agentstack/mcpJson/entry.js';
+import { isSignedOut } from '../../agentstack/auth/signedOut.js';
+import { removeIfExists } from '../../platform/fs/secureFile.js';
 import { readMcpConfigFile, symlinkNotice, updateMcpConfigFile } from '../../agentstack/mcpJson/file.js';
 import { cursorPaths, type CursorPaths } from '../../agentstack/server/paths.js';
 import { issuedFor, readRefreshFile, refreshBelongsTo, type StoredRefresh } from '../../agentstack/auth/refreshStore.js';
 import { renderCard } from './card.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
+import { displayLines } from '../../platform/text/displayText.js';
 import { runningFlow, type SignInOutcome } from '../../agentstack/signIn/background.js';
 import { signInOrigins } from '../../agentstack/signIn/lock.js';
 import { identityFor, readIdentity } from '../../agentstack/auth/identityCache.js';
@@ -136,6 +139,7 @@ function signInFacts(run: Run, gate: CredentialView): SignInFacts {
     autoLoginOff: env.AGENTSTACK_DISABLE_AUTO_LOGIN !== '1' ? null
       : run.options.env.AGENTSTACK_DISABLE_AUTO_LOGIN?.trim() ? 'AGENTSTACK_DISABLE_AUTO_LOGIN=1' : 'auto-login is false in the settings',
     offline: run.offline,
+    signedOut: gate.state !== 'ok' && isSignedOut(run.paths.signedOut),
     pin,
   };
 }
@@ -169,6 +173,10 @@ async function whoStep(run: Run, gate: CredentialView, refreshedSnapshot: boolea
     run.options.log?.(`who: ${errText(error)}`);
   }
   return who;
+}
+
+function signedOutMeanwhile(mcpJson: string): boolean {
+  try { return bearerOf(readMcpConfigFile(mcpJson).config) === null; } catch { return false; }
 }
 
 export async function runSessionStart(options: SessionStartOptions): Promise<string> {
@@ -223,11 +231,25 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo,
   });
   const who = signedIn ? await whoStep(run, gate, refreshedSnapshot) : null;
+  // A sign-out that finished while this session start was signed in: nothing it fetched for that sign-in stays.
+  if (signedIn && isSignedOut(paths.signedOut) && signedOutMeanwhile(paths.mcpJson)) {
+    for (const path of [paths.capabilities, paths.identity]) {
+      try { removeIfExists(path); } catch { /* best effort */ }
+    }
+  }
+
+  // A sign-out that finished while this session start was signed in: nothing it fetched for that sign-in stays.
+  if (signedIn && isSignedOut(paths.signedOut) && signedOutMeanwhile(paths.mcpJson)) {
+    for (const path of [paths.capabilities, paths.identity]) {
+      try { removeIfExists(path); } catch { /* best effort */ }
+    }
+  }
 
   const card = renderCard({
-    serverUrl: mcpUrlFor(baseUrl), state: gate.state, apiKey: gate.apiKey, who, project: project(refreshed.config ?? config, gate), expiresAtMs: gate.expiresAtMs,
+    signedOut: gate.state !== 'ok' && isSignedOut(paths.signedOut), serverUrl: mcpUrlFor(baseUrl), state: gate.state, apiKey: gate.apiKey, who, project: project(refreshed.config ?? config, gate), expiresAtMs: gate.expiresAtMs,
     capabilities, pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo, now: now(),
   });
-  // The card quotes the server (who, error messages): a server that echoes a credential gets it masked here.
-  return scrubSecrets(card, [gate.token, first.token, stored?.refresh_token]);
+  // The card quotes the server (who, error messages, action names): a server that echoes a credential gets it
+  // masked here, and no control, bidi or zero-width character reaches the agent.
+  return displayLines(scrubSecrets(card, [gate.token, first.token, stored?.refresh_token]));
 }

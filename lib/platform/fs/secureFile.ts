@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  closeSync, constants, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync,
+  closeSync, constants, fchmodSync, fstatSync, fsyncSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
@@ -128,4 +128,42 @@ export function fileMode(path: string): number | null {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
+}
+
+/**
+ * Opens `path` for appending the way every file we own is opened: never through a symlink (O_NOFOLLOW), never
+ * blocking on a FIFO (O_NONBLOCK), created with `mode` from the first byte, and only kept when fstat says it is a
+ * regular file; past `maxBytes` it starts afresh. Throws `ENOTREGULAR` (code) for anything that is not a regular
+ * file, and the open's own error (ELOOP, ENXIO, EACCES) otherwise. Returns the descriptor; the caller closes it.
+ */
+export function openRegularFileForAppend(path: string, options: { mode?: number; maxBytes?: number } = {}): number {
+  const mode = options.mode ?? SECRET_FILE_MODE;
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+  let fd: number;
+  try {
+    fd = openSync(path, flags, mode);
+  } catch (error) {
+    // A symlink is refused with ELOOP by O_NOFOLLOW; where the platform has no O_NOFOLLOW, lstat decides.
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw notRegular(path, 'a symlink');
+    if ((error as NodeJS.ErrnoException).code === 'ENXIO') throw notRegular(path, 'a FIFO or socket');
+    throw error;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw notRegular(path, stat.isFIFO() ? 'a FIFO' : 'not a file');
+    if (constants.O_NOFOLLOW === undefined && lstatSync(path).isSymbolicLink()) throw notRegular(path, 'a symlink');
+    if (options.maxBytes !== undefined && stat.size > options.maxBytes) ftruncateSync(fd, 0);
+    if ((stat.mode & 0o777 & ~mode) !== 0) fchmodSync(fd, mode);
+    return fd;
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+function notRegular(path: string, what: string): NodeJS.ErrnoException {
+  const error: NodeJS.ErrnoException = new Error(`${path} is not a regular file (${what})`);
+  error.code = 'ENOTREGULAR';
+  return error;
 }

@@ -1,0 +1,210 @@
+/**
+ * Signing out: first locally, under the credential lock that sign-in and refresh take (`agentstack-refresh.lock`),
+ * so a refresh in flight finishes first and its rotated token is the one removed; then, with the tokens held only
+ * in memory, revocation at the server (RFC 7009). The local part is what must not fail: the `agentstack` entry
+ * loses its credentials, the refresh token, the identity cache and the capability snapshot are removed, and the
+ * signed-out record is written. A server that cannot revoke only changes what we tell the person.
+ */
+import { withLock } from '../../platform/fs/fileLock.js';
+import { PluginError, quoteShort } from '../../platform/errors.js';
+import { removeIfExists } from '../../platform/fs/secureFile.js';
+import { baseUrlFromMcpUrl, resolveBaseUrl } from '../server/baseUrl.js';
+import { cursorPaths, type CursorPaths } from '../server/paths.js';
+import { chooseBaseUrl, credentialsBelongTo } from '../mcpJson/entry.js';
+import { agentstackEntry, bearerOf, headerValue, type McpConfig } from '../mcpJson/credential.js';
+import { updateMcpConfigFile } from '../mcpJson/file.js';
+import { withoutCredentials } from '../mcpJson/withoutCredentials.js';
+import { issuedFor, readRefreshFile, type StoredRefresh } from '../auth/refreshStore.js';
+import { markSignedOut } from '../auth/signedOut.js';
+import { jwtExpiryMs } from '../auth/jwt.js';
+import { isStaleDeviceLock, readDeviceLock } from './lock.js';
+
+/** Why the grant was not revoked at the server (null when it was). */
+export type NotRevokedReason =
+  | 'not_signed_in'
+  | 'no_revocation_endpoint'
+  | 'refused'
+  | 'server'
+  | 'network'
+  | 'timeout'
+  | 'aborted';
+
+export interface SignOutResult {
+  server_url: string;
+  /** Whether there was a credential to remove. */
+  was_signed_in: boolean;
+  /** Whether the server revoked the grant (the refresh token, or the access token when there was no refresh token). */
+  revoked: boolean;
+  access_token_revoked: boolean;
+  reason: NotRevokedReason | null;
+  /** Why, in words, when not revoked. */
+  message: string | null;
+  /** Until when the last access token works where the server does not check revocation (ISO), or null. */
+  access_token_expires_at: string | null;
+  /** Where the person can revoke the sign-in themselves. */
+  revoke_at: string;
+  mcp_json: string;
+  warnings: string[];
+}
+
+export interface SignOutOptions {
+  env: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
+  now?: () => number;
+  /** Deadline of each request to the server. */
+  timeoutMs?: number;
+  /** Deadline of everything asked of the server. */
+  totalTimeoutMs?: number;
+}
+
+const SERVER_DEADLINE_MS = 12_000;
+
+interface Removed {
+  baseUrl: string;
+  bearer: string | null;
+  /** Whether the Bearer was issued for `baseUrl` (only then is it sent there). */
+  bearerBelongs: boolean;
+  refresh: StoredRefresh | null;
+  hadApiKey: boolean;
+  warnings: string[];
+}
+
+function hasApiKey(entry: unknown): boolean {
+  return headerValue((entry as { headers?: unknown } | undefined)?.headers, 'x-api-key') !== undefined;
+}
+
+/** The local sign-out, under the credential lock; returns what was removed (the tokens stay in memory only). */
+async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now: () => number): Promise<Removed> {
+  return withLock(paths.refreshLock, async () => {
+    const warnings: string[] = [];
+    let refresh: StoredRefresh | null = null;
+    try {
+      refresh = readRefreshFile(paths.refresh);
+    } catch {
+      warnings.push(`${paths.refresh} could not be read; it was removed without being revoked.`);
+    }
+    // mcp.json first (a file we cannot edit stops here with nothing changed), then the record, then the rest. The
+    // credential to revoke is the one read under mcp.json's own lock, i.e. exactly the one removed.
+    let before: McpConfig = {};
+    await updateMcpConfigFile(paths.mcpJson, (config) => {
+      before = config;
+      return withoutCredentials(config);
+    });
+    const entry = agentstackEntry(before);
+    const baseUrl = chooseBaseUrl(entry, envBaseUrl);
+    try {
+      markSignedOut(paths.signedOut, { serverUrl: `${baseUrl}/mcp`, now: new Date(now()) });
+    } catch (error) {
+      warnings.push(`${paths.signedOut} could not be written (${(error as NodeJS.ErrnoException).code ?? 'error'}); a session start may offer a sign-in by itself.`);
+    }
+    for (const path of [paths.refresh, paths.identity, paths.capabilities]) {
+      try {
+        removeIfExists(path);
+      } catch (error) {
+        warnings.push(`${path} could not be removed (${(error as NodeJS.ErrnoException).code ?? 'error'}); remove it by hand.`);
+      }
+    }
+    let running = null;
+    try { running = readDeviceLock(paths.deviceLock); } catch { /* unreadable: no flow to name */ }
+    if (running && !isStaleDeviceLock(running, now())) {
+      warnings.push(`A sign-in is still waiting for approval (pid ${running.pid}); approving its code signs this machine in again. Stop it with Ctrl-C in its window, or let it expire.`);
+    }
+    const bearer = bearerOf(before);
+    return { baseUrl, bearer, bearerBelongs: bearer !== null && credentialsBelongTo(entry, baseUrl, issuedFor(refresh)), refresh, hadApiKey: hasApiKey(entry), warnings };
+  }, { timeoutMs: 10_000, staleMs: 20_000 });
+}
+
+function reasonOf(error: unknown): NotRevokedReason {
+  if (!(error instanceof PluginError)) return 'server';
+  if (error.code === 'network' || error.code === 'timeout' || error.code === 'aborted') return error.code;
+  if (error.code === 'server') return 'server';
+  return 'refused';
+}
+
+interface Revocation {
+  revoked: boolean;
+  accessRevoked: boolean;
+  reason: NotRevokedReason | null;
+  message: string | null;
+}
+
+/** Revokes what was removed at the server that issued it; never throws. */
+async function revokeAtServer(removed: Removed, options: SignOutOptions): Promise<Revocation> {
+  const { refresh, bearer } = removed;
+  if (!refresh && !bearer) return { revoked: false, accessRevoked: false, reason: 'not_signed_in', message: 'there was no token to revoke' };
+  // The refresh token goes back only to the server it was issued for (its recorded resource), never elsewhere.
+  const server = (refresh?.resource ? baseUrlFromMcpUrl(refresh.resource) : null) ?? removed.baseUrl;
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  const request = { signal: options.signal, timeoutMs };
+  try {
+    const { clientFromEnv, discoverEndpoints } = await import('../auth/oauth.js');
+    const { revokeToken } = await import('../auth/revoke.js');
+    const endpoints = await discoverEndpoints(server, request);
+    if (!endpoints.revocationEndpoint) {
+      return { revoked: false, accessRevoked: false, reason: 'no_revocation_endpoint', message: 'the server names no revocation endpoint in its OAuth metadata' };
+    }
+    const issuedBy = refresh?.token_endpoint ? new URL(refresh.token_endpoint).origin : new URL(endpoints.tokenEndpoint).origin;
+    if (new URL(endpoints.revocationEndpoint).origin !== issuedBy) {
+      return { revoked: false, accessRevoked: false, reason: 'refused', message: `the revocation endpoint ${quoteShort(endpoints.revocationEndpoint, 120)} is not on the server that issued the token` };
+    }
+    const env = clientFromEnv(options.env);
+    const client = refresh?.client_id && refresh.client_id !== env.clientId ? { clientId: refresh.client_id } : env;
+    let revoked = false;
+    if (refresh) {
+      await revokeToken({ endpoints, client, token: refresh.refresh_token, tokenTypeHint: 'refresh_token', ...request });
+      revoked = true;
+    }
+    let accessRevoked = false;
+    if (bearer && removed.bearerBelongs && server === removed.baseUrl) {
+      // Many servers cannot revoke a JWT access token (RFC 7009 lets them refuse with unsupported_token_type).
+      try {
+        await revokeToken({ endpoints, client, token: bearer, tokenTypeHint: 'access_token', ...request });
+        accessRevoked = true;
+      } catch (error) {
+        if (!refresh) throw error;
+      }
+    }
+    return { revoked: revoked || accessRevoked, accessRevoked, reason: revoked || accessRevoked ? null : 'refused', message: revoked || accessRevoked ? null : 'the server did not accept the access token for revocation' };
+  } catch (error) {
+    const reason = options.signal?.aborted ? 'aborted' : reasonOf(error);
+    return { revoked: false, accessRevoked: false, reason, message: quoteShort((error as Error)?.message ?? 'unexpected failure', 200) };
+  }
+}
+
+export async function signOut(options: SignOutOptions): Promise<SignOutResult> {
+  const now = options.now ?? Date.now;
+  const paths = cursorPaths(options.env);
+  const envBaseUrl = options.env.AGENTSTACK_BASE_URL?.trim() ? resolveBaseUrl(options.env) : null;
+  const removed = await signOutLocally(paths, envBaseUrl, now);
+  const wasSignedIn = removed.bearer !== null || removed.refresh !== null || removed.hadApiKey;
+  // The server gets one overall deadline (discovery may try four documents): a hanging server cannot hold the
+  // person's terminal, and the sign-out is already done.
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  options.signal?.addEventListener('abort', abort, { once: true });
+  if (options.signal?.aborted) abort();
+  let timedOut = false;
+  const timer = setTimeout(() => { timedOut = true; abort(); }, options.totalTimeoutMs ?? SERVER_DEADLINE_MS);
+  let revocation: Revocation;
+  try {
+    revocation = await revokeAtServer(removed, { ...options, signal: controller.signal });
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', abort);
+  }
+  if (timedOut && !revocation.revoked) revocation = { ...revocation, reason: 'timeout', message: `the server did not answer within ${Math.round((options.totalTimeoutMs ?? SERVER_DEADLINE_MS) / 1000)} s` };
+  const expiryMs = removed.bearer ? jwtExpiryMs(removed.bearer) : null;
+  const storedExpiry = removed.refresh?.expires_at ?? null;
+  return {
+    server_url: `${removed.baseUrl}/mcp`,
+    was_signed_in: wasSignedIn,
+    revoked: revocation.revoked,
+    access_token_revoked: revocation.accessRevoked,
+    reason: revocation.reason,
+    message: revocation.message,
+    access_token_expires_at: revocation.accessRevoked || !removed.bearer ? null : expiryMs ? new Date(expiryMs).toISOString() : storedExpiry,
+    revoke_at: removed.baseUrl,
+    mcp_json: paths.mcpJson,
+    warnings: removed.warnings,
+  };
+}

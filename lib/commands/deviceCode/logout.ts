@@ -1,0 +1,86 @@
+/**
+ * `device-code --logout`: signs out (lib/agentstack/signIn/signOut.ts) and says what happened, gh-style; with
+ * `--json`, stdout carries one `signed_out` event (or one `error` event) and the human text goes to stderr.
+ * Exit 0 when signed out locally (even if the server could not revoke), 1 on a local failure.
+ */
+import { signOut, type SignOutResult } from '../../agentstack/signIn/signOut.js';
+import { jsonErrorCode, type OutputStreams } from '../../agentstack/signIn/output.js';
+import { PluginError, quoteShort } from '../../platform/errors.js';
+import { setProxyOptions } from '../../platform/http.js';
+import { applySettings } from '../../agentstack/settings/effective.js';
+
+export interface LogoutOptions {
+  json: boolean;
+  env: NodeJS.ProcessEnv;
+  streams: OutputStreams;
+  signal?: AbortSignal;
+}
+
+function whenText(iso: string | null): string {
+  return iso ? iso.replace(/\.\d{3}Z$/, 'Z') : 'it expires';
+}
+
+/** The human lines for a sign-out that happened locally. */
+export function signedOutLines(result: SignOutResult): string[] {
+  const server = `server ${result.server_url}`;
+  if (!result.was_signed_in) {
+    return [`You were not signed in to AgentStack (${server}); nothing to sign out.`, ...result.warnings.map((w) => `  warning: ${w}`)];
+  }
+  const lines: string[] = [];
+  if (result.revoked) {
+    const what = result.access_token_revoked ? 'the refresh and access tokens were revoked.' : 'the refresh token was revoked.';
+    const rest = result.access_token_revoked || !result.access_token_expires_at
+      ? ''
+      : ` The last access token stays valid until ${whenText(result.access_token_expires_at)} unless the server checks revocation.`;
+    lines.push(`✓ Signed out of AgentStack (${server}); ${what}${rest}`);
+  } else {
+    lines.push(`✓ Signed out of AgentStack on this machine (${server}); no copy of the tokens is left here.`);
+    lines.push(`! The sign-in could not be revoked at the server (${result.message ?? result.reason}). Revoke the "cursor-plugin" sign-in in your AgentStack account at ${result.revoke_at}; until then it stays valid there${result.access_token_expires_at ? ` (the last access token until ${whenText(result.access_token_expires_at)})` : ''}.`);
+  }
+  for (const warning of result.warnings) lines.push(`  warning: ${warning}`);
+  lines.push('  The agentstack entry in mcp.json keeps its URL and the project pin stays; sign in again with /agentstack-authorize.');
+  return lines;
+}
+
+export async function runLogout(options: LogoutOptions): Promise<number> {
+  const { streams, json } = options;
+  const human = json ? streams.stderr : streams.stdout;
+  // Ctrl-C while the server is asked only stops the revocation: the local sign-out is done by then.
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  options.signal?.addEventListener('abort', onSignal, { once: true });
+  try {
+    // Environment > settings file > default, as for signing in: the same server, the same proxy.
+    const settings = applySettings(options.env);
+    setProxyOptions(settings.proxy);
+    const result = await signOut({ env: settings.env, signal: controller.signal });
+    if (json) {
+      streams.stdout.write(`${JSON.stringify({
+        event: 'signed_out',
+        server_url: result.server_url,
+        was_signed_in: result.was_signed_in,
+        revoked: result.revoked,
+        access_token_revoked: result.access_token_revoked,
+        reason: result.reason,
+        message: result.message,
+        access_token_expires_at: result.access_token_expires_at,
+        revoke_at: result.revoke_at,
+        warnings: result.warnings,
+      })}\n`);
+    }
+    for (const line of signedOutLines(result)) human.write(`${line}\n`);
+    return 0;
+  } catch (error) {
+    const message = error instanceof PluginError
+      ? `${error.message} Nothing was signed out; run --logout again once this is fixed.`
+      : `Unexpected failure: ${quoteShort((error as Error)?.message ?? error, 160)}`;
+    if (json) streams.stdout.write(`${JSON.stringify({ event: 'error', error: jsonErrorCode(error), message })}\n`);
+    streams.stderr.write(`X ${message}\n`);
+    return 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
