@@ -38,14 +38,13 @@ describe('mcp.json file layer', () => {
     expect(readMcpConfigFile(path).config).toEqual({});
   });
 
-  it('writes 2-space JSON with a trailing newline, mode 0600, preserving other servers exactly', async () => {
+  it('adds the entry to a one-line file on that line, mode 0600, other servers byte for byte', async () => {
     const original = { theme: 'x', mcpServers: { github: { command: 'gh', args: ['mcp'], env: { A: '1' } }, zed: { url: 'https://z/mcp' } } };
     writeFileSync(path, JSON.stringify(original), { mode: 0o644 });
     const result = await updateMcpConfigFile(path, (c) => applyBearer(c, { token: 'tok', baseUrl: 'https://agentstack.tech' }));
     expect(result.changed).toBe(true);
     const text = readFileSync(path, 'utf8');
-    expect(text.endsWith('}\n')).toBe(true);
-    expect(text).toContain('\n  "mcpServers": {\n    "github"');
+    expect(text).toBe(`${JSON.stringify(original).slice(0, -2)},"agentstack":{"type":"http","url":"https://agentstack.tech/mcp","headers":{"Authorization":"Bearer tok"}}}}`);
     const parsed = JSON.parse(text);
     expect(parsed.mcpServers.github).toEqual(original.mcpServers.github);
     expect(Object.keys(parsed.mcpServers)).toEqual(['github', 'zed', 'agentstack']);

@@ -4,7 +4,7 @@
  * ~/.cursor/plugins: stale files are replaced atomically with the source's mode; cached copies can be purged.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, readFileSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PluginError } from '../../platform/errors.js';
@@ -148,14 +148,38 @@ export function assertInsidePlugins(target: string, env: NodeJS.ProcessEnv = pro
   }
 }
 
+/**
+ * Throws unless every folder that exists between `dir` and the file `rel` inside it is a real folder. A symlinked
+ * folder would lead mkdir and the write out of the copy, and a containment check on the final path cannot see it
+ * while the folders below the link do not exist yet; so each existing component is looked at before anything is
+ * created. (The file itself may be a link: an atomic rename replaces the link, never its target.)
+ */
+export function assertNoLinkedFolder(dir: string, rel: string): void {
+  let at = dir;
+  for (const part of rel.split('/').slice(0, -1)) {
+    at = join(at, part);
+    let stat;
+    try { stat = lstatSync(at); } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    if (stat.isSymbolicLink()) throw new PluginError('invalid_config', `Refusing to write through ${at}: it is a symlink; nothing in this copy was changed. Remove the copy (or run --purge) and reinstall.`);
+    if (!stat.isDirectory()) throw new PluginError('invalid_config', `Refusing to write below ${at}: it is not a folder; nothing in this copy was changed.`);
+  }
+}
+
 /** Replaces each differing file of a copy with the source's bytes and mode. Returns the paths written. */
 export function fixCopy(source: string, copy: CopyReport, env: NodeJS.ProcessEnv = process.env): string[] {
   assertInsidePlugins(copy.dir, env);
+  // Every target is checked before the first write, so a refused copy is left as it was.
+  for (const { path } of copy.differences) {
+    assertNoLinkedFolder(copy.dir, path);
+    assertInsidePlugins(dirname(join(copy.dir, path)), env);
+  }
   const written: string[] = [];
   for (const { path } of copy.differences) {
     const from = join(source, path);
     const to = join(copy.dir, path);
-    assertInsidePlugins(dirname(to), env);
     const mode = statSync(from).mode & 0o777;
     writeFileAtomic(to, readFileSync(from), { mode });
     chmodSync(to, mode); // the umask may have cleared bits at creation
