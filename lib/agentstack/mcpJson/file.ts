@@ -2,7 +2,8 @@
  * The file layer of the mcp.json manager: read strictly (a broken file is reported with its position and left
  * byte-for-byte alone), write atomically with mode 0600 under a cross-process lock, and only when something changed.
  */
-import { chmodSync, lstatSync, readlinkSync } from 'node:fs';
+import { lstatSync, readlinkSync } from 'node:fs';
+import { tightenMode } from '../../platform/fs/tightenMode.js';
 import { PluginError } from '../../platform/errors.js';
 import { withLock, type LockOptions } from '../../platform/fs/fileLock.js';
 import { findJsonError } from '../../platform/text/jsonPosition.js';
@@ -134,7 +135,7 @@ export async function updateMcpConfigFile(
       replacedSymlink = symlinkTarget(path);
       writeFileAtomic(path, next, { mode: SECRET_FILE_MODE });
     } else if (text !== null) {
-      tightenMode(path);
+      try { tightenMode(path); } catch { /* not ours to fix (e.g. a read-only mount) */ }
     }
     // Under the lock no other writer of ours is mid-write: remove temp files left by writers that were killed.
     sweepLeftovers(path);
@@ -142,13 +143,6 @@ export async function updateMcpConfigFile(
   }, lockOptions);
 }
 
-function tightenMode(path: string): void {
-  let stat;
-  try { stat = lstatSync(path); } catch { return; }
-  if (stat.isFile() && (stat.mode & 0o077) !== 0) {
-    try { chmodSync(path, SECRET_FILE_MODE); } catch { /* not ours to fix (e.g. a read-only mount) */ }
-  }
-}
 
 /** One line for the person when a write replaced a symlinked mcp.json, or null. */
 export function symlinkNotice(result: Pick<UpdateResult, 'path' | 'replacedSymlink'>): string | null {

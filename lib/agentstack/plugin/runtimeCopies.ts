@@ -95,7 +95,20 @@ export function diffFingerprints(source: Fingerprint, copy: Fingerprint): Differ
   return out;
 }
 
-const realOrSelf = (p: string) => { try { return realpathSync(p); } catch { return p; } };
+const realOrSelf = (p: string) => { try { return realpathSync.native(p); } catch { return p; } };
+
+/**
+ * Whether two folders are the same install. Real paths are compared (a local symlink to the source is the source),
+ * ignoring case on Windows and macOS, whose file systems usually do: there a different drive-letter case or an 8.3
+ * short name must not make the running copy look like another one, which --purge would delete.
+ */
+export function sameFolder(a: string, b: string, options: { platform?: NodeJS.Platform; realpath?: (p: string) => string } = {}): boolean {
+  const real = options.realpath ?? realOrSelf;
+  const platform = options.platform ?? process.platform;
+  const ra = real(a);
+  const rb = real(b);
+  return platform === 'win32' || platform === 'darwin' ? ra.toLowerCase() === rb.toLowerCase() : ra === rb;
+}
 const isInside = (child: string, parent: string) => {
   const rel = relative(parent, child);
   return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep) && !/^[a-zA-Z]:/.test(rel);
@@ -124,8 +137,7 @@ export function findInstalls(name: string, env: NodeJS.ProcessEnv = process.env)
 
 /** Every install of plugin `name` except `source` itself (a local symlink to it included). */
 export function findCopies(name: string, source: string, env: NodeJS.ProcessEnv = process.env): Array<{ kind: CopyKind; dir: string }> {
-  const self = realOrSelf(source);
-  return findInstalls(name, env).filter((c) => realOrSelf(c.dir) !== self);
+  return findInstalls(name, env).filter((c) => !sameFolder(c.dir, source));
 }
 
 export function inspectCopies(source: string, env: NodeJS.ProcessEnv = process.env): CopyReport[] {
@@ -193,7 +205,8 @@ export function purgeCopy(copy: CopyReport, env: NodeJS.ProcessEnv = process.env
   if (copy.kind !== 'cache') return false;
   assertInsidePlugins(copy.dir, env);
   if (!isInside(realOrSelf(copy.dir), realOrSelf(cursorPluginDirs(env).cache))) return false;
-  rmSync(copy.dir, { recursive: true, force: true });
+  // maxRetries: on Windows a file another process holds open fails the delete with EBUSY/EPERM for a moment.
+  rmSync(copy.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   return true;
 }
 

@@ -2,11 +2,11 @@
  * diagnose-local's gates over Node, the installed plugin and ~/.cursor/mcp.json. Pure: each takes state already read
  * by state.ts and returns one Check whose `fix` says what to do in one line. Nothing secret is ever put in a Check.
  */
-import { homedir } from 'node:os';
 import { isRealBearer } from '../../agentstack/mcpJson/entry.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
 import type { McpState, PluginState } from './state.js';
 import { isObject } from '../../platform/text/isObject.js';
+import { tilde } from '../../platform/text/tilde.js';
 
 export const SIGN_IN = 'Sign in: run /agentstack-authorize in the agent chat (or node <plugin>/hooks/scripts/device-code.mjs)';
 export const RUN_FIX = 'Run diagnose-local --fix';
@@ -14,7 +14,6 @@ const MIN_NODE_MAJOR = 20;
 const LEAN_KEYS = new Set(['type', 'url', 'headers']);
 const LEAN_HEADERS = new Set(['authorization', 'x-project-id', 'x-api-key']);
 
-export const tilde = (p: string) => (p.startsWith(homedir()) ? `~${p.slice(homedir().length)}` : p);
 export const octal = (mode: number) => `0${mode.toString(8).padStart(3, '0')}`;
 export const notChecked = (id: string, why: string) => warn(id, `not checked: ${why}`);
 

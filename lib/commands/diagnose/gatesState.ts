@@ -5,7 +5,8 @@
 import { maskSecret } from '../../platform/text/mask.js';
 import { parseProjectId } from '../../agentstack/mcpJson/entry.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
-import { RUN_FIX, SIGN_IN, notChecked, octal, tilde } from './gatesConfig.js';
+import { RUN_FIX, SIGN_IN, notChecked, octal } from './gatesConfig.js';
+import { tilde } from '../../platform/text/tilde.js';
 import type { LocalState } from './state.js';
 
 /** The hooks refresh a token this close to expiry. */
