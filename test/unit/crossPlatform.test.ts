@@ -13,6 +13,8 @@ import { tightenMode } from '../../lib/platform/fs/tightenMode.js';
 import { tilde } from '../../lib/platform/text/tilde.js';
 import { cursorDir, cursorPaths } from '../../lib/agentstack/server/paths.js';
 import { sameFolder } from '../../lib/agentstack/plugin/runtimeCopies.js';
+import { findOnPath } from '../../lib/platform/findExecutable.js';
+import { nodeGate } from '../../lib/commands/diagnose/gatesConfig.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 
 const errno = (code: string) => Object.assign(new Error(`${code}: simulated`), { code });
@@ -207,5 +209,28 @@ describe('plugin copies: the running copy is recognised however its path is spel
     const long = 'C:\\Users\\Alexander\\.cursor\\plugins\\local\\agentstack';
     const native = (p: string) => p.replace('ALEXAN~1', 'Alexander');
     expect(sameFolder('C:\\Users\\ALEXAN~1\\.cursor\\plugins\\local\\agentstack', long, { platform: 'win32', realpath: native })).toBe(true);
+  });
+});
+
+describe('which node a hook would run', () => {
+  it('posix: the first PATH folder holding node', () => {
+    const files = new Set(['/opt/homebrew/bin/node', '/usr/bin/node']);
+    const isFile = (p: string) => files.has(p);
+    expect(findOnPath('node', { env: { PATH: '/usr/local/bin:/opt/homebrew/bin:/usr/bin' }, platform: 'darwin', isFile })).toBe('/opt/homebrew/bin/node');
+    expect(findOnPath('node', { env: { PATH: 'relative/bin:/nowhere' }, platform: 'linux', isFile: () => true })).toBe('/nowhere/node');
+    expect(findOnPath('node', { env: {}, platform: 'linux', isFile })).toBeNull();
+  });
+
+  it('win32: Path with ";", quoted folders and PATHEXT (node.exe, never a bare "node")', () => {
+    const files = new Set(['c:\\program files\\nodejs\\node.exe', 'c:\\tools\\node']);
+    const isFile = (p: string) => files.has(p.toLowerCase()); // NTFS ignores case
+    const env = { Path: 'C:\\tools;"C:\\Program Files\\nodejs";C:\\Windows', PATHEXT: '.COM;.EXE;.BAT' };
+    expect(findOnPath('node', { env, platform: 'win32', isFile })).toBe('C:\\Program Files\\nodejs\\node.EXE');
+  });
+
+  it('the node gate names the hook node, and fails on an old one or warns when there is none', () => {
+    expect(nodeGate('22.1.0', { path: '/usr/bin/node', version: '22.1.0' })).toMatchObject({ status: 'PASS', summary: expect.stringContaining('hooks run /usr/bin/node (Node 22.1.0)') });
+    expect(nodeGate('22.1.0', { path: '/usr/bin/node', version: '18.19.0' })).toMatchObject({ status: 'FAIL', fix: expect.stringMatching(/Requirements/) });
+    expect(nodeGate('22.1.0', { path: null, version: null })).toMatchObject({ status: 'WARN', summary: expect.stringMatching(/no "node" is on this PATH/) });
   });
 });

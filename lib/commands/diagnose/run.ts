@@ -16,7 +16,7 @@ import { readLocalState, type LocalState } from './state.js';
 /** Pure: every offline gate, in the order a person reads them. */
 export function localChecks(state: LocalState, platform: NodeJS.Platform = process.platform): Check[] {
   return [
-    nodeGate(state.nodeVersion),
+    nodeGate(state.nodeVersion, state.hookNode),
     pluginInstalledGate(state.plugin),
     shippedMcpGate(state.plugin),
     mcpReadableGate(state.mcp),
