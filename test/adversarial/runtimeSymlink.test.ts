@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { copyPlugin } from '../helpers/pluginCopy.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
+import { baseChildEnv } from '../helpers/platform.js';
 
 const SCRIPT = join(REPO_ROOT, 'scripts/refresh-cursor-runtime.mjs');
 const CACHE = 'plugins/cache/agentstack-marketplace/agentstack/0123abcd';
@@ -25,7 +26,7 @@ afterEach(() => {
 });
 
 const run = (...args: string[]) => spawnSync(process.execPath, [SCRIPT, ...args], {
-  encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH, HOME: cursor.path, AGENTSTACK_CURSOR_DIR: cursor.path },
+  encoding: 'utf8', timeout: 30_000, env: { ...baseChildEnv(), HOME: cursor.path, AGENTSTACK_CURSOR_DIR: cursor.path },
 });
 
 /** Every file under `dir`, relative. */

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authMeCheck } from '../../lib/commands/diagnose/online.js';
 import { tlsVerificationCode } from '../../lib/platform/tlsError.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
+import { baseChildEnv } from '../helpers/platform.js';
 
 const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
 const SCRIPT = join(REPO_ROOT, 'scripts/diagnose-local.mjs');
@@ -56,7 +57,7 @@ describe.skipIf(!hasOpenssl)('diagnose --online behind a certificate Node does n
     mkdirSync(cursor, { recursive: true });
     writeFileSync(join(cursor, 'mcp.json'), JSON.stringify({ mcpServers: { agentstack: { type: 'http', url: `${base}/mcp`, headers: { Authorization: 'Bearer opaque-token' } } } }), { mode: 0o600 });
     const child = spawn(process.execPath, [SCRIPT, '--online', '--json'], {
-      env: { PATH: process.env.PATH, HOME: cursor, AGENTSTACK_CURSOR_DIR: cursor, ...extra }, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...baseChildEnv(), HOME: cursor, AGENTSTACK_CURSOR_DIR: cursor, ...extra }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     child.stdout.on('data', (d) => { stdout += d; });

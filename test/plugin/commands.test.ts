@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
+import { baseChildEnv } from '../helpers/platform.js';
 
 const COMMANDS = [
   { file: 'commands/agentstack-authorize.md', script: 'hooks/scripts/device-code.mjs' },
@@ -30,7 +31,7 @@ describe('slash commands: finding the plugin root on every platform', () => {
     it.skipIf(process.platform === 'win32')(`${file}: the POSIX line picks local first, else the newest cache copy holding the script`, () => {
       const posix = lineAfter(text, '- macOS, Linux');
       expect(posix).toBeDefined();
-      const run = (h: string) => spawnSync('sh', ['-c', posix!], { env: { PATH: process.env.PATH, HOME: h }, encoding: 'utf8' }).stdout.trim().replace(/\/$/, '');
+      const run = (h: string) => spawnSync('sh', ['-c', posix!], { env: { ...baseChildEnv(), HOME: h }, encoding: 'utf8' }).stdout.trim().replace(/\/$/, '');
       const h1 = join(home.path, `${script.length}-a`);
       plant(join(h1, '.cursor/plugins/cache/m/agentstack/old'), script, 1_000);
       plant(join(h1, '.cursor/plugins/cache/m/agentstack/new'), script, 2_000);
