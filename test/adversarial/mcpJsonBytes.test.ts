@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseTree, findNodeAtLocation } from 'jsonc-parser';
 import { tempDir } from '../helpers/repo.js';
+import { sessionStart } from '../helpers/sessionStart.js';
 import { applyBearer, normalizeMcpConfig } from '../../lib/agentstack/mcpJson/entry.js';
 import { readMcpConfigFile, updateMcpConfigFile } from '../../lib/agentstack/mcpJson/file.js';
 
@@ -84,6 +85,17 @@ describe('issue: rewriting mcp.json changed other servers', () => {
     const error = await updateMcpConfigFile(path, (c) => normalizeMcpConfig(c)).catch((e) => e);
     expect(error.code).toBe('malformed_file');
     expect(error.message).toMatch(/"agentstack" twice/);
+    expect(readFileSync(path, 'utf8')).toBe(text);
+  });
+
+  it('the same through the session-start bundle (the edit engine loads lazily there): a card naming the file, not a crash', async () => {
+    const text = `{"mcpServers": {"agentstack": {"url": "${BASE}/mcp"}, ${OTHER}, "agentstack": {"url": "${BASE}/mcp", "x": 1}}}`;
+    writeFileSync(path, text);
+    const run = await sessionStart(dir.path, BASE, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' });
+    expect(run.code).toBe(0);
+    const context = String(JSON.parse(run.stdout).additional_context);
+    expect(context).toContain(`${path} names "agentstack" twice in the same object`);
+    expect(context).not.toMatch(/status check failed/);
     expect(readFileSync(path, 'utf8')).toBe(text);
   });
 });

@@ -3,7 +3,12 @@ import { editJsonText, formattingOf } from '../../lib/platform/text/jsonEdit.js'
 import { configEdits } from '../../lib/agentstack/mcpJson/file.js';
 
 const entry = { type: 'http', url: 'https://agentstack.tech/mcp' };
-const set = (text: string, value: unknown = entry) => editJsonText(text, [{ path: ['mcpServers', 'agentstack'], value }]);
+const edit = (text: string, edits: Parameters<typeof editJsonText>[1]) => {
+  const result = editJsonText(text, edits);
+  if (!result.ok) throw new Error(result.reason);
+  return result.text;
+};
+const set = (text: string, value: unknown = entry) => edit(text, [{ path: ['mcpServers', 'agentstack'], value }]);
 
 describe('editJsonText: only the edited value changes', () => {
   it.each([
@@ -22,11 +27,13 @@ describe('editJsonText: only the edited value changes', () => {
   });
 
   it('removes a property and its comma, nothing else', () => {
-    expect(editJsonText('{"mcpServers": {"a": 1, "agentstack": {}}, "z": 2}', [{ path: ['mcpServers', 'agentstack'], value: undefined }])).toBe('{"mcpServers": {"a": 1}, "z": 2}');
+    expect(edit('{"mcpServers": {"a": 1, "agentstack": {}}, "z": 2}', [{ path: ['mcpServers', 'agentstack'], value: undefined }])).toBe('{"mcpServers": {"a": 1}, "z": 2}');
   });
 
   it('refuses a key named twice on the edited path (JSON.parse keeps the last; an edit would change the first)', () => {
-    expect(() => set('{"mcpServers": {}, "mcpServers": {"agentstack": {}}}')).toThrow(/"mcpServers" twice/);
+    expect(editJsonText('{"mcpServers": {}, "mcpServers": {"agentstack": {}}}', [{ path: ['mcpServers', 'agentstack'], value: 1 }]))
+      .toEqual({ ok: false, reason: 'names "mcpServers" twice in the same object' });
+    expect(editJsonText('{"mcpServers": []}', [{ path: ['mcpServers', 'agentstack'], value: 1 }])).toMatchObject({ ok: false });
   });
 
   it('reads the indentation the file uses', () => {

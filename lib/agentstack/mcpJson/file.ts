@@ -93,7 +93,11 @@ export async function nextMcpConfigText(text: string | null, before: McpConfig, 
   if (!body.trim()) return serializeMcpConfig(after);
   // Loaded only when an existing file is rewritten: a hook that writes nothing never compiles the edit engine.
   const { editJsonText } = await import('../../platform/text/jsonEdit.js');
-  const next = editJsonText(body, configEdits(before, after), path);
+  const edited = editJsonText(body, configEdits(before, after));
+  if (!edited.ok) {
+    throw new PluginError('malformed_file', `${path} ${edited.reason}; fix it by hand, then run this again. It was left unchanged.`, { details: { path } });
+  }
+  const next = edited.text;
   // The edit engine must have produced what the transform asked for; if not, write nothing.
   const check = parseMcpConfigText(next, path);
   if (!sameJson(check.mcpServers && (check.mcpServers as McpConfig)[MCP_SERVER_KEY], isObject(after.mcpServers) ? after.mcpServers[MCP_SERVER_KEY] : undefined)) {

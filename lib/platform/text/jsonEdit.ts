@@ -4,7 +4,6 @@
  * jsonc-parser's `modify` + `applyEdits`, the edit engine VS Code uses for settings.json.
  */
 import { applyEdits, findNodeAtLocation, modify, parseTree, type Edit, type FormattingOptions, type Node } from 'jsonc-parser';
-import { PluginError } from '../errors.js';
 
 export type JsonPath = Array<string>;
 export interface JsonEdit {
@@ -65,7 +64,7 @@ function insertion(body: string, parent: Node, key: string, value: unknown, fmt:
 }
 
 /** The edits for one change: a removal through jsonc-parser's `modify`, a replacement or insertion in place. */
-function editsFor(body: string, root: Node, path: JsonPath, value: unknown, fmt: FormattingOptions): Edit[] {
+function editsFor(body: string, root: Node, path: JsonPath, value: unknown, fmt: FormattingOptions): Edit[] | null {
   if (value === undefined) return modify(body, path, undefined, {});
   const node = findNodeAtLocation(root, path);
   if (node) {
@@ -81,26 +80,30 @@ function editsFor(body: string, root: Node, path: JsonPath, value: unknown, fmt:
     const nested = path.slice(i + 1).reduceRight<unknown>((inner, key) => ({ [key]: inner }), value);
     return [insertion(body, parent, path[i]!, nested, fmt)];
   }
-  throw new PluginError('malformed_file', `cannot set ${path.join('.')}: a value on its path is not an object`);
+  return null;
 }
+
+/** The edited text, or why it could not be edited (to be put after the file's name). */
+export type JsonEditResult = { ok: true; text: string } | { ok: false; reason: string };
 
 /**
  * Applies `edits` in order to `text` (which must be valid JSON; an optional BOM is kept). A property named twice on
- * an edited path is refused (`malformed_file`): JSON.parse reads the last one, an edit would change the first.
+ * an edited path is refused: JSON.parse reads the last one, an edit would change the first. Returns a result rather
+ * than throwing, so callers in another bundle chunk need not share an error class with this module.
  */
-export function editJsonText(text: string, edits: JsonEdit[], what = 'the file'): string {
+export function editJsonText(text: string, edits: JsonEdit[]): JsonEditResult {
   const bom = text.charCodeAt(0) === 0xfeff ? '\uFEFF' : '';
   let body = bom ? text.slice(1) : text;
   const formattingOptions = formattingOf(body);
   for (const { path, value } of edits) {
     const root = parseTree(body);
-    if (!root) throw new PluginError('malformed_file', `${what} is not valid JSON; it was left unchanged`);
+    if (!root) return { ok: false, reason: 'is not valid JSON' };
     for (let i = 0; i < path.length; i += 1) {
-      if (countKeys(root, path.slice(0, i), path[i]!) > 1) {
-        throw new PluginError('malformed_file', `${what} names ${JSON.stringify(path[i])} twice in the same object; remove one by hand, then try again. It was left unchanged.`);
-      }
+      if (countKeys(root, path.slice(0, i), path[i]!) > 1) return { ok: false, reason: `names ${JSON.stringify(path[i])} twice in the same object` };
     }
-    body = applyEdits(body, editsFor(body, root, path, value, formattingOptions));
+    const changes = editsFor(body, root, path, value, formattingOptions);
+    if (!changes) return { ok: false, reason: `has a value that is not an object on the path ${path.join('.')}` };
+    body = applyEdits(body, changes);
   }
-  return bom + body;
+  return { ok: true, text: bom + body };
 }
