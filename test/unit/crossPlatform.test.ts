@@ -2,8 +2,8 @@
  * What only works on Linux unless the code says otherwise: each case injects the platform, the errno or uses
  * path.win32, so it runs (and can fail) on this Linux machine.
  */
-import { execFileSync } from 'node:child_process';
-import { chmodSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RENAME_BACKOFF_MS, renameWithRetry } from '../../lib/platform/fs/renameRetry.js';
@@ -16,6 +16,7 @@ import { sameFolder } from '../../lib/agentstack/plugin/runtimeCopies.js';
 import { findOnPath } from '../../lib/platform/findExecutable.js';
 import { nodeGate } from '../../lib/commands/diagnose/gatesConfig.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
+import { baseChildEnv } from '../helpers/platform.js';
 
 const errno = (code: string) => Object.assign(new Error(`${code}: simulated`), { code });
 const tmp = tempDir('agentstack-xplat-');
@@ -146,6 +147,20 @@ describe('AGENTSTACK_CURSOR_DIR', () => {
       expect(() => cursorDir(env, platform)).toThrow(/AGENTSTACK_CURSOR_DIR must be an absolute path/);
     },
   );
+
+  it('the scripts refuse a relative one in one line and write nothing into the working directory (the workspace)', () => {
+    const cwd = join(tmp.path, 'workspace');
+    mkdirSync(cwd);
+    const env = { ...baseChildEnv(), HOME: tmp.path, AGENTSTACK_CURSOR_DIR: '.cursor-dev', AGENTSTACK_DISABLE_AUTO_LOGIN: '1' };
+    for (const script of ['scripts/diagnose-local.mjs', 'scripts/refresh-cursor-runtime.mjs']) {
+      const r = spawnSync(process.execPath, [join(REPO_ROOT, script)], { cwd, env, encoding: 'utf8', timeout: 30_000 });
+      expect(r.status, script).toBe(1);
+      expect(r.stderr.trim().split('\n'), script).toEqual([expect.stringMatching(/: AGENTSTACK_CURSOR_DIR must be an absolute path \(it is "\.cursor-dev"\)/)]);
+    }
+    const hook = spawnSync(process.execPath, [join(REPO_ROOT, 'hooks/scripts/session-start.mjs')], { cwd, env, input: '{}', encoding: 'utf8', timeout: 30_000 });
+    expect(JSON.parse(hook.stdout).additional_context).toMatch(/AGENTSTACK_CURSOR_DIR must be an absolute path/);
+    expect(readdirSync(cwd)).toEqual([]);
+  });
 
   it('every path the plugin writes lies inside the resolved folder', () => {
     const paths = cursorPaths({ HOME: '/home/al', AGENTSTACK_CURSOR_DIR: ' /srv/c ' });
