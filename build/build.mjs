@@ -4,7 +4,7 @@ import { build } from 'esbuild';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { BUNDLES, bannerFor } from './bundles.mjs';
+import { ALIASES, BUNDLES, bannerFor } from './bundles.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { outdir: { type: 'string' } } });
@@ -13,7 +13,7 @@ const outRoot = values.outdir ? resolve(values.outdir) : root;
 // Bundled CommonJS dependencies call require() for Node built-ins; an ES module has none, so give it one.
 const requireShim = 'import{createRequire as __cr}from"node:module";const require=__cr(import.meta.url);';
 
-const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', minify: true, legalComments: 'eof', charset: 'utf8', logLevel: 'warning' };
+const common = { absWorkingDir: root, alias: ALIASES, bundle: true, platform: 'node', target: 'node20', minify: true, legalComments: 'eof', charset: 'utf8', logLevel: 'warning' };
 
 /**
  * A deferred module stays inside the one bundle, but as a string: V8 compiles a module's whole text before running
@@ -56,6 +56,7 @@ await Promise.all(
       absWorkingDir: root,
       entryPoints: [join(root, entry)],
       outfile: join(outRoot, out),
+      alias: ALIASES,
       bundle: true,
       platform: 'node',
       target: 'node20',

@@ -1,4 +1,4 @@
-import { parseCommandLine } from '../platform/cli.js';
+import { exitOnPluginError, parseCommandLine } from '../platform/cli.js';
 import { diagnose } from '../commands/diagnose/run.js';
 import { exitCodeFor, renderJson, renderTable } from '../platform/report.js';
 import { pluginRootFrom } from '../agentstack/plugin/runtimeCopies.js';
@@ -32,7 +32,7 @@ const result = await diagnose({
   fix: values.fix === true,
   online: values.online === true,
   approveActions: values['approve-actions'] === true,
-});
+}).catch(exitOnPluginError('diagnose-local'));
 const title = `AgentStack diagnosis (plugin: ${source})`;
 if (values.json) {
   process.stdout.write(renderJson(title, result.checks, { changes: result.changes, settings: result.settings.map(rowJson) }));

@@ -1,4 +1,4 @@
-import { parseCommandLine } from '../platform/cli.js';
+import { exitOnPluginError, parseCommandLine } from '../platform/cli.js';
 import { exitCodeFor, renderJson, renderTable } from '../platform/report.js';
 import { copyChecks, refreshCopies } from '../agentstack/plugin/runtimeRefresh.js';
 import { pluginRootFrom } from '../agentstack/plugin/runtimeCopies.js';
@@ -19,7 +19,9 @@ Options:
 });
 
 const source = pluginRootFrom(import.meta.url);
-const result = refreshCopies(source, { fix: values.fix === true, purge: values.purge === true });
+const result = await Promise.resolve()
+  .then(() => refreshCopies(source, { fix: values.fix === true, purge: values.purge === true }))
+  .catch(exitOnPluginError('refresh-cursor-runtime'));
 const checks = copyChecks(source, result);
 const title = `Copies of this plugin under ~/.cursor/plugins (source: ${source})`;
 process.stdout.write(values.json ? renderJson(title, checks, { source, changes: result.changes }) : renderTable(title, checks));

@@ -35,3 +35,12 @@ export function usageError(name: string, message: string): never {
   process.stderr.write(`${name}: ${message}\nRun with --help for usage.\n`);
   process.exit(2);
 }
+
+/** A PluginError that stops a command before it could run (an unusable setting): its one line on stderr, exit 1. */
+export function exitOnPluginError(name: string): (error: unknown) => never {
+  return (error) => {
+    if (!(error instanceof Error) || !('code' in error) || error.name !== 'PluginError') throw error;
+    process.stderr.write(`${name}: ${error.message}\n`);
+    process.exit(1);
+  };
+}

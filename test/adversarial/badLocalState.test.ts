@@ -15,6 +15,7 @@ import { fileMode } from '../../lib/platform/fs/secureFile.js';
 import { runDeviceCode } from '../helpers/deviceCode.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { PRE_MCP_SCRIPT, SESSION_START_SCRIPT, signInWith } from '../helpers/sessionStart.js';
+import { IS_WINDOWS, PRIVATE_MODE, baseChildEnv } from '../helpers/platform.js';
 
 const DIAGNOSE = join(REPO_ROOT, 'scripts/diagnose-local.mjs');
 let core: RunningCore;
@@ -38,7 +39,7 @@ function cursorDir(): string {
 interface Run { code: number | null; stdout: string; stderr: string; ms: number }
 function run(script: string, args: string[], dir: string, opts: { stdin?: string; env?: Record<string, string>; uid?: number } = {}): Promise<Run> {
   const started = Date.now();
-  const env = { PATH: process.env.PATH, HOME: dir, AGENTSTACK_CURSOR_DIR: dir, AGENTSTACK_BASE_URL: core.baseUrl, AGENTSTACK_DISABLE_AUTO_LOGIN: '1', ...opts.env };
+  const env = { ...baseChildEnv(), HOME: dir, AGENTSTACK_CURSOR_DIR: dir, AGENTSTACK_BASE_URL: core.baseUrl, AGENTSTACK_DISABLE_AUTO_LOGIN: '1', ...opts.env };
   const child = spawn(process.execPath, [script, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'], ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.uid } : {}) });
   let stdout = '';
   let stderr = '';
@@ -127,7 +128,7 @@ describe('mcp.json that is odd but usable', () => {
     const config = JSON.parse(readFileSync(join(dir, 'mcp.json'), 'utf8'));
     expect(Object.keys(config.mcpServers)).toEqual(['agentstack']);
     expect(bearerOf(config)).toBeTruthy();
-    expect(fileMode(join(dir, 'mcp.json'))).toBe(0o600);
+    expect(fileMode(join(dir, 'mcp.json'))).toBe(PRIVATE_MODE);
   });
 
   it('a BOM: read, normalized, other servers kept exactly (the BOM is not written back)', async () => {
@@ -159,7 +160,7 @@ describe('mcp.json that is odd but usable', () => {
     console.info(`[badLocalState] 20 MB mcp.json: session-start ${sessionMs} ms, pre-MCP hook ${pre.ms} ms`);
   });
 
-  it('a symlink to a file elsewhere: never written through; the link is replaced by a regular 0600 file, and the card says so', async () => {
+  it.skipIf(IS_WINDOWS)('a symlink to a file elsewhere: never written through; the link is replaced by a regular 0600 file, and the card says so', async () => {
     const dir = cursorDir();
     const target = join(tmp.path, `target-${n}.json`);
     const original = JSON.stringify({ mcpServers: { ...OTHER, agentstack: FAT } });
@@ -170,11 +171,11 @@ describe('mcp.json that is odd but usable', () => {
     expect(context).toContain(`was a symlink to ${target}; it is now a regular file`);
     expect(readFileSync(target, 'utf8')).toBe(original);
     expect(lstatSync(join(dir, 'mcp.json')).isFile()).toBe(true);
-    expect(fileMode(join(dir, 'mcp.json'))).toBe(0o600);
+    expect(fileMode(join(dir, 'mcp.json'))).toBe(PRIVATE_MODE);
     expect(JSON.parse(readFileSync(join(dir, 'mcp.json'), 'utf8')).mcpServers.github).toEqual(OTHER.github);
   });
 
-  it('read-only (file 0400 in a folder 0500, as an ordinary user): the hook answers, the file is left as it was', async () => {
+  it.skipIf(IS_WINDOWS)('read-only (file 0400 in a folder 0500, as an ordinary user): the hook answers, the file is left as it was', async () => {
     const dir = cursorDir();
     const text = JSON.stringify({ mcpServers: { ...OTHER, agentstack: FAT } });
     writeFileSync(join(dir, 'mcp.json'), text, { mode: 0o400 });

@@ -18,6 +18,7 @@ import { bundleForTest } from '../helpers/bundle.js';
 import { crowdedMcpJson } from '../helpers/fixtures.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { SESSION_START_SCRIPT, signInWith } from '../helpers/sessionStart.js';
+import { PRIVATE_MODE, baseChildEnv } from '../helpers/platform.js';
 
 const DIAGNOSE = join(REPO_ROOT, 'scripts/diagnose-local.mjs');
 let core: RunningCore;
@@ -37,7 +38,7 @@ afterAll(async () => {
 
 interface Done { kind: string; code: number | null; stdout: string; stderr: string }
 function start(kind: string, args: string[], dir: string, stdin = ''): Promise<Done> {
-  const env = { PATH: process.env.PATH, HOME: dir, AGENTSTACK_CURSOR_DIR: dir, AGENTSTACK_BASE_URL: core.baseUrl, AGENTSTACK_DISABLE_AUTO_LOGIN: '1' };
+  const env = { ...baseChildEnv(), HOME: dir, AGENTSTACK_CURSOR_DIR: dir, AGENTSTACK_BASE_URL: core.baseUrl, AGENTSTACK_DISABLE_AUTO_LOGIN: '1' };
   const child = spawn(process.execPath, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -98,7 +99,7 @@ describe('concurrency: 20 processes on one mcp.json', () => {
     expect(config.mcpServers.agentstack.tools).toBeUndefined();
     expect(config.mcpServers.agentstack.notes).toBeUndefined();
     expect(config.someOtherTopLevelKey).toEqual({ keep: true });
-    expect(fileMode(join(dir, 'mcp.json'))).toBe(0o600);
+    expect(fileMode(join(dir, 'mcp.json'))).toBe(PRIVATE_MODE);
     const bearer = bearerOf(config);
     expect(bearer).not.toBe(expiring);
     expect(await accepted(bearer)).toBe(true);

@@ -14,6 +14,7 @@ import { fileMode } from '../../lib/platform/fs/secureFile.js';
 import { bundleForTest } from '../helpers/bundle.js';
 import { crowdedMcpJson } from '../helpers/fixtures.js';
 import { tempDir } from '../helpers/repo.js';
+import { PRIVATE_MODE } from '../helpers/platform.js';
 
 const KILLS = 200;
 const LANES = 2;
@@ -73,7 +74,7 @@ async function runLane(dir: string, kills: number, others: McpConfig): Promise<L
     expect(text).toBe(expectedText(baseline, n));
     const parsed = JSON.parse(text) as McpConfig;
     expect(JSON.stringify(Object.entries(parsed.mcpServers as object).filter(([k]) => k !== 'agentstack'))).toBe(otherServers);
-    expect(fileMode(path)).toBe(0o600);
+    expect(fileMode(path)).toBe(PRIVATE_MODE);
     if (n !== last) figures.advanced += 1;
     last = n;
     const names = readdirSync(dir);

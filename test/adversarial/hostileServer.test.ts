@@ -285,7 +285,9 @@ describe('a server that hangs: every call bounded', () => {
   }, 20_000);
 });
 
-describe('hostile verification_uri: refused and never opened (device-code.mjs, real opener path)', () => {
+// Linux only: the fake opener is the `xdg-open` the `open` package runs there (macOS runs `open`, Windows its shell).
+// The refusal itself is platform-free and covered by the unit tests of the URL rule.
+describe.skipIf(process.platform !== 'linux')('hostile verification_uri: refused and never opened (device-code.mjs, real opener path)', () => {
   /** A fake `xdg-open` first on PATH: the `open` package runs it when it opens anything on Linux. */
   function fakeOpener(dir: string): { env: Record<string, string>; opened: () => string[] } {
     const bin = join(dir, 'bin');

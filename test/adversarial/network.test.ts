@@ -14,6 +14,7 @@ import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { startProxy, type TestProxy } from '../helpers/proxy.js';
 import { SESSION_START_SCRIPT, signInWith } from '../helpers/sessionStart.js';
 import { mkdirSync } from 'node:fs';
+import { baseChildEnv } from '../helpers/platform.js';
 
 const VERIFY = join(REPO_ROOT, 'scripts/verify-mcp-surface-e2e.mjs');
 const DIAGNOSE = join(REPO_ROOT, 'scripts/diagnose-local.mjs');
@@ -43,7 +44,7 @@ interface Run { code: number | null; stdout: string; stderr: string; ms: number 
 function run(args: string[], env: Record<string, string>, stdin = ''): Promise<Run> {
   const started = Date.now();
   const child = spawn(process.execPath, args, {
-    env: { PATH: process.env.PATH, HOME: dir, AGENTSTACK_CURSOR_DIR: dir, AGENTSTACK_DISABLE_AUTO_LOGIN: '1', ...env },
+    env: { ...baseChildEnv(), HOME: dir, AGENTSTACK_CURSOR_DIR: dir, AGENTSTACK_DISABLE_AUTO_LOGIN: '1', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -13,6 +13,7 @@ import { startCore, type RunningCore } from '../../core/index.js';
 import { bearerOf } from '../../lib/agentstack/mcpJson/credential.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { PRE_MCP_SCRIPT, SESSION_START_SCRIPT, signInWith } from '../helpers/sessionStart.js';
+import { PRIVATE_MODE, baseChildEnv } from '../helpers/platform.js';
 
 const DIAGNOSE = join(REPO_ROOT, 'scripts/diagnose-local.mjs');
 const VERIFY = join(REPO_ROOT, 'scripts/verify-mcp-surface-e2e.mjs');
@@ -56,7 +57,7 @@ function cursorDir(): string {
 }
 
 function env(dir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: dir, AGENTSTACK_CURSOR_DIR: dir, AGENTSTACK_BASE_URL: core.baseUrl, ...extra };
+  return { ...baseChildEnv(), HOME: dir, AGENTSTACK_CURSOR_DIR: dir, AGENTSTACK_BASE_URL: core.baseUrl, ...extra };
 }
 
 function run(what: string, args: string[], e: NodeJS.ProcessEnv, stdin = ''): Promise<{ code: number | null; stdout: string }> {
@@ -180,7 +181,7 @@ describe('secrets never leave their files', () => {
   }, 60_000);
 
   it('every file that appeared in ~/.cursor during those runs was 0600 when first seen', () => {
-    const loose = [...firstModes].filter(([, mode]) => mode !== 0o600).map(([p, m]) => `${p.slice(tmp.path.length)} ${m.toString(8)}`);
+    const loose = [...firstModes].filter(([, mode]) => mode !== PRIVATE_MODE).map(([p, m]) => `${p.slice(tmp.path.length)} ${m.toString(8)}`);
     const names = new Set([...firstModes.keys()].map((p) => p.split('/').pop()!.replace(/\.\d+\.[0-9a-f]+\.tmp$/, '.<pid>.tmp')));
     console.info(`[secrets] files seen=${firstModes.size} kinds=${[...names].sort().join(',')}`);
     // the test's own setup files (written by this test with 0600 too) are included; nothing may be looser

@@ -8,6 +8,7 @@ import { httpRequest } from '../../lib/platform/http.js';
 import { chromiumUnavailableReason, launchChromium } from '../helpers/browser.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { spawnJsonLines } from '../helpers/spawnJson.js';
+import { baseChildEnv } from '../helpers/platform.js';
 
 const DEVICE_CODE = join(REPO_ROOT, 'hooks/scripts/device-code.mjs');
 const OUTPUT_DIR = join(REPO_ROOT, 'test-output');
@@ -25,7 +26,7 @@ describe.skipIf(unavailable !== null)('device-code sign-in through a real browse
 
   async function signInThroughBrowser(decision: 'confirm' | 'deny') {
     const home = tempDir('agentstack-browser-');
-    const env = { PATH: process.env.PATH, HOME: home.path, AGENTSTACK_BASE_URL: core.baseUrl, AGENTSTACK_CURSOR_DIR: home.path };
+    const env = { ...baseChildEnv(), HOME: home.path, AGENTSTACK_BASE_URL: core.baseUrl, AGENTSTACK_CURSOR_DIR: home.path };
     const run = spawnJsonLines(DEVICE_CODE, ['--json', '--no-browser'], env);
     const browser = await launchChromium();
     try {

@@ -1,6 +1,8 @@
 import { build } from 'esbuild';
 import { join } from 'node:path';
 import { REPO_ROOT } from './repo.js';
+// @ts-expect-error plain ES module shared with the build script
+import { ALIASES } from '../../build/bundles.mjs';
 
 /**
  * Bundles a test-only TypeScript program (e.g. a child process that exercises a kernel module) into one .mjs,
@@ -12,6 +14,7 @@ export async function bundleForTest(entry: string, outfile: string): Promise<str
     entryPoints: [join(REPO_ROOT, entry)],
     outfile,
     bundle: true,
+    alias: ALIASES,
     platform: 'node',
     target: 'node20',
     format: 'esm',

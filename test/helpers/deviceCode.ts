@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { REPO_ROOT } from './repo.js';
+import { baseChildEnv } from './platform.js';
 
 export const DEVICE_CODE_SCRIPT = join(REPO_ROOT, 'hooks/scripts/device-code.mjs');
 
@@ -18,7 +19,7 @@ export interface DeviceRun {
 export function runDeviceCode(opts: { baseUrl: string; cursorDir: string; args?: string[]; env?: Record<string, string> }): DeviceRun {
   const started = Date.now();
   const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
+    ...baseChildEnv(),
     HOME: opts.cursorDir,
     AGENTSTACK_BASE_URL: opts.baseUrl,
     AGENTSTACK_CURSOR_DIR: opts.cursorDir,

@@ -5,6 +5,7 @@ import { applyBearer } from '../../lib/agentstack/mcpJson/entry.js';
 import { updateMcpConfigFile } from '../../lib/agentstack/mcpJson/file.js';
 import { writeRefreshFile } from '../../lib/agentstack/auth/refreshStore.js';
 import { REPO_ROOT } from './repo.js';
+import { baseChildEnv } from './platform.js';
 
 export const SESSION_START_SCRIPT = join(REPO_ROOT, 'hooks/scripts/session-start.mjs');
 export const PRE_MCP_SCRIPT = join(REPO_ROOT, 'hooks/scripts/pre-mcp-cap-check.mjs');
@@ -45,7 +46,7 @@ export function runHook(script: string, args: string[], env: NodeJS.ProcessEnv, 
 }
 
 export function hookEnv(cursorDir: string, baseUrl: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: cursorDir, AGENTSTACK_CURSOR_DIR: cursorDir, AGENTSTACK_BASE_URL: baseUrl, ...extra };
+  return { ...baseChildEnv(), HOME: cursorDir, AGENTSTACK_CURSOR_DIR: cursorDir, AGENTSTACK_BASE_URL: baseUrl, ...extra };
 }
 
 export function sessionStart(cursorDir: string, baseUrl: string, extra: Record<string, string> = {}, stdin = JSON.stringify(SESSION_INPUT)): Promise<HookRun> {

@@ -4,11 +4,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/repo.js';
+import { IS_WINDOWS } from '../helpers/platform.js';
 
 const CLI = join(REPO_ROOT, 'core/cli.ts');
 
 describe('dev-core CLI', () => {
-  it('starts on a free port, applies a fault flag, and stops on SIGINT', async () => {
+  it.skipIf(IS_WINDOWS)('starts on a free port, applies a fault flag, and stops on SIGINT', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, '--interval', '1', '--fault', 'health=5xx:1'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => { out += d; });

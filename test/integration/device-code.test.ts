@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { startCore, type RunningCore } from '../../core/index.js';
 import { tempDir } from '../helpers/repo.js';
 import { runDeviceCode, type DeviceRun } from '../helpers/deviceCode.js';
+import { IS_WINDOWS, PRIVATE_MODE, SHARED_MODE } from '../helpers/platform.js';
 
 let core: RunningCore;
 let dir: ReturnType<typeof tempDir>;
@@ -50,7 +51,7 @@ describe('device-code.mjs against the reference core', () => {
     const code = await run.waitFor('device_code');
     expect(code).toMatchObject({ interval: 1, verification_uri: `${core.baseUrl}/activate` });
     expect(Object.keys(code)).toEqual(['event', 'user_code', 'verification_uri', 'verification_uri_complete', 'expires_in', 'interval']);
-    expect(mode('agentstack-device.lock')).toBe(0o600);
+    expect(mode('agentstack-device.lock')).toBe(PRIVATE_MODE);
     expect(JSON.parse(readFileSync(file('agentstack-device.lock'), 'utf8'))).toMatchObject({ user_code: code.user_code, verification_uri: code.verification_uri });
     await run.waitFor('pending');
     await core.approve(String(code.user_code));
@@ -79,9 +80,13 @@ describe('device-code.mjs against the reference core', () => {
     const snapshot = JSON.parse(readFileSync(file('agentstack-capabilities.json'), 'utf8'));
     expect(snapshot).toMatchObject({ audience: 'tenant', total_actions: authorized.capabilities, server_url: `${core.baseUrl}/mcp` });
     expect(snapshot.catalog_etag).toBeTruthy();
-    for (const name of ['mcp.json', 'agentstack-refresh', 'agentstack-capabilities.json']) expect(mode(name)).toBe(0o600);
+    for (const name of ['mcp.json', 'agentstack-refresh', 'agentstack-capabilities.json']) expect(mode(name)).toBe(PRIVATE_MODE);
     expect(existsSync(file('agentstack-device.lock'))).toBe(false);
-    expect(readFileSync(file('mcp.json'), 'utf8').endsWith('}\n')).toBe(true);
+    // only the agentstack entry's text changed: the file keeps its 4-space indentation and has no final newline, as before
+    const text = readFileSync(file('mcp.json'), 'utf8');
+    const before = JSON.stringify({ theme: 'x', mcpServers: OTHER_SERVERS }, null, 4);
+    expect(text.startsWith(before.slice(0, before.indexOf('"agentstack"')))).toBe(true);
+    expect(text.endsWith(before.slice(before.indexOf('"zeta"') - 9))).toBe(true);
 
     for (const secret of [accessToken, refresh.refresh_token]) {
       expect(result.stdout).not.toContain(secret);
@@ -104,7 +109,7 @@ describe('device-code.mjs against the reference core', () => {
     const first = JSON.parse(readFileSync(file('agentstack-capabilities.json'), 'utf8'));
     expect(first.unapproved).toEqual([]);
     expect(JSON.parse(readFileSync(file('agentstack-identity.json'), 'utf8'))).toMatchObject({ who: 'dev@agentstack.test', server_url: `${core.baseUrl}/mcp` });
-    expect(mode('agentstack-identity.json')).toBe(0o600);
+    expect(mode('agentstack-identity.json')).toBe(PRIVATE_MODE);
     // Pretend the previous snapshot lacked projects.list: to the next sign-in, the server has just added it.
     const trimmed = { ...first, actions: first.actions.filter((a: { action: string }) => a.action !== 'projects.list') };
     writeFileSync(file('agentstack-capabilities.json'), JSON.stringify(trimmed, null, 2));
@@ -121,7 +126,7 @@ describe('device-code.mjs against the reference core', () => {
     await core.approve(String(code.user_code));
     expect((await run.done).code).toBe(0);
     expect(readFileSync(file('agentstack-project'), 'utf8')).toBe('77\n');
-    expect(mode('agentstack-project')).toBe(0o600);
+    expect(mode('agentstack-project')).toBe(PRIVATE_MODE);
     expect(JSON.parse(readFileSync(file('mcp.json'), 'utf8')).mcpServers.agentstack.headers['X-Project-ID']).toBe('77');
     expect(run.events.at(-1)).toMatchObject({ event: 'authorized', project_id: 77 });
 
@@ -209,7 +214,7 @@ describe('device-code.mjs against the reference core', () => {
     await run.done;
   });
 
-  it('Ctrl-C stops at once and releases the lock', async () => {
+  it.skipIf(IS_WINDOWS)('Ctrl-C stops at once and releases the lock', async () => {
     const run = start();
     await run.waitFor('device_code');
     expect(existsSync(file('agentstack-device.lock'))).toBe(true);
@@ -232,7 +237,7 @@ describe('device-code.mjs against the reference core', () => {
     expect(run.events).toEqual([{ event: 'error', error: 'invalid_config', message: expect.stringContaining('line 3, column 37') }]);
     expect(result.stderr).toContain(file('mcp.json'));
     expect(readFileSync(file('mcp.json'), 'utf8')).toBe(text);
-    expect(mode('mcp.json')).toBe(0o644);
+    expect(mode('mcp.json')).toBe(SHARED_MODE);
     expect(core.counters.deviceAuthorizations).toBe(before);
   });
 

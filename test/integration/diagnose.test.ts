@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
 import { copyPlugin } from '../helpers/pluginCopy.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
+import { PRIVATE_MODE, baseChildEnv } from '../helpers/platform.js';
 
 const SCRIPT = join(REPO_ROOT, 'scripts/diagnose-local.mjs');
 type Report = { ok: boolean; checks: Array<{ id: string; status: string; summary: string }>; changes: string[] };
@@ -57,7 +58,7 @@ describe('diagnose-local against the reference core', () => {
     const dead = spawnSync(process.execPath, ['-e', '0']).pid;
     const lock = { pid: dead, started_at: new Date(Date.now() - 60_000).toISOString(), expires_at: new Date(Date.now() + 600_000).toISOString(), user_code: 'ABCD-EFGH', verification_uri: `${core.baseUrl}/activate` };
     writeFileSync(join(dir, 'agentstack-device.lock'), JSON.stringify(lock), { mode: 0o600 });
-    env = { PATH: process.env.PATH, HOME: dir, AGENTSTACK_CURSOR_DIR: dir, AGENTSTACK_BASE_URL: core.baseUrl };
+    env = { ...baseChildEnv(), HOME: dir, AGENTSTACK_CURSOR_DIR: dir, AGENTSTACK_BASE_URL: core.baseUrl };
   }, 60_000);
 
   afterAll(async () => {
@@ -88,7 +89,7 @@ describe('diagnose-local against the reference core', () => {
     expect(changes).toMatch(/chmod 600 .*agentstack-refresh \(was 0644\)/);
     expect(changes).toMatch(/removed the stale device lock/);
     expect(existsSync(join(cursor.path, 'agentstack-device.lock'))).toBe(false);
-    expect(statSync(join(cursor.path, 'mcp.json')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(cursor.path, 'mcp.json')).mode & 0o777).toBe(PRIVATE_MODE);
     const mcp = JSON.parse(readFileSync(join(cursor.path, 'mcp.json'), 'utf8'));
     expect(mcp.mcpServers.other).toEqual({ url: 'https://example.com/mcp', headers: { 'X-Keep': 'me' } });
     expect(mcp.mcpServers.agentstack.tools).toBeUndefined();

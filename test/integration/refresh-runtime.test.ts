@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffFingerprints, fingerprint, shippedFiles } from '../../lib/agentstack/plugin/runtimeCopies.js';
 import { copyPlugin } from '../helpers/pluginCopy.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
+import { IS_WINDOWS, baseChildEnv } from '../helpers/platform.js';
 
 const SCRIPT = join(REPO_ROOT, 'scripts/refresh-cursor-runtime.mjs');
 const CACHE = 'plugins/cache/agentstack-marketplace/agentstack/0123abcd';
@@ -25,7 +26,7 @@ function makeStale(dir: string): void {
 describe('refresh-cursor-runtime', () => {
   const cursor = tempDir('agentstack-runtime-');
   const run = (...args: string[]) => spawnSync(process.execPath, [SCRIPT, ...args], {
-    encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH, HOME: cursor.path, AGENTSTACK_CURSOR_DIR: cursor.path },
+    encoding: 'utf8', timeout: 30_000, env: { ...baseChildEnv(), HOME: cursor.path, AGENTSTACK_CURSOR_DIR: cursor.path },
   });
   const cache = join(cursor.path, CACHE);
   const local = join(cursor.path, 'plugins/local/agentstack');
@@ -74,7 +75,7 @@ describe('refresh-cursor-runtime', () => {
     expect(r.status).toBe(0);
   });
 
-  it('refuses to write through a copy that links outside ~/.cursor/plugins', () => {
+  it.skipIf(IS_WINDOWS)('refuses to write through a copy that links outside ~/.cursor/plugins', () => {
     const outside = tempDir('agentstack-outside-');
     try {
       copyPlugin(outside.path);

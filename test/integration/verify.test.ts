@@ -11,6 +11,7 @@ import { startCore, type CoreFaults } from '../../core/index.js';
 import type { Check } from '../../lib/platform/report.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { json, startHostileServer, type HostileServer } from '../adversarial/fixtures/hostileServer.js';
+import { baseChildEnv } from '../helpers/platform.js';
 
 const SCRIPT = join(REPO_ROOT, 'scripts/verify-mcp-surface-e2e.mjs');
 const run = promisify(execFile);
@@ -25,7 +26,7 @@ interface Outcome {
 async function verify(args: string[], env: Record<string, string>): Promise<Omit<Outcome, 'doc'>> {
   const cursorDir = tempDir();
   try {
-    const r = await run(process.execPath, [SCRIPT, ...args], { env: { PATH: process.env.PATH ?? '', AGENTSTACK_CURSOR_DIR: cursorDir.path, ...env }, timeout: 20_000 });
+    const r = await run(process.execPath, [SCRIPT, ...args], { env: { ...baseChildEnv(), AGENTSTACK_CURSOR_DIR: cursorDir.path, ...env }, timeout: 20_000 });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
@@ -155,7 +156,7 @@ describe('verify-mcp-surface-e2e options', () => {
     const dir = tempDir();
     try {
       writeFileSync(join(dir.path, 'mcp.json'), JSON.stringify({ mcpServers: { agentstack: { url: core.mcpUrl, headers: { Authorization: `Bearer ${access_token}` } } } }), { mode: 0o600 });
-      const r = await run(process.execPath, [SCRIPT, '--only', 'mcp'], { env: { PATH: process.env.PATH ?? '', AGENTSTACK_CURSOR_DIR: dir.path, AGENTSTACK_BASE_URL: core.baseUrl } });
+      const r = await run(process.execPath, [SCRIPT, '--only', 'mcp'], { env: { ...baseChildEnv(), AGENTSTACK_CURSOR_DIR: dir.path, AGENTSTACK_BASE_URL: core.baseUrl } });
       expect(r.stdout).toMatch(/^AgentStack MCP surface: http:\/\/127\.0\.0\.1:\d+\n/);
       expect(r.stdout).toMatch(/PASS {2}config\.bearer +Bearer from the "agentstack" entry/);
       expect(r.stdout).toMatch(/\d+ passed, 1 warning, 0 failed/);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLES, bannerFor } from '../../build/bundles.mjs';
 import { bareImports } from '../../lib/commands/audit/bundleRules.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
+import { baseChildEnv } from '../helpers/platform.js';
 
 type Bundle = { entry: string; out: string };
 const bundles = BUNDLES as Bundle[];
@@ -57,7 +58,7 @@ describe('installed the way Cursor installs a plugin (plain files, no npm instal
     const result = spawnSync(process.execPath, [join(install.path, out), '--help'], {
       cwd: install.path,
       encoding: 'utf8',
-      env: { PATH: process.env.PATH, HOME: install.path, NODE_PATH: '' },
+      env: { ...baseChildEnv(), HOME: install.path, NODE_PATH: '' },
       timeout: 20_000,
     });
     expect(result.stderr).toBe('');

@@ -1,3 +1,4 @@
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { baseUrlFromMcpUrl, DEFAULT_BASE_URL, isSafeWebUrl, mcpUrlFor, parseBaseUrl, resolveBaseUrl } from '../../lib/agentstack/server/baseUrl.js';
 import { cursorDir, cursorPaths } from '../../lib/agentstack/server/paths.js';
@@ -44,15 +45,17 @@ describe('base URL', () => {
 describe('cursor paths', () => {
   it('honours AGENTSTACK_CURSOR_DIR and names every file once', () => {
     const paths = cursorPaths({ AGENTSTACK_CURSOR_DIR: '/tmp/x' });
-    expect(paths.dir).toBe('/tmp/x');
-    expect(paths.mcpJson).toBe('/tmp/x/mcp.json');
-    expect(paths.refresh).toBe('/tmp/x/agentstack-refresh');
-    expect(paths.capabilities).toBe('/tmp/x/agentstack-capabilities.json');
-    expect(paths.deviceLock).toBe('/tmp/x/agentstack-device.lock');
-    expect(paths.project).toBe('/tmp/x/agentstack-project');
+    // an absolute POSIX path; on Windows it resolves onto the current drive (C:\tmp\x)
+    const x = resolve('/tmp/x');
+    expect(paths.dir).toBe(x);
+    expect(paths.mcpJson).toBe(join(x, 'mcp.json'));
+    expect(paths.refresh).toBe(join(x, 'agentstack-refresh'));
+    expect(paths.capabilities).toBe(join(x, 'agentstack-capabilities.json'));
+    expect(paths.deviceLock).toBe(join(x, 'agentstack-device.lock'));
+    expect(paths.project).toBe(join(x, 'agentstack-project'));
     // the lock files' names are part of the contract (README troubleshooting, other tools may look for them)
-    expect(paths.mcpJsonLock).toBe('/tmp/x/mcp.json.lock');
-    expect(paths.refreshLock).toBe('/tmp/x/agentstack-refresh.lock');
+    expect(paths.mcpJsonLock).toBe(join(x, 'mcp.json.lock'));
+    expect(paths.refreshLock).toBe(join(x, 'agentstack-refresh.lock'));
     expect(lockPathFor(paths.mcpJson)).toBe(paths.mcpJsonLock);
     expect(lockPathFor(paths.refresh)).toBe(paths.refreshLock);
   });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { tempDir } from '../helpers/repo.js';
 import { hasDisplay, isOpenableUrl, openInBrowser } from '../../lib/agentstack/signIn/browser.js';
 import { acquireDeviceLock, readDeviceLock } from '../../lib/agentstack/signIn/lock.js';
+import { PRIVATE_MODE } from '../helpers/platform.js';
 
 const HOSTILE_URLS = [
   'file:///etc/passwd',
@@ -53,9 +54,9 @@ describe('device lock', () => {
   it('is exclusive, 0600, carries the payload, and is released', () => {
     const first = acquireDeviceLock(path, { expiresAt: new Date(Date.now() + 60_000) });
     if (!first.acquired) throw new Error('expected the lock');
-    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(path).mode & 0o777).toBe(PRIVATE_MODE);
     first.lock.update({ user_code: 'ABCD-EFGH', verification_uri: 'https://a/activate', verification_uri_complete: 'https://a/activate?user_code=ABCD-EFGH' });
-    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(path).mode & 0o777).toBe(PRIVATE_MODE);
     const second = acquireDeviceLock(path, { expiresAt: new Date(Date.now() + 60_000) });
     expect(second).toMatchObject({ acquired: false, holder: { pid: process.pid, user_code: 'ABCD-EFGH', verification_uri: 'https://a/activate' } });
     first.lock.release();

@@ -6,6 +6,7 @@ import { readRefreshFile, writeRefreshFile, clearRefreshFile } from '../../lib/a
 import { readProjectPin, writeProjectPin } from '../../lib/agentstack/auth/projectPin.js';
 import { flattenCatalog, readCatalog } from '../../lib/agentstack/snapshot/catalog.js';
 import { readSnapshot, writeSnapshot } from '../../lib/agentstack/snapshot/store.js';
+import { PRIVATE_MODE } from '../helpers/platform.js';
 
 let dir: ReturnType<typeof tempDir>;
 beforeEach(() => { dir = tempDir(); });
@@ -17,7 +18,7 @@ describe('refresh store', () => {
     expect(readRefreshFile(path)).toBeNull();
     const data = { refresh_token: 'rt-123456789', scope: 'openid', token_type: 'bearer', obtained_at: 'x', expires_at: null, token_endpoint: 'https://a/t', client_id: 'cursor-plugin', resource: 'https://a/mcp' };
     writeRefreshFile(path, data);
-    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(path).mode & 0o777).toBe(PRIVATE_MODE);
     expect(readRefreshFile(path)).toEqual(data);
     writeFileSync(path, 'legacy-refresh-token-value\n');
     expect(readRefreshFile(path)).toEqual({ refresh_token: 'legacy-refresh-token-value', legacy: true });
@@ -34,7 +35,7 @@ describe('project pin', () => {
     const pin = join(dir.path, 'agentstack-project');
     expect(readProjectPin({}, pin)).toEqual({ projectId: null, source: 'none' });
     writeProjectPin(pin, 42);
-    expect(statSync(pin).mode & 0o777).toBe(0o600);
+    expect(statSync(pin).mode & 0o777).toBe(PRIVATE_MODE);
     expect(readProjectPin({}, pin)).toEqual({ projectId: 42, source: 'file' });
     expect(readProjectPin({ AGENTSTACK_PROJECT_ID: '7' }, pin)).toEqual({ projectId: 7, source: 'env' });
     expect(() => readProjectPin({ AGENTSTACK_PROJECT_ID: '1' }, pin)).toThrow(/integer greater than 1/);
@@ -65,7 +66,7 @@ describe('capability snapshot', () => {
     expect(snapshot).toMatchObject({ total_actions: 2, catalog_etag: 'abc', audience: 'tenant', fetched_at: '1970-01-01T00:00:00.000Z' });
     const path = join(dir.path, 'agentstack-capabilities.json');
     writeSnapshot(path, snapshot);
-    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(path).mode & 0o777).toBe(PRIVATE_MODE);
     expect(readSnapshot(path)).toEqual(snapshot);
     writeFileSync(path, '{');
     expect(readSnapshot(path)).toBeNull();

@@ -5,6 +5,7 @@ import { tempDir } from '../helpers/repo.js';
 import { applyBearer, normalizeMcpConfig } from '../../lib/agentstack/mcpJson/entry.js';
 import { readMcpConfigFile, updateMcpConfigFile } from '../../lib/agentstack/mcpJson/file.js';
 import { findJsonError } from '../../lib/platform/text/jsonPosition.js';
+import { PRIVATE_MODE, SHARED_MODE } from '../helpers/platform.js';
 
 let dir: ReturnType<typeof tempDir>;
 let path: string;
@@ -24,7 +25,7 @@ describe('mcp.json file layer', () => {
     expect(error.message).toMatch(/line 4, column 3/);
     expect(error.message).not.toContain('SECRET');
     expect(readFileSync(path, 'utf8')).toBe(text);
-    expect(statSync(path).mode & 0o777).toBe(0o644);
+    expect(statSync(path).mode & 0o777).toBe(SHARED_MODE);
   });
 
   it.each(['[1, 2]', '"text"', '{"mcpServers": []}', '{"mcpServers": "x"}'])('refuses %s as not an object', (text) => {
@@ -38,18 +39,17 @@ describe('mcp.json file layer', () => {
     expect(readMcpConfigFile(path).config).toEqual({});
   });
 
-  it('writes 2-space JSON with a trailing newline, mode 0600, preserving other servers exactly', async () => {
+  it('adds the entry to a one-line file on that line, mode 0600, other servers byte for byte', async () => {
     const original = { theme: 'x', mcpServers: { github: { command: 'gh', args: ['mcp'], env: { A: '1' } }, zed: { url: 'https://z/mcp' } } };
     writeFileSync(path, JSON.stringify(original), { mode: 0o644 });
     const result = await updateMcpConfigFile(path, (c) => applyBearer(c, { token: 'tok', baseUrl: 'https://agentstack.tech' }));
     expect(result.changed).toBe(true);
     const text = readFileSync(path, 'utf8');
-    expect(text.endsWith('}\n')).toBe(true);
-    expect(text).toContain('\n  "mcpServers": {\n    "github"');
+    expect(text).toBe(`${JSON.stringify(original).slice(0, -2)},"agentstack":{"type":"http","url":"https://agentstack.tech/mcp","headers":{"Authorization":"Bearer tok"}}}}`);
     const parsed = JSON.parse(text);
     expect(parsed.mcpServers.github).toEqual(original.mcpServers.github);
     expect(Object.keys(parsed.mcpServers)).toEqual(['github', 'zed', 'agentstack']);
-    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(path).mode & 0o777).toBe(PRIVATE_MODE);
   });
 
   it('writes nothing on a no-op (a 4-space file stays as it is) but tightens a wide mode', async () => {
@@ -61,7 +61,7 @@ describe('mcp.json file layer', () => {
     expect(result.changed).toBe(false);
     expect(readFileSync(path, 'utf8')).toBe(text);
     expect(statSync(path).mtimeMs).toBe(before);
-    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(path).mode & 0o777).toBe(PRIVATE_MODE);
   });
 
   it('concurrent writers under the lock never lose each other', async () => {

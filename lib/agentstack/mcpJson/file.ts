@@ -2,7 +2,8 @@
  * The file layer of the mcp.json manager: read strictly (a broken file is reported with its position and left
  * byte-for-byte alone), write atomically with mode 0600 under a cross-process lock, and only when something changed.
  */
-import { chmodSync, lstatSync, readlinkSync } from 'node:fs';
+import { lstatSync, readlinkSync } from 'node:fs';
+import { tightenMode } from '../../platform/fs/tightenMode.js';
 import { PluginError } from '../../platform/errors.js';
 import { withLock, type LockOptions } from '../../platform/fs/fileLock.js';
 import { findJsonError } from '../../platform/text/jsonPosition.js';
@@ -10,6 +11,9 @@ import type { McpConfig, McpConfigUpdate } from './entry.js';
 import { lockPathFor } from '../../platform/fs/lockPath.js';
 import { SECRET_FILE_MODE, readTextIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
 import { sweepLeftovers } from '../../platform/fs/tempSweep.js';
+import type { JsonEdit } from '../../platform/text/jsonEdit.js';
+import { isObject } from '../../platform/text/isObject.js';
+import { MCP_SERVER_KEY } from '../server/toolNames.js';
 
 export interface ReadMcpConfig {
   config: McpConfig;
@@ -62,6 +66,46 @@ export function serializeMcpConfig(config: McpConfig): string {
   return `${JSON.stringify(config, null, 2)}\n`;
 }
 
+const sameJson = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
+
+/** The edits that turn `before` into `after`, one per changed top-level key or `mcpServers` entry (pure). */
+export function configEdits(before: McpConfig, after: McpConfig): JsonEdit[] {
+  const edits: JsonEdit[] = [];
+  const diff = (from: Record<string, unknown>, to: Record<string, unknown>, prefix: string[], nested: (key: string) => boolean) => {
+    for (const key of new Set([...Object.keys(from), ...Object.keys(to)])) {
+      const a = Object.hasOwn(from, key) ? from[key] : undefined;
+      const b = Object.hasOwn(to, key) ? to[key] : undefined;
+      if (nested(key) && isObject(a) && isObject(b)) diff(a, b, [...prefix, key], () => false);
+      else if (!sameJson(a, b)) edits.push({ path: [...prefix, key], value: b });
+    }
+  };
+  diff(before, after, [], (key) => key === 'mcpServers');
+  return edits;
+}
+
+/**
+ * The new text of mcp.json: the old text with only what the transform changed edited in place (other servers keep
+ * every byte: numbers JSON.parse would round, key order, formatting), or a fresh serialization for a new file.
+ */
+export async function nextMcpConfigText(text: string | null, before: McpConfig, after: McpConfig, path: string): Promise<string> {
+  // A BOM is dropped, as before (a strict JSON reader refuses one): the only byte changed outside the edit.
+  const body = text === null ? '' : text.replace(/^\uFEFF/, '');
+  if (!body.trim()) return serializeMcpConfig(after);
+  // Loaded only when an existing file is rewritten: a hook that writes nothing never compiles the edit engine.
+  const { editJsonText } = await import('../../platform/text/jsonEdit.js');
+  const edited = editJsonText(body, configEdits(before, after));
+  if (!edited.ok) {
+    throw new PluginError('malformed_file', `${path} ${edited.reason}; fix it by hand, then run this again. It was left unchanged.`, { details: { path } });
+  }
+  const next = edited.text;
+  // The edit engine must have produced what the transform asked for; if not, write nothing.
+  const check = parseMcpConfigText(next, path);
+  if (!sameJson(check.mcpServers && (check.mcpServers as McpConfig)[MCP_SERVER_KEY], isObject(after.mcpServers) ? after.mcpServers[MCP_SERVER_KEY] : undefined)) {
+    throw new PluginError('io', `Could not edit ${path} safely; it was left unchanged`);
+  }
+  return next;
+}
+
 export interface UpdateResult extends McpConfigUpdate {
   path: string;
   /** Where mcp.json pointed when it was a symlink that this write replaced with a regular file. */
@@ -85,16 +129,17 @@ export async function updateMcpConfigFile(
   transform: (config: McpConfig) => McpConfigUpdate,
   lockOptions?: LockOptions,
 ): Promise<UpdateResult> {
-  return withLock(lockPathFor(path), () => {
+  return withLock(lockPathFor(path), async () => {
     const { config, text } = readMcpConfigFile(path);
     const result = transform(config);
     let replacedSymlink: string | undefined;
     if (result.changed) {
+      const next = await nextMcpConfigText(text, config, result.config, path);
       // A symlinked mcp.json (a dotfiles setup) is replaced, never written through; the caller tells the person.
       replacedSymlink = symlinkTarget(path);
-      writeFileAtomic(path, serializeMcpConfig(result.config), { mode: SECRET_FILE_MODE });
+      writeFileAtomic(path, next, { mode: SECRET_FILE_MODE });
     } else if (text !== null) {
-      tightenMode(path);
+      try { tightenMode(path); } catch { /* not ours to fix (e.g. a read-only mount) */ }
     }
     // Under the lock no other writer of ours is mid-write: remove temp files left by writers that were killed.
     sweepLeftovers(path);
@@ -102,13 +147,6 @@ export async function updateMcpConfigFile(
   }, lockOptions);
 }
 
-function tightenMode(path: string): void {
-  let stat;
-  try { stat = lstatSync(path); } catch { return; }
-  if (stat.isFile() && (stat.mode & 0o077) !== 0) {
-    try { chmodSync(path, SECRET_FILE_MODE); } catch { /* not ours to fix (e.g. a read-only mount) */ }
-  }
-}
 
 /** One line for the person when a write replaced a symlinked mcp.json, or null. */
 export function symlinkNotice(result: Pick<UpdateResult, 'path' | 'replacedSymlink'>): string | null {

@@ -4,7 +4,7 @@
  * ~/.cursor/plugins: stale files are replaced atomically with the source's mode; cached copies can be purged.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, readFileSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PluginError } from '../../platform/errors.js';
@@ -95,7 +95,20 @@ export function diffFingerprints(source: Fingerprint, copy: Fingerprint): Differ
   return out;
 }
 
-const realOrSelf = (p: string) => { try { return realpathSync(p); } catch { return p; } };
+const realOrSelf = (p: string) => { try { return realpathSync.native(p); } catch { return p; } };
+
+/**
+ * Whether two folders are the same install. Real paths are compared (a local symlink to the source is the source),
+ * ignoring case on Windows and macOS, whose file systems usually do: there a different drive-letter case or an 8.3
+ * short name must not make the running copy look like another one, which --purge would delete.
+ */
+export function sameFolder(a: string, b: string, options: { platform?: NodeJS.Platform; realpath?: (p: string) => string } = {}): boolean {
+  const real = options.realpath ?? realOrSelf;
+  const platform = options.platform ?? process.platform;
+  const ra = real(a);
+  const rb = real(b);
+  return platform === 'win32' || platform === 'darwin' ? ra.toLowerCase() === rb.toLowerCase() : ra === rb;
+}
 const isInside = (child: string, parent: string) => {
   const rel = relative(parent, child);
   return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep) && !/^[a-zA-Z]:/.test(rel);
@@ -124,8 +137,7 @@ export function findInstalls(name: string, env: NodeJS.ProcessEnv = process.env)
 
 /** Every install of plugin `name` except `source` itself (a local symlink to it included). */
 export function findCopies(name: string, source: string, env: NodeJS.ProcessEnv = process.env): Array<{ kind: CopyKind; dir: string }> {
-  const self = realOrSelf(source);
-  return findInstalls(name, env).filter((c) => realOrSelf(c.dir) !== self);
+  return findInstalls(name, env).filter((c) => !sameFolder(c.dir, source));
 }
 
 export function inspectCopies(source: string, env: NodeJS.ProcessEnv = process.env): CopyReport[] {
@@ -148,14 +160,38 @@ export function assertInsidePlugins(target: string, env: NodeJS.ProcessEnv = pro
   }
 }
 
+/**
+ * Throws unless every folder that exists between `dir` and the file `rel` inside it is a real folder. A symlinked
+ * folder would lead mkdir and the write out of the copy, and a containment check on the final path cannot see it
+ * while the folders below the link do not exist yet; so each existing component is looked at before anything is
+ * created. (The file itself may be a link: an atomic rename replaces the link, never its target.)
+ */
+export function assertNoLinkedFolder(dir: string, rel: string): void {
+  let at = dir;
+  for (const part of rel.split('/').slice(0, -1)) {
+    at = join(at, part);
+    let stat;
+    try { stat = lstatSync(at); } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    if (stat.isSymbolicLink()) throw new PluginError('invalid_config', `Refusing to write through ${at}: it is a symlink; nothing in this copy was changed. Remove the copy (or run --purge) and reinstall.`);
+    if (!stat.isDirectory()) throw new PluginError('invalid_config', `Refusing to write below ${at}: it is not a folder; nothing in this copy was changed.`);
+  }
+}
+
 /** Replaces each differing file of a copy with the source's bytes and mode. Returns the paths written. */
 export function fixCopy(source: string, copy: CopyReport, env: NodeJS.ProcessEnv = process.env): string[] {
   assertInsidePlugins(copy.dir, env);
+  // Every target is checked before the first write, so a refused copy is left as it was.
+  for (const { path } of copy.differences) {
+    assertNoLinkedFolder(copy.dir, path);
+    assertInsidePlugins(dirname(join(copy.dir, path)), env);
+  }
   const written: string[] = [];
   for (const { path } of copy.differences) {
     const from = join(source, path);
     const to = join(copy.dir, path);
-    assertInsidePlugins(dirname(to), env);
     const mode = statSync(from).mode & 0o777;
     writeFileAtomic(to, readFileSync(from), { mode });
     chmodSync(to, mode); // the umask may have cleared bits at creation
@@ -169,7 +205,8 @@ export function purgeCopy(copy: CopyReport, env: NodeJS.ProcessEnv = process.env
   if (copy.kind !== 'cache') return false;
   assertInsidePlugins(copy.dir, env);
   if (!isInside(realOrSelf(copy.dir), realOrSelf(cursorPluginDirs(env).cache))) return false;
-  rmSync(copy.dir, { recursive: true, force: true });
+  // maxRetries: on Windows a file another process holds open fails the delete with EBUSY/EPERM for a moment.
+  rmSync(copy.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   return true;
 }
 

@@ -1,6 +1,6 @@
 /** refresh-cursor-runtime's decisions: inspect the copies, optionally fix or purge them, and report as Checks. */
-import { homedir } from 'node:os';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
+import { tilde } from '../../platform/text/tilde.js';
 import { fixCopy, inspectCopies, purgeCopy, readManifest, type CopyReport } from './runtimeCopies.js';
 
 export interface RefreshResult {
@@ -8,8 +8,6 @@ export interface RefreshResult {
   changes: string[];
   errors: Array<{ dir: string; message: string }>;
 }
-
-const tilde = (p: string) => (p.startsWith(homedir()) ? `~${p.slice(homedir().length)}` : p);
 
 export function describeDifferences(copy: CopyReport, max = 3): string {
   const shown = copy.differences.slice(0, max).map((d) => `${d.path} ${d.reason}`);

@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix, win32 } from 'node:path';
+import { PluginError } from '../../platform/errors.js';
 import { lockPathFor } from '../../platform/fs/lockPath.js';
 
 const MCP_JSON = 'mcp.json';
@@ -25,12 +26,30 @@ export const CURSOR_FILES = {
 
 export type CursorPaths = { dir: string } & { [K in keyof typeof CURSOR_FILES]: string };
 
+function homeFolder(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string {
+  return platform === 'win32' && env.USERPROFILE ? env.USERPROFILE : homedir();
+}
+
+/**
+ * `AGENTSTACK_CURSOR_DIR` as an absolute folder: trimmed, a leading `~`, `$HOME` or `%USERPROFILE%` expanded (a
+ * launcher or GUI environment passes them unexpanded). A relative path is refused: hooks run in the workspace, so it
+ * would put mcp.json, with its Bearer, into the person's project.
+ */
+export function resolveCursorDirOverride(value: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  const path = platform === 'win32' ? win32 : posix;
+  const home = homeFolder(env, platform);
+  const expanded = value.trim().replace(/^(~|\$HOME\b|\$\{HOME\}|%USERPROFILE%)(?=$|[\\/])/i, home);
+  if (!path.isAbsolute(expanded)) {
+    throw new PluginError('invalid_config', `AGENTSTACK_CURSOR_DIR must be an absolute path (it is ${JSON.stringify(value.trim().slice(0, 80))}); set it to a full path such as ${path.join(home, '.cursor')}, or unset it.`);
+  }
+  return path.resolve(expanded);
+}
+
 /** `~/.cursor` (Windows: `%USERPROFILE%\.cursor`), or `AGENTSTACK_CURSOR_DIR`. */
-export function cursorDir(env: NodeJS.ProcessEnv = process.env): string {
+export function cursorDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
   const override = env.AGENTSTACK_CURSOR_DIR;
-  if (override && override.trim()) return override;
-  const home = process.platform === 'win32' && env.USERPROFILE ? env.USERPROFILE : homedir();
-  return join(home, '.cursor');
+  if (override && override.trim()) return resolveCursorDirOverride(override, env, platform);
+  return (platform === 'win32' ? win32 : posix).join(homeFolder(env, platform), '.cursor');
 }
 
 export function cursorPaths(env: NodeJS.ProcessEnv = process.env): CursorPaths {

@@ -2,23 +2,16 @@
  * diagnose-local --fix: the safe repairs only. mcp.json is normalized by the mcp.json manager (its lock, its atomic
  * 0600 write); loose modes of the plugin's secret files are tightened; a stale device lock is removed. Nothing else.
  */
-import { chmodSync, lstatSync } from 'node:fs';
 import { breakStaleLock, withLock } from '../../platform/fs/fileLock.js';
 import { normalizeMcpConfig } from '../../agentstack/mcpJson/entry.js';
 import { updateMcpConfigFile } from '../../agentstack/mcpJson/file.js';
 import { issuedFor } from '../../agentstack/auth/refreshStore.js';
-import { SECRET_FILE_MODE } from '../../platform/fs/secureFile.js';
-import { octal, tilde } from './gatesConfig.js';
+import { tightenMode } from '../../platform/fs/tightenMode.js';
+import { tilde } from '../../platform/text/tilde.js';
+import { octal } from './gatesConfig.js';
 import { isLiveLock } from './gatesState.js';
 import type { LocalState } from './state.js';
 
-function tightenMode(path: string): string | null {
-  let stat;
-  try { stat = lstatSync(path); } catch { return null; }
-  if (!stat.isFile() || (stat.mode & 0o077) === 0) return null;
-  chmodSync(path, SECRET_FILE_MODE);
-  return `chmod 600 ${tilde(path)} (was ${octal(stat.mode & 0o777)})`;
-}
 
 export interface FixOptions {
   envBaseUrl?: string | null;
@@ -44,13 +37,11 @@ export async function applySafeFixes(state: LocalState, options: FixOptions = {}
       if (result.changed) changes.push(`normalized the "agentstack" entry of ${tilde(paths.mcpJson)} (other servers untouched)`);
     });
   }
-  if ((options.platform ?? process.platform) !== 'win32') {
-    for (const path of [paths.mcpJson, paths.refresh, paths.capabilities, paths.project, paths.identity, paths.settings]) {
-      await attempt(`chmod 600 ${tilde(path)}`, () => {
-        const changed = tightenMode(path);
-        if (changed) changes.push(changed);
-      });
-    }
+  for (const path of [paths.mcpJson, paths.refresh, paths.capabilities, paths.project, paths.identity, paths.settings]) {
+    await attempt(`chmod 600 ${tilde(path)}`, () => {
+      const was = tightenMode(path, { platform: options.platform });
+      if (was !== null) changes.push(`chmod 600 ${tilde(path)} (was ${octal(was)})`);
+    });
   }
   if (state.lock.exists && state.lock.text !== null && !isLiveLock(state.lock, state.now)) {
     await attempt(`remove the stale device lock ${tilde(paths.deviceLock)}`, () => {

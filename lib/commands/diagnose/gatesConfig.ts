@@ -2,11 +2,11 @@
  * diagnose-local's gates over Node, the installed plugin and ~/.cursor/mcp.json. Pure: each takes state already read
  * by state.ts and returns one Check whose `fix` says what to do in one line. Nothing secret is ever put in a Check.
  */
-import { homedir } from 'node:os';
 import { headerValue, isRealBearer } from '../../agentstack/mcpJson/credential.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
 import type { McpState, PluginState } from './state.js';
 import { isObject } from '../../platform/text/isObject.js';
+import { tilde } from '../../platform/text/tilde.js';
 
 export const SIGN_IN = 'Sign in: run /agentstack-authorize in the agent chat (or node <plugin>/hooks/scripts/device-code.mjs)';
 export const RUN_FIX = 'Run diagnose-local --fix';
@@ -14,15 +14,27 @@ const MIN_NODE_MAJOR = 20;
 const LEAN_KEYS = new Set(['type', 'url', 'headers']);
 const LEAN_HEADERS = new Set(['authorization', 'x-project-id', 'x-api-key']);
 
-export const tilde = (p: string) => (p.startsWith(homedir()) ? `~${p.slice(homedir().length)}` : p);
 export const octal = (mode: number) => `0${mode.toString(8).padStart(3, '0')}`;
 export const notChecked = (id: string, why: string) => warn(id, `not checked: ${why}`);
 
-export function nodeGate(version: string): Check {
-  const major = Number(version.split('.')[0]);
-  return major >= MIN_NODE_MAJOR
-    ? pass('node', `Node ${version}`)
-    : fail('node', `Node ${version} is older than ${MIN_NODE_MAJOR}`, `Install Node ${MIN_NODE_MAJOR} or newer (the plugin's scripts need it)`);
+const INSTALL_NODE = `Install Node ${MIN_NODE_MAJOR} or newer where Cursor finds it (README > Requirements), then restart Cursor`;
+const majorOf = (version: string) => Number(version.replace(/^v/, '').split('.')[0]);
+
+/**
+ * Node running this script, and the `node` a hook would run: hooks start `node` from the PATH Cursor gives them,
+ * which matches this one when Cursor was started from this shell (a Dock or Start-menu launch may differ).
+ */
+export function nodeGate(version: string, hookNode?: { path: string | null; version: string | null }): Check {
+  if (majorOf(version) < MIN_NODE_MAJOR) return fail('node', `Node ${version} is older than ${MIN_NODE_MAJOR}`, INSTALL_NODE);
+  if (!hookNode) return pass('node', `Node ${version}`);
+  if (!hookNode.path) {
+    return warn('node', `Node ${version} runs this script, but no "node" is on this PATH: hooks run "node" from the PATH Cursor gives them`, INSTALL_NODE);
+  }
+  if (!hookNode.version) return warn('node', `hooks would run ${tilde(hookNode.path)}, which did not report its version`, INSTALL_NODE);
+  if (majorOf(hookNode.version) < MIN_NODE_MAJOR) {
+    return fail('node', `hooks would run ${tilde(hookNode.path)} (Node ${hookNode.version}), older than ${MIN_NODE_MAJOR}`, INSTALL_NODE);
+  }
+  return pass('node', `Node ${version}; hooks run ${tilde(hookNode.path)} (Node ${hookNode.version.replace(/^v/, '')}) when Cursor's PATH is this one`);
 }
 
 export function pluginInstalledGate(plugin: PluginState): Check {

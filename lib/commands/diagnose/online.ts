@@ -4,6 +4,7 @@
  */
 import { baseUrlFromMcpUrl, mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
 import { isPluginError } from '../../platform/errors.js';
+import { TLS_FIX, tlsVerificationCode } from '../../platform/tlsError.js';
 import { credentialsBelongTo } from '../../agentstack/mcpJson/entry.js';
 import { issuedFor } from '../../agentstack/auth/refreshStore.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
@@ -23,6 +24,8 @@ export async function authMeCheck(baseUrl: string, bearer: string | null, timeou
     const { who, me } = await fetchIdentity({ baseUrl, token: bearer, timeoutMs });
     return pass(id, `signed in as ${who}${me.role ? ` (${me.role})` : ''} on ${baseUrl}`, { user_id: me.user_id, role: me.role ?? null });
   } catch (error) {
+    const tls = tlsVerificationCode(error);
+    if (tls) return fail(id, `TLS certificate verification failed for ${new URL(baseUrl).host} (${tls}): Node does not trust the certificate it was shown`, TLS_FIX, { tls });
     const status = isPluginError(error, 'server') ? error.details?.status : undefined;
     if (status === 401 || status === 403) return fail(id, (error as Error).message, SIGN_IN);
     if (typeof status === 'number') return fail(id, (error as Error).message, 'Try again later; if it persists, run verify-mcp-surface-e2e');
@@ -54,5 +57,7 @@ export async function onlineChecks(state: LocalState, env: NodeJS.ProcessEnv): P
     return [fail('online.server', `the Bearer in mcp.json is not for ${baseUrl}; it was not sent`, `Sign in to ${baseUrl} (/agentstack-authorize), or fix the url of the agentstack entry`)];
   }
   const me = await authMeCheck(baseUrl, state.bearer);
+  // The probe would fail the same way, less clearly.
+  if ((me.details as { tls?: string } | undefined)?.tls) return [me, warn('online.mcp', 'probe not run: the TLS certificate was not trusted', TLS_FIX)];
   return [me, ...(await probeChecks(mcpUrlFor(baseUrl), state.bearer))];
 }

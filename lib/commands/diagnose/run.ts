@@ -5,19 +5,20 @@ import { staleCopiesCheck } from '../../agentstack/plugin/runtimeRefresh.js';
 import { approveSnapshotFile } from '../../agentstack/snapshot/approval.js';
 import { applySafeFixes } from './fix.js';
 import {
-  mcpBearerGate, mcpEntryGate, mcpModeGate, mcpNoToolsGate, mcpReadableGate, nodeGate, pluginInstalledGate, shippedMcpGate, tilde,
+  mcpBearerGate, mcpEntryGate, mcpModeGate, mcpNoToolsGate, mcpReadableGate, nodeGate, pluginInstalledGate, shippedMcpGate,
 } from './gatesConfig.js';
 import { deviceLockGate, projectPinGate, refreshFileGate, settingsFileGate, snapshotGate, tokenExpiryGate } from './gatesState.js';
 import { applySettings, type SettingRow } from '../../agentstack/settings/effective.js';
 import { setProxyOptions } from '../../platform/http.js';
 import { onlineChecks } from './online.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
+import { tilde } from '../../platform/text/tilde.js';
 import { readLocalState, type LocalState } from './state.js';
 
 /** Pure: every offline gate, in the order a person reads them. */
 export function localChecks(state: LocalState, platform: NodeJS.Platform = process.platform): Check[] {
   return [
-    nodeGate(state.nodeVersion),
+    nodeGate(state.nodeVersion, state.hookNode),
     pluginInstalledGate(state.plugin),
     shippedMcpGate(state.plugin),
     mcpReadableGate(state.mcp),

@@ -2,7 +2,8 @@
  * The thin reader of diagnose-local: gathers this machine's AgentStack state into plain data (no judgement here).
  * Secrets are read to judge them (expiry, placeholder) and are never copied anywhere but `token.bearer`.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkShippedMcpJson } from '../audit/pluginRules.js';
 import { isLockHolderAlive, readLockFile } from '../../platform/fs/fileLock.js';
@@ -21,6 +22,7 @@ import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
 import { isObject } from '../../platform/text/isObject.js';
 import { settingsTable, type SettingRow } from '../../agentstack/settings/effective.js';
 import type { SettingsRead } from '../../agentstack/settings/file.js';
+import { findOnPath } from '../../platform/findExecutable.js';
 
 export interface PluginState {
   /** The install Cursor most likely loads, or null when none is found. */
@@ -47,6 +49,8 @@ export interface McpState {
 export interface LocalState {
   now: number;
   nodeVersion: string;
+  /** The `node` on this PATH (what a hook started with this PATH runs) and its version; undefined when not looked up. */
+  hookNode?: { path: string | null; version: string | null };
   paths: CursorPaths;
   plugin: PluginState;
   mcp: McpState;
@@ -143,6 +147,17 @@ export interface ReadOptions {
   now?: number;
 }
 
+/** The first `node` on PATH, and its version (this process's own when it is the same file; else asked, 3 s at most). */
+export function readHookNode(env: NodeJS.ProcessEnv): { path: string | null; version: string | null } {
+  const path = findOnPath('node', { env });
+  if (!path) return { path: null, version: null };
+  const real = (p: string) => { try { return realpathSync(p); } catch { return p; } };
+  if (real(path) === real(process.execPath)) return { path, version: process.versions.node };
+  const r = spawnSync(path, ['--version'], { encoding: 'utf8', timeout: 3_000, env, windowsHide: true });
+  const version = /^v?(\d+\.\d+\.\d+)/.exec(r.stdout?.trim() ?? '')?.[1] ?? null;
+  return { path, version };
+}
+
 export function readLocalState(options: ReadOptions): LocalState {
   const env = options.env ?? process.env;
   const paths = cursorPaths(env);
@@ -155,6 +170,7 @@ export function readLocalState(options: ReadOptions): LocalState {
   return {
     now: options.now ?? Date.now(),
     nodeVersion: process.versions.node,
+    hookNode: readHookNode(env),
     paths,
     plugin: readPluginState(typeof name === 'string' ? name : MCP_SERVER_KEY, env),
     mcp,

@@ -4,9 +4,10 @@
  * the future, is broken. Written by hand because the device lock must carry its own JSON payload
  * and both locks must share one stale-detection rule; lock libraries use mkdir+mtime and cannot.
  */
-import { readFileSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { readFileSync, statSync, unlinkSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createExclusive } from './secureFile.js';
+import { renameWithRetry, type RenameOptions } from './renameRetry.js';
 import { PluginError } from '../errors.js';
 import { processStartTime } from '../processStart.js';
 
@@ -55,13 +56,14 @@ export function readLockFile(path: string): Record<string, unknown> | null {
  * Removes a lock file only if it still holds `expected` (the content judged stale): renames it aside first so two
  * breakers cannot both remove a fresh lock, and puts back a lock that changed in between.
  */
-export function breakStaleLock(path: string, expected: string): void {
+export function breakStaleLock(path: string, expected: string, options: RenameOptions = {}): void {
   const aside = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.stale`;
   try {
-    renameSync(path, aside);
+    renameWithRetry(path, aside, options);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    if (code === 'ENOENT') return;
+    throw new PluginError('io', `Cannot move the stale lock file ${path} aside (${UNWRITABLE[code] ?? code}); nothing was changed. Remove it by hand if no sign-in or refresh is running.`, { cause: error, details: { path, errno: code } });
   }
   let moved = '';
   try { moved = readFileSync(aside, 'utf8'); } catch { /* vanished */ }

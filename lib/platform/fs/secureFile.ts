@@ -9,9 +9,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  closeSync, constants, fchmodSync, fstatSync, fsyncSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync,
+  closeSync, constants, fchmodSync, fstatSync, fsyncSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { renameWithRetry, type RenameOptions } from './renameRetry.js';
 
 export const SECRET_FILE_MODE = 0o600;
 
@@ -35,11 +36,11 @@ function writeAll(fd: number, data: string | Uint8Array): void {
  * Replaces `path` with `data` atomically. When `path` is a symlink, the link itself is replaced by a regular file
  * (we never write through a link into a file we did not choose).
  */
-export function writeFileAtomic(path: string, data: string | Uint8Array, options: { mode?: number } = {}): void {
+export function writeFileAtomic(path: string, data: string | Uint8Array, options: { mode?: number } & RenameOptions = {}): void {
   const dir = dirname(path);
   const tmp = writeTempBeside(path, data, options.mode ?? SECRET_FILE_MODE);
   try {
-    renameSync(tmp, path);
+    renameWithRetry(tmp, path, options);
   } catch (error) {
     try { unlinkSync(tmp); } catch { /* already gone */ }
     throw error;
@@ -73,7 +74,7 @@ function writeTempBeside(path: string, data: string | Uint8Array, mode: number):
  * appears with its whole content (a temp file hard-linked into place), so a reader never sees it empty or half
  * written: an empty lock file would look stale and be broken while its holder still holds it.
  */
-export function createExclusive(path: string, data: string, options: { mode?: number; link?: (from: string, to: string) => void } = {}): boolean {
+export function createExclusive(path: string, data: string, options: { mode?: number; link?: (from: string, to: string) => void; platform?: NodeJS.Platform } = {}): boolean {
   const mode = options.mode ?? SECRET_FILE_MODE;
   const tmp = writeTempBeside(path, data, mode);
   try {
@@ -84,6 +85,8 @@ export function createExclusive(path: string, data: string, options: { mode?: nu
     if (code === 'EEXIST') return false;
     // A file system without hard links: O_EXCL create, then write (the content then appears a moment later).
     if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') return createThenWrite(path, data, mode);
+    // Windows reports a hard link on exFAT/FAT32 as EISDIR (ERROR_INVALID_FUNCTION); an existing target is EEXIST there.
+    if (code === 'EISDIR' && (options.platform ?? process.platform) === 'win32') return createThenWrite(path, data, mode);
     throw error;
   } finally {
     try { unlinkSync(tmp); } catch { /* already gone */ }
