@@ -131,7 +131,7 @@ export interface IssuedTokens {
  */
 export async function issueTokensDirect(
   state: CoreState,
-  opts: { account?: string; scope?: string; accessTokenTtl?: number; claims?: Record<string, unknown> } = {},
+  opts: { account?: string; scope?: string; accessTokenTtl?: number; refreshedAccessTokenTtl?: number; claims?: Record<string, unknown> } = {},
 ): Promise<IssuedTokens> {
   const scope = opts.scope ?? allScopes(state).join(' ');
   const headers = { [INTERNAL_HEADER]: state.internalToken, 'content-type': 'application/x-www-form-urlencoded' };
@@ -143,8 +143,8 @@ export async function issueTokensDirect(
   };
   const device = await post(OAUTH_ROUTES.device_authorization, { client_id: CLIENT_ID, scope, resource: state.mcpUrl });
   const grantId = await approveDevice(state, String(device.user_code), { account: opts.account, scope });
-  if (grantId && (opts.claims || opts.accessTokenTtl)) {
-    state.overrides.set(grantId, { claims: opts.claims, accessTokenTtl: opts.accessTokenTtl });
+  if (grantId && (opts.claims || opts.accessTokenTtl || opts.refreshedAccessTokenTtl)) {
+    state.overrides.set(grantId, { claims: opts.claims, accessTokenTtl: opts.accessTokenTtl, refreshedAccessTokenTtl: opts.refreshedAccessTokenTtl });
   }
   const tokens = await post(OAUTH_ROUTES.token, { grant_type: DEVICE_GRANT, device_code: String(device.device_code), client_id: CLIENT_ID, resource: state.mcpUrl });
   return {

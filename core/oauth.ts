@@ -128,7 +128,11 @@ export function createProvider(state: CoreState, signingJwk: Record<string, unkn
       return !faults.noRefreshTokens && client.grantTypeAllowed('refresh_token') && source.scopes.has('offline_access');
     },
     ttl: {
-      AccessToken: (_ctx: unknown, token: any) => state.overrides.get(token.grantId)?.accessTokenTtl ?? faults.accessTokenTtl,
+      AccessToken: (ctx: any, token: any) => {
+        const override = state.overrides.get(token.grantId);
+        if (override?.refreshedAccessTokenTtl && ctx?.oidc?.params?.grant_type === 'refresh_token') return override.refreshedAccessTokenTtl;
+        return override?.accessTokenTtl ?? faults.accessTokenTtl;
+      },
       DeviceCode: state.deviceCodeTtl,
       RefreshToken: 14 * 24 * 3600,
       Grant: 14 * 24 * 3600,

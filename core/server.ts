@@ -45,7 +45,7 @@ export interface RunningCore {
   issuer: string;
   accounts: CoreAccount[];
   approve(userCode: string, opts?: { account?: string; deny?: boolean; scope?: string }): Promise<void>;
-  issueTokens(opts?: { account?: string; scope?: string; accessTokenTtl?: number; claims?: Record<string, unknown> }): Promise<IssuedTokens>;
+  issueTokens(opts?: { account?: string; scope?: string; accessTokenTtl?: number; refreshedAccessTokenTtl?: number; claims?: Record<string, unknown> }): Promise<IssuedTokens>;
   counters: CoreCounters;
   setFaults(faults: Partial<CoreFaults>): void;
   /** The live fault settings (read-only view). */

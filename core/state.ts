@@ -18,6 +18,8 @@ export interface CoreCounters {
 export interface TokenOverrides {
   claims?: Record<string, unknown>;
   accessTokenTtl?: number;
+  /** TTL of access tokens issued by a refresh of this grant (default: accessTokenTtl). */
+  refreshedAccessTokenTtl?: number;
 }
 
 export interface CoreState {
