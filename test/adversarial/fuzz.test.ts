@@ -167,7 +167,7 @@ describe('fuzz: the pre-MCP hook input', () => {
   it('parseExecuteArgs on 3,000 tool_input values: ok with steps or a reason', () => {
     fc.assert(fc.property(toolInput, (input) => {
       const parsed = parseExecuteArgs(input);
-      if (parsed.ok) expect(Array.isArray(parsed.args.steps)).toBe(true);
+      if (parsed.kind === 'ok') expect(Array.isArray(parsed.args.steps)).toBe(true);
       else expect(typeof parsed.reason).toBe('string');
     }), { numRuns: 3_000 });
   });

@@ -74,8 +74,8 @@ describe('oversized and malformed bodies (core faults)', () => {
   it.each(['oversized', 'malformed'] as const)('token endpoint %s during a poll: an error result, never a throw', async (kind) => {
     core.setFaults({ endpointFaults: { token: { kind } } });
     const result = await pollDeviceToken({ endpoints: legacy(core.baseUrl), client, deviceCode: 'x', timeoutMs: 5_000 });
-    expect(result.status).toBe('error');
-    if (result.status === 'error') expect(result.error.code).toBe('invalid_response');
+    expect(result.kind).toBe('error');
+    if (result.kind === 'error') expect(result.error.code).toBe('invalid_response');
   });
 
   it('device-code.mjs against an oversized device response: exit 1, one invalid_response error event', async () => {
@@ -112,8 +112,8 @@ describe('wrong types in every field the plugin reads (hostile server)', () => {
   ] as const)('token response %s = %j: the poll ends with invalid_response and the refresh grant throws it', async (field, value) => {
     hostile.route('POST /api/oauth2/token', json({ ...goodToken, [field]: value }));
     const poll = await pollDeviceToken({ endpoints: legacy(hostile.baseUrl), client, deviceCode: 'dc', timeoutMs: 3_000 });
-    expect(poll).toMatchObject({ status: 'error', transient: false });
-    if (poll.status === 'error') expect(poll.error.code).toBe('invalid_response');
+    expect(poll).toMatchObject({ kind: 'error', transient: false });
+    if (poll.kind === 'error') expect(poll.error.code).toBe('invalid_response');
     const error = await failure(refreshAccessToken({ tokenEndpoint: `${hostile.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken: 'rt', resource: `${hostile.baseUrl}/mcp`, timeoutMs: 3_000 }));
     expect(error.code).toBe('invalid_response');
   });
@@ -124,8 +124,8 @@ describe('wrong types in every field the plugin reads (hostile server)', () => {
   ])('token 400 with %s: a typed error, the body never quoted raw', async (_name, body) => {
     hostile.route('POST /api/oauth2/token', json(body, 400));
     const poll = await pollDeviceToken({ endpoints: legacy(hostile.baseUrl), client, deviceCode: 'dc', timeoutMs: 3_000 });
-    expect(poll.status).toBe('error');
-    if (poll.status === 'error') expect(poll.error.message).not.toContain('{"x":1}');
+    expect(poll.kind).toBe('error');
+    if (poll.kind === 'error') expect(poll.error.message).not.toContain('{"x":1}');
   });
 
   it.each([[[]], ['all'], [null]] as const)('GET /mcp/actions with domains = %j: invalid_response naming where', async (value) => {
@@ -142,7 +142,7 @@ describe('wrong types in every field the plugin reads (hostile server)', () => {
   ] as const)('GET /mcp/actions with %s = %j: the readable entries are kept, the others skipped and counted', async (field, value, skipped) => {
     hostile.route('GET /mcp/actions', json({ total_actions: 0, domains: { s: [{ action: 's.ping' }] }, [field]: value }));
     const fetched = await fetchCatalog({ baseUrl: hostile.baseUrl, token: 't', timeoutMs: 3_000 });
-    if (fetched.status !== 'ok') throw new Error('expected a catalog');
+    if (fetched.kind !== 'ok') throw new Error('expected a catalog');
     expect(fetched.catalog.skipped).toBe(skipped);
     expect(fetched.catalog.entries.length).toBeGreaterThan(0);
     expect(fetched.catalog.entries.every((e) => typeof e.entry.action === 'string')).toBe(true);
@@ -225,8 +225,8 @@ describe('redirects to another origin: never followed, the Bearer never leaves',
     const deviceCode = `device-code-${'Kp4'.repeat(60)}`;
     hostile.route('POST /api/oauth2/token', json({ error: 'server_error', error_description: `cannot use ${deviceCode}` }, 400));
     const poll = await pollDeviceToken({ endpoints: legacy(hostile.baseUrl), client, deviceCode, timeoutMs: 3_000 });
-    expect(poll.status).toBe('error');
-    if (poll.status === 'error') expect(leaks(poll.error, deviceCode)).toEqual([]);
+    expect(poll.kind).toBe('error');
+    if (poll.kind === 'error') expect(leaks(poll.error, deviceCode)).toEqual([]);
   });
 
   it('token endpoint redirects a refresh (307, body and all) elsewhere: refused, the refresh token never travels', async () => {

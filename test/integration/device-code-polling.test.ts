@@ -105,7 +105,7 @@ describe('hostile verification URLs (kernel, injected opener)', () => {
       },
     });
     const outcome = await flow;
-    expect(outcome.status).toBe('authorized');
+    expect(outcome.kind).toBe('authorized');
     expect(opened).toHaveLength(1);
     expect(opened[0]).toMatch(new RegExp(`^${core.baseUrl}/activate\\?user_code=`));
     const mcp = JSON.parse(readFileSync(join(dir.path, 'mcp.json'), 'utf8'));

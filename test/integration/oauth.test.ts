@@ -35,11 +35,11 @@ describe('oauth kernel against the reference core', () => {
     const endpoints: OAuthEndpoints = await discoverEndpoints(core.baseUrl);
     const device = await requestDeviceCode({ endpoints, client, scope: scopeStringFor('full') });
     expect(device.interval).toBe(1);
-    expect(await pollDeviceToken({ endpoints, client, deviceCode: device.device_code })).toEqual({ status: 'pending' });
+    expect(await pollDeviceToken({ endpoints, client, deviceCode: device.device_code })).toEqual({ kind: 'pending' });
     await core.approve(device.user_code);
     await new Promise((r) => setTimeout(r, 1100));
     const result = await pollDeviceToken({ endpoints, client, deviceCode: device.device_code });
-    if (result.status !== 'success') throw new Error(`expected success, got ${JSON.stringify(result)}`);
+    if (result.kind !== 'success') throw new Error(`expected success, got ${JSON.stringify(result)}`);
     expect(result.tokens.refresh_token).toBeTruthy();
     const args = { tokenEndpoint: endpoints.tokenEndpoint, clientId: 'cursor-plugin', resource: endpoints.resource };
     const next = await refreshAccessToken({ ...args, refreshToken: result.tokens.refresh_token! });
@@ -49,12 +49,12 @@ describe('oauth kernel against the reference core', () => {
     expect(replay.message).not.toContain(result.tokens.refresh_token!);
 
     const catalog = await fetchCatalog({ baseUrl: core.baseUrl, token: next.access_token });
-    if (catalog.status !== 'ok') throw new Error('expected a catalog');
+    if (catalog.kind !== 'ok') throw new Error('expected a catalog');
     const snapshot = flattenCatalog(catalog.catalog);
     expect(snapshot.actions.length).toBeGreaterThan(0);
     expect(snapshot.actions.map((a) => a.action)).not.toContain('admin.users.list');
     expect(snapshot.actions.map((a) => a.action)).not.toContain('internal.reindex');
-    expect(await fetchCatalog({ baseUrl: core.baseUrl, token: next.access_token, etag: snapshot.catalog_etag })).toEqual({ status: 'not_modified' });
+    expect(await fetchCatalog({ baseUrl: core.baseUrl, token: next.access_token, etag: snapshot.catalog_etag })).toEqual({ kind: 'not_modified' });
   });
 
   it('maps a denial to access_denied and a 5xx to a transient server error', async () => {
@@ -62,10 +62,10 @@ describe('oauth kernel against the reference core', () => {
     const device = await requestDeviceCode({ endpoints, client, scope: scopeStringFor('readonly') });
     core.setFaults({ endpointFaults: { token: { kind: '5xx', times: 1 } } });
     const failed = await pollDeviceToken({ endpoints, client, deviceCode: device.device_code });
-    expect(failed).toMatchObject({ status: 'error', transient: true, error: { code: 'server' } });
+    expect(failed).toMatchObject({ kind: 'error', transient: true, error: { code: 'server' } });
     await core.approve(device.user_code, { deny: true });
     await new Promise((r) => setTimeout(r, 1100));
     const denied = await pollDeviceToken({ endpoints, client, deviceCode: device.device_code });
-    expect(denied).toMatchObject({ status: 'error', transient: false, error: { code: 'access_denied' } });
+    expect(denied).toMatchObject({ kind: 'error', transient: false, error: { code: 'access_denied' } });
   });
 });

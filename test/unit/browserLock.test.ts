@@ -53,12 +53,12 @@ describe('device lock', () => {
 
   it('is exclusive, 0600, carries the payload, and is released', () => {
     const first = acquireDeviceLock(path, { expiresAt: new Date(Date.now() + 60_000) });
-    if (!first.acquired) throw new Error('expected the lock');
+    if (first.kind === 'held') throw new Error('expected the lock');
     expect(statSync(path).mode & 0o777).toBe(PRIVATE_MODE);
     first.lock.update({ user_code: 'ABCD-EFGH', verification_uri: 'https://a/activate', verification_uri_complete: 'https://a/activate?user_code=ABCD-EFGH' });
     expect(statSync(path).mode & 0o777).toBe(PRIVATE_MODE);
     const second = acquireDeviceLock(path, { expiresAt: new Date(Date.now() + 60_000) });
-    expect(second).toMatchObject({ acquired: false, holder: { pid: process.pid, user_code: 'ABCD-EFGH', verification_uri: 'https://a/activate' } });
+    expect(second).toMatchObject({ kind: 'held', holder: { pid: process.pid, user_code: 'ABCD-EFGH', verification_uri: 'https://a/activate' } });
     first.lock.release();
     expect(existsSync(path)).toBe(false);
   });
@@ -72,9 +72,9 @@ describe('device lock', () => {
     ]) {
       writeFileSync(path, typeof stale === 'string' ? stale : JSON.stringify(stale));
       const taken = acquireDeviceLock(path, { expiresAt: new Date(Date.now() + 60_000) });
-      expect(taken.acquired).toBe(true);
+      expect(taken.kind).toBe('acquired');
       expect(readDeviceLock(path)?.user_code).toBeNull();
-      if (taken.acquired) taken.lock.release();
+      if (taken.kind === 'acquired') taken.lock.release();
     }
   });
 
@@ -85,13 +85,13 @@ describe('device lock', () => {
     const past = new Date(Date.now() - 60_000);
     utimesSync(path, past, past);
     const taken = acquireDeviceLock(path, { expiresAt: new Date(Date.now() + 60_000) });
-    expect(taken.acquired).toBe(true);
-    if (taken.acquired) taken.lock.release();
+    expect(taken.kind).toBe('acquired');
+    if (taken.kind === 'acquired') taken.lock.release();
   });
 
   it('release never removes a lock that is no longer ours', () => {
     const first = acquireDeviceLock(path, { expiresAt: new Date(Date.now() + 60_000) });
-    if (!first.acquired) throw new Error('expected the lock');
+    if (first.kind === 'held') throw new Error('expected the lock');
     writeFileSync(path, JSON.stringify({ pid: process.pid, started_at: 'x', expires_at: new Date(Date.now() + 60_000).toISOString(), nonce: 'other' }));
     first.lock.release();
     expect(existsSync(path)).toBe(true);

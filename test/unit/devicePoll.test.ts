@@ -16,14 +16,14 @@ async function run(script: PollResult[], opts: { interval?: number; deadlineMs?:
     deadline: opts.deadlineMs ?? 600_000,
     now: () => clock,
     sleep: async (ms) => { waits.push(ms); clock += ms; },
-    poll: async () => queue.shift() ?? { status: 'pending' },
+    poll: async () => queue.shift() ?? { kind: 'pending' },
     onEvent: (e) => events.push(e),
   }).then((tokens) => ({ tokens }), (error) => ({ error }));
   return { result, waits, events };
 }
 
-const ok: PollResult = { status: 'success', tokens: { access_token: 'a', token_type: 'bearer' } };
-const transient: PollResult = { status: 'error', transient: true, error: new PluginError('server', 'HTTP 503', { details: { status: 503 } }) };
+const ok: PollResult = { kind: 'success', tokens: { access_token: 'a', token_type: 'bearer' } };
+const transient: PollResult = { kind: 'error', transient: true, error: new PluginError('server', 'HTTP 503', { details: { status: 503 } }) };
 
 describe('RFC 8628 poll arithmetic', () => {
   it('uses the server interval, default 5 s', () => {
@@ -60,14 +60,14 @@ describe('RFC 8628 poll arithmetic', () => {
 
 describe('pollUntilAuthorized', () => {
   it('waits interval, slows down, keeps the slower pace, and returns the tokens', async () => {
-    const { result, waits, events } = await run([{ status: 'pending' }, { status: 'slow_down' }, { status: 'pending' }, ok], { interval: 1 });
-    expect(result).toEqual({ tokens: ok.status === 'success' && ok.tokens });
+    const { result, waits, events } = await run([{ kind: 'pending' }, { kind: 'slow_down' }, { kind: 'pending' }, ok], { interval: 1 });
+    expect(result).toEqual({ tokens: ok.kind === 'success' && ok.tokens });
     expect(waits).toEqual([1000, 1000, 6000, 6000]);
     expect(events).toContainEqual({ event: 'slow_down', interval: 6 });
   });
 
   it('survives network errors and 5xx without giving up before expires_in', async () => {
-    const { result, waits } = await run([transient, transient, transient, { status: 'pending' }, ok], { interval: 1 });
+    const { result, waits } = await run([transient, transient, transient, { kind: 'pending' }, ok], { interval: 1 });
     expect('tokens' in result).toBe(true);
     expect(waits).toEqual([1000, 2000, 4000, 8000, 1000]);
   });
@@ -89,7 +89,7 @@ describe('pollUntilAuthorized', () => {
     ['expired_token', /expired before it was approved/],
     ['invalid_grant', /boom/],
   ] as const)('stops on %s with a next step', async (code, message) => {
-    const { result } = await run([{ status: 'error', transient: false, error: new PluginError(code, 'boom') }]);
+    const { result } = await run([{ kind: 'error', transient: false, error: new PluginError(code, 'boom') }]);
     expect((result as { error: PluginError }).error.code).toBe(code);
     expect((result as { error: PluginError }).error.message).toMatch(message);
   });
@@ -97,7 +97,7 @@ describe('pollUntilAuthorized', () => {
   it('stops at once when aborted', async () => {
     const controller = new AbortController();
     const started = Date.now();
-    const pending = pollUntilAuthorized({ endpoints, client: { clientId: 'c' }, deviceCode: 'd', interval: 30, deadline: Date.now() + 600_000, signal: controller.signal, poll: async () => ({ status: 'pending' }) });
+    const pending = pollUntilAuthorized({ endpoints, client: { clientId: 'c' }, deviceCode: 'd', interval: 30, deadline: Date.now() + 600_000, signal: controller.signal, poll: async () => ({ kind: 'pending' }) });
     setTimeout(() => controller.abort(), 20);
     await expect(pending).rejects.toMatchObject({ code: 'aborted' });
     expect(Date.now() - started).toBeLessThan(1000);

@@ -5,7 +5,7 @@ import { configEdits } from '../../lib/agentstack/mcpJson/file.js';
 const entry = { type: 'http', url: 'https://agentstack.tech/mcp' };
 const edit = (text: string, edits: Parameters<typeof editJsonText>[1]) => {
   const result = editJsonText(text, edits);
-  if (!result.ok) throw new Error(result.reason);
+  if (result.kind === 'refused') throw new Error(result.reason);
   return result.text;
 };
 const set = (text: string, value: unknown = entry) => edit(text, [{ path: ['mcpServers', 'agentstack'], value }]);
@@ -32,8 +32,8 @@ describe('editJsonText: only the edited value changes', () => {
 
   it('refuses a key named twice on the edited path (JSON.parse keeps the last; an edit would change the first)', () => {
     expect(editJsonText('{"mcpServers": {}, "mcpServers": {"agentstack": {}}}', [{ path: ['mcpServers', 'agentstack'], value: 1 }]))
-      .toEqual({ ok: false, reason: 'names "mcpServers" twice in the same object' });
-    expect(editJsonText('{"mcpServers": []}', [{ path: ['mcpServers', 'agentstack'], value: 1 }])).toMatchObject({ ok: false });
+      .toEqual({ kind: 'refused', reason: 'names "mcpServers" twice in the same object' });
+    expect(editJsonText('{"mcpServers": []}', [{ path: ['mcpServers', 'agentstack'], value: 1 }])).toMatchObject({ kind: 'refused' });
   });
 
   it('reads the indentation the file uses', () => {

@@ -82,7 +82,7 @@ describe('pre-MCP decision', () => {
       expect(decidePreMcp(ctx(call(bad))).permission).toBe('ask');
     }
     expect(decidePreMcp(ctx({ ...call([]), tool_input: { steps: [{ action: 'nope.x' }] } })).permission).toBe('deny');
-    expect(parseExecuteArgs(JSON.stringify(JSON.stringify({ steps: [{ action: 'a' }] }))).ok).toBe(true);
+    expect(parseExecuteArgs(JSON.stringify(JSON.stringify({ steps: [{ action: 'a' }] }))).kind).toBe('ok');
   });
 
   it('identifies AgentStack by Cursor server name or by url base', () => {

@@ -38,7 +38,7 @@ describe('which tools the probe calls', () => {
 });
 
 describe('a tools/call answer passes only as a valid CallToolResult with content', () => {
-  const ok = (result: Record<string, unknown>) => callCheck('agentstack.execute', { ok: true, ms: 1, result });
+  const ok = (result: Record<string, unknown>) => callCheck('agentstack.execute', { kind: 'ok', ms: 1, result });
 
   it('a bare {} or an empty content list fails', () => {
     expect(ok({})).toMatchObject({ status: 'FAIL', summary: expect.stringMatching(/no content/) });

@@ -111,11 +111,11 @@ describe('contract checks', () => {
   });
 
   it('fails a tools/call that errors or returns isError, with the reason', () => {
-    expect(callCheck('agentstack_execute', { ok: false, error: 'HTTP 500', ms: 3 }).id).toBe('mcp.call_alias');
-    const c = callCheck('agentstack.execute', { ok: true, ms: 2, result: { isError: true, structuredContent: { ok: false, results: [{ error: { message: 'system.ping requires capability x' } }] } } });
+    expect(callCheck('agentstack_execute', { kind: 'failed', error: 'HTTP 500', ms: 3 }).id).toBe('mcp.call_alias');
+    const c = callCheck('agentstack.execute', { kind: 'ok', ms: 2, result: { isError: true, structuredContent: { ok: false, results: [{ error: { message: 'system.ping requires capability x' } }] } } });
     expect(c).toMatchObject({ id: 'mcp.call_canonical', status: 'FAIL' });
     expect(c.summary).toContain('requires capability x');
-    expect(callCheck('agentstack.execute', { ok: true, ms: 2, result: { content: [{ type: 'text', text: '{}' }] } }).status).toBe('PASS');
+    expect(callCheck('agentstack.execute', { kind: 'ok', ms: 2, result: { content: [{ type: 'text', text: '{}' }] } }).status).toBe('PASS');
   });
 
   it('session: PASS when held, WARN after a successful re-initialize, FAIL when it expires again', () => {

@@ -279,10 +279,10 @@ function tokenSetOf(body: o.TokenEndpointResponse): TokenSet {
 }
 
 export type PollResult =
-  | { status: 'pending' }
-  | { status: 'slow_down' }
-  | { status: 'success'; tokens: TokenSet }
-  | { status: 'error'; error: PluginError; transient: boolean };
+  | { kind: 'pending' }
+  | { kind: 'slow_down' }
+  | { kind: 'success'; tokens: TokenSet }
+  | { kind: 'error'; error: PluginError; transient: boolean };
 
 /** One device-code poll of the token endpoint (RFC 8628 §3.4). Never throws, except when `signal` aborts. */
 export async function pollDeviceToken(
@@ -296,13 +296,13 @@ export async function pollDeviceToken(
       ...requestOptions(endpoints.tokenEndpoint, args),
       additionalParameters: { resource: endpoints.resource },
     });
-    return { status: 'success', tokens: tokenSetOf(await o.processDeviceCodeResponse(as, oclient, await withoutIdToken(res))) };
+    return { kind: 'success', tokens: tokenSetOf(await o.processDeviceCodeResponse(as, oclient, await withoutIdToken(res))) };
   } catch (error) {
-    if (error instanceof o.ResponseBodyError && error.error === 'authorization_pending') return { status: 'pending' };
-    if (error instanceof o.ResponseBodyError && error.error === 'slow_down') return { status: 'slow_down' };
+    if (error instanceof o.ResponseBodyError && error.error === 'authorization_pending') return { kind: 'pending' };
+    if (error instanceof o.ResponseBodyError && error.error === 'slow_down') return { kind: 'slow_down' };
     const mapped = toPluginError(error, 'Signing in', [args.deviceCode, client.clientSecret]);
     if (args.signal?.aborted || mapped.code === 'aborted') throw new PluginError('aborted', 'Sign-in cancelled');
-    return { status: 'error', error: mapped, transient: isTransientError(mapped) };
+    return { kind: 'error', error: mapped, transient: isTransientError(mapped) };
   }
 }
 

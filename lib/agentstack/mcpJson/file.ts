@@ -94,7 +94,7 @@ export async function nextMcpConfigText(text: string | null, before: McpConfig, 
   // Loaded only when an existing file is rewritten: a hook that writes nothing never compiles the edit engine.
   const { editJsonText } = await import('../../platform/text/jsonEdit.js');
   const edited = editJsonText(body, configEdits(before, after));
-  if (!edited.ok) {
+  if (edited.kind !== 'ok') {
     throw new PluginError('malformed_file', `${path} ${edited.reason}; fix it by hand, then run this again. It was left unchanged.`, { details: { path } });
   }
   const next = edited.text;

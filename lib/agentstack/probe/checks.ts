@@ -101,7 +101,7 @@ export function actionsUrlCheck(walk: ToolsWalk): Check {
   return pass('mcp.actions_url', `actions_url ${url}`);
 }
 
-export type CallOutcome = { ok: true; result: Record<string, unknown>; ms: number } | { ok: false; error: string; ms: number };
+export type CallOutcome = { kind: 'ok'; result: Record<string, unknown>; ms: number } | { kind: 'failed'; error: string; ms: number };
 
 /** What a tools/call result says about itself, in one short line. */
 function toolErrorText(result: Record<string, unknown>): string {
@@ -127,7 +127,7 @@ export function callResultProblem(result: Record<string, unknown>): string | nul
 export function callCheck(name: string, outcome: CallOutcome): Check {
   const id = name === EXECUTE_TOOL ? 'mcp.call_canonical' : 'mcp.call_alias';
   const what = `tools/call ${name} {system.ping}`;
-  if (!outcome.ok) return fail(id, `${what} failed: ${outcome.error}`, `the server must accept ${name} on tools/call and run system.ping`);
+  if (outcome.kind !== 'ok') return fail(id, `${what} failed: ${outcome.error}`, `the server must accept ${name} on tools/call and run system.ping`);
   if (outcome.result.isError === true) {
     const text = toolErrorText(outcome.result);
     const unknown = /not found|unknown tool/i.test(text);

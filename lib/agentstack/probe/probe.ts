@@ -58,9 +58,9 @@ async function callTool(connection: McpConnection, name: string, hadBearer: bool
   const start = performance.now();
   try {
     const result = await connection.request('tools/call', { name, arguments: PING_ARGUMENTS }, `tools/call ${name}`);
-    return { ok: true, result, ms: performance.now() - start };
+    return { kind: 'ok', result, ms: performance.now() - start };
   } catch (error) {
-    return { ok: false, error: describeWithBearer(error, hadBearer), ms: performance.now() - start };
+    return { kind: 'failed', error: describeWithBearer(error, hadBearer), ms: performance.now() - start };
   }
 }
 

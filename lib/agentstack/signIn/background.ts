@@ -105,7 +105,7 @@ export async function startSignIn(args: SignInArgs): Promise<SignInOutcome> {
     const client = clientFromEnv(args.env);
     const signal = AbortSignal.timeout(Math.max(500, args.deadline - now() - 500));
     const begun = await beginDeviceFlow({ paths: args.paths, baseUrl: args.baseUrl, client, scopes: { preset: scopePresetFrom(args.env) }, signal, now, lockStartMs: 60_000 });
-    if (!begun.acquired) return running(begun.holder, args.origins);
+    if (begun.kind === 'held') return running(begun.holder, args.origins);
     lock = begun.lock;
     const { device, endpoints, issuedAt } = begun;
     const pid = spawnPoller(args, log, { device, endpoints, clientId: client.clientId, baseUrl: args.baseUrl, projectId: args.projectId, issuedAt });

@@ -23,7 +23,7 @@ export type FlowEvent =
   | PollEvent
   | ({ event: 'authorized' } & FinishResult);
 
-export type DeviceFlowOutcome = { status: 'authorized'; result: FinishResult } | { status: 'already_running'; holder: DeviceLock };
+export type DeviceFlowOutcome = { kind: 'authorized'; result: FinishResult } | { kind: 'already_running'; holder: DeviceLock };
 
 export interface FlowIo {
   signal?: AbortSignal;
@@ -66,8 +66,8 @@ export async function startDeviceFlow(args: { baseUrl: string; client: OAuthClie
 }
 
 export type BegunFlow =
-  | { acquired: false; holder: DeviceLock }
-  | { acquired: true; lock: HeldDeviceLock; endpoints: OAuthEndpoints; device: DeviceCodeResponse; issuedAt: number };
+  | { kind: 'held'; holder: DeviceLock }
+  | { kind: 'acquired'; lock: HeldDeviceLock; endpoints: OAuthEndpoints; device: DeviceCodeResponse; issuedAt: number };
 
 /**
  * Takes the device lock and issues a device code, recording in the lock what a second caller shows (URL, code) and
@@ -77,7 +77,7 @@ export type BegunFlow =
 export async function beginDeviceFlow(args: { paths: CursorPaths; baseUrl: string; client: OAuthClient; scopes: ScopeRequest; signal?: AbortSignal; now?: () => number; lockStartMs: number }): Promise<BegunFlow> {
   const now = args.now ?? Date.now;
   const taken = acquireDeviceLock(args.paths.deviceLock, { expiresAt: new Date(now() + args.lockStartMs), now });
-  if (!taken.acquired) return taken;
+  if (taken.kind === 'held') return taken;
   const { lock } = taken;
   try {
     const { endpoints, device } = await startDeviceFlow(args);
@@ -88,7 +88,7 @@ export async function beginDeviceFlow(args: { paths: CursorPaths; baseUrl: strin
       verification_uri_complete: device.verification_uri_complete ?? null,
       user_code: device.user_code,
     });
-    return { acquired: true, lock, endpoints, device, issuedAt };
+    return { kind: 'acquired', lock, endpoints, device, issuedAt };
   } catch (error) {
     lock.release();
     throw error;
@@ -153,9 +153,9 @@ export async function runDeviceFlow(options: DeviceFlowOptions): Promise<DeviceF
   const { baseUrl, paths, projectId } = prepareSignIn(options.env, options.baseUrl);
   const client = clientFromEnv(options.env);
   const begun = await beginDeviceFlow({ paths, baseUrl, client, scopes: options.scopes, signal: options.signal, now, lockStartMs: LOCK_START_MS });
-  if (!begun.acquired) {
+  if (begun.kind === 'held') {
     const holder = await holderWithCode(paths.deviceLock, begun.holder, options);
-    return { status: 'already_running', holder: await shownHolder(holder, baseUrl, options.signal) };
+    return { kind: 'already_running', holder: await shownHolder(holder, baseUrl, options.signal) };
   }
   const { lock, endpoints, device, issuedAt } = begun;
   try {
@@ -171,7 +171,7 @@ export async function runDeviceFlow(options: DeviceFlowOptions): Promise<DeviceF
     const outcome = options.openBrowser === false ? 'skipped' : await openInBrowser(url, { opener: options.opener, env: options.env, platform: options.platform });
     options.onEvent?.({ event: 'browser', outcome, url });
     const result = await completeDeviceFlow({ ...options, device, endpoints, client, baseUrl, paths, projectId, issuedAt });
-    return { status: 'authorized', result };
+    return { kind: 'authorized', result };
   } finally {
     lock.release();
   }

@@ -21,7 +21,7 @@ export interface HeldDeviceLock {
   release(): void;
 }
 
-export type DeviceLockResult = { acquired: true; lock: HeldDeviceLock } | { acquired: false; holder: DeviceLock };
+export type DeviceLockResult = { kind: 'acquired'; lock: HeldDeviceLock } | { kind: 'held'; holder: DeviceLock };
 
 /** The current lock's content, or null when there is none or it is unreadable. */
 export function readDeviceLock(path: string): DeviceLock | null {
@@ -121,7 +121,7 @@ export function acquireDeviceLock(path: string, options: { expiresAt: Date; now?
     },
   };
   for (let attempt = 0; attempt < 5; attempt++) {
-    if (createExclusive(path, JSON.stringify(payload))) return { acquired: true, lock };
+    if (createExclusive(path, JSON.stringify(payload))) return { kind: 'acquired', lock };
     const text = readTextIfExists(path);
     if (text === null) continue;
     if (isBeingWritten(path, text)) {
@@ -129,10 +129,10 @@ export function acquireDeviceLock(path: string, options: { expiresAt: Date; now?
       continue;
     }
     const holder = readDeviceLock(path);
-    if (!isStaleDeviceLock(holder, now())) return { acquired: false, holder: holder! };
+    if (!isStaleDeviceLock(holder, now())) return { kind: 'held', holder: holder! };
     breakStaleLock(path, text);
   }
   const holder = readDeviceLock(path);
-  if (holder) return { acquired: false, holder };
+  if (holder) return { kind: 'held', holder };
   throw new PluginError('locked', `Could not take ${path}; remove it if no sign-in is running, then try again`);
 }

@@ -93,18 +93,18 @@ export async function pollUntilAuthorized(args: PollArgs): Promise<TokenSet> {
     if (left <= 0) throw new PluginError('expired_token', EXPIRED_MESSAGE);
     await sleep(Math.min(delayMs, left), args.signal);
     const result = await poll();
-    if (result.status === 'success') return result.tokens;
-    if (result.status === 'error' && !result.transient) {
+    if (result.kind === 'success') return result.tokens;
+    if (result.kind === 'error' && !result.transient) {
       if (result.error.code === 'expired_token') throw new PluginError('expired_token', EXPIRED_MESSAGE);
       if (result.error.code === 'access_denied') {
         throw new PluginError('access_denied', 'The sign-in was denied in the browser. Run it again and choose Allow to connect Cursor.');
       }
       throw result.error;
     }
-    const outcome = result.status === 'error' ? 'transient' : result.status;
+    const outcome = result.kind === 'error' ? 'transient' : result.kind;
     ({ state, delayMs } = nextPoll(state, outcome, timing));
     if (outcome === 'slow_down') args.onEvent?.({ event: 'slow_down', interval: state.intervalMs / timing.secondMs });
     else if (outcome === 'pending') args.onEvent?.({ event: 'pending', seconds_left: Math.max(0, Math.round((args.deadline - now()) / 1000)) });
-    else if (result.status === 'error') args.onEvent?.({ event: 'retrying', message: result.error.message, delay_s: Math.round(delayMs / 100) / 10 });
+    else if (result.kind === 'error') args.onEvent?.({ event: 'retrying', message: result.error.message, delay_s: Math.round(delayMs / 100) / 10 });
   }
 }

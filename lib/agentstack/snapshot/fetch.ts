@@ -4,7 +4,7 @@
 import { PluginError } from '../../platform/errors.js';
 import { readCatalog, type CatalogRead } from './catalog.js';
 
-export type CatalogFetch = { status: 'not_modified' } | { status: 'ok'; catalog: CatalogRead; etag: string | null };
+export type CatalogFetch = { kind: 'not_modified' } | { kind: 'ok'; catalog: CatalogRead; etag: string | null };
 
 /** `If-None-Match` wants the quoted entity tag; the snapshot stores the catalog's bare `catalog_etag`. */
 function quotedEtag(etag: string): string {
@@ -23,7 +23,7 @@ export async function fetchCatalog(args: {
   if (args.etag) headers['if-none-match'] = quotedEtag(args.etag);
   const url = `${args.baseUrl}/mcp/actions`;
   const res = await httpRequest({ url, headers, signal: args.signal, timeoutMs: args.timeoutMs });
-  if (res.status === 304) return { status: 'not_modified' };
+  if (res.status === 304) return { kind: 'not_modified' };
   if (res.status !== 200) {
     const code = res.status === 401 || res.status === 403 ? 'invalid_grant' : 'server';
     throw new PluginError(code, `Fetching the action catalog from ${url} failed (HTTP ${res.status})`, { details: { status: res.status } });
@@ -36,5 +36,5 @@ export async function fetchCatalog(args: {
   }
   const catalog = readCatalog(value, `The action catalog from ${url}`);
   const header = res.headers.get('etag');
-  return { status: 'ok', catalog, etag: catalog.etag ?? (header ? header.replace(/^W\//, '').replace(/^"|"$/g, '') : null) };
+  return { kind: 'ok', catalog, etag: catalog.etag ?? (header ? header.replace(/^W\//, '').replace(/^"|"$/g, '') : null) };
 }

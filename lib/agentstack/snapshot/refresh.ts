@@ -54,7 +54,7 @@ export async function refreshSnapshot(args: RefreshSnapshotArgs): Promise<Snapsh
     const fetched = await fetchCatalog({ baseUrl: args.baseUrl, token: args.token, etag, signal: args.signal, timeoutMs: args.timeoutMs });
     const at = new Date(args.now());
     let result: SnapshotRefresh;
-    if (fetched.status === 'not_modified') {
+    if (fetched.kind === 'not_modified') {
       if (!usable) throw new Error(etag ? 'the server answered 304 without a snapshot to keep' : 'the server answered 304 to a request without an etag');
       writeSnapshot(args.path, { ...usable, fetched_at: at.toISOString() });
       result = { kind: 'not_modified', count: usable.actions.length, skipped: usable.skipped_entries ?? 0, skippedReason: usable.skipped_reason ?? null };

@@ -38,7 +38,7 @@ export async function runDeviceCode(request: DeviceCodeRequest, streams: OutputS
     }
     for (const line of notices(request)) streams.stderr.write(`! ${line}\n`);
     const outcome = await runDeviceFlow({ env, scopes: request.scopes, openBrowser: request.openBrowser, signal: controller.signal, onEvent: reporter.onEvent });
-    if (outcome.status === 'already_running') reporter.alreadyRunning(outcome.holder);
+    if (outcome.kind === 'already_running') reporter.alreadyRunning(outcome.holder);
     return 0;
   } catch (error) {
     if (controller.signal.aborted) {

@@ -39,7 +39,7 @@ const MAX_NAMED = 5;
 const list = (names: readonly string[]) =>
   names.slice(0, MAX_NAMED).join(', ') + (names.length > MAX_NAMED ? ` and ${names.length - MAX_NAMED} more` : '');
 
-export type ParsedExecuteArgs = { ok: true; args: ExecuteArgs } | { ok: false; reason: string };
+export type ParsedExecuteArgs = { kind: 'ok'; args: ExecuteArgs } | { kind: 'invalid'; reason: string };
 
 /** Parses `tool_input`: a JSON string (tolerating one level of double encoding) or an object. */
 export function parseExecuteArgs(raw: unknown): ParsedExecuteArgs {
@@ -48,16 +48,16 @@ export function parseExecuteArgs(raw: unknown): ParsedExecuteArgs {
     try {
       value = JSON.parse(value);
     } catch {
-      return { ok: false, reason: 'tool_input is not valid JSON' };
+      return { kind: 'invalid', reason: 'tool_input is not valid JSON' };
     }
   }
   const parsed = ExecuteArgsSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? issue.path.map(String).join('.') : '(root)';
-    return { ok: false, reason: `tool_input has an unexpected shape at ${where}` };
+    return { kind: 'invalid', reason: `tool_input has an unexpected shape at ${where}` };
   }
-  return { ok: true, args: parsed.data };
+  return { kind: 'ok', args: parsed.data };
 }
 
 /** Claims that may list what the token was granted, in the order they are read (servers use one of them). */
@@ -85,7 +85,7 @@ export function decidePreMcp(ctx: PreMcpContext): PreMcpAnswer {
   if (!input || !isExecuteCall(input) || !isAgentStackServer(input, ctx.knownBaseUrls ?? [])) return NEUTRAL;
 
   const parsed = parseExecuteArgs(input.tool_input);
-  if (!parsed.ok) {
+  if (parsed.kind !== 'ok') {
     // Unreadable arguments cannot be checked: `deny` would break every call should Cursor change the encoding,
     // neutral would let unchecked actions through silently; `ask` keeps the person in the loop.
     return {

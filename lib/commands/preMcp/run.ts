@@ -98,7 +98,7 @@ export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMc
   if (!isAgentStackServer(input, bases)) return NEUTRAL;
   const bearer = bearerOf(config);
   const parsedArgs = parseExecuteArgs(input.tool_input);
-  const wanted = parsedArgs.ok ? new Set(parsedArgs.args.steps.map((s) => s.action)) : new Set<string>();
+  const wanted = parsedArgs.kind === 'ok' ? new Set(parsedArgs.args.steps.map((s) => s.action)) : new Set<string>();
   const answer = decidePreMcp({
     input,
     snapshot: readSnapshotIndex(paths.capabilities, wanted),

@@ -38,7 +38,7 @@ export async function connectRegistrationCheck(ctx: VerifyContext, registrationE
   const request = connectRegistrationRequest(scopes);
   const asked = scopes?.length ? `the advertised scopes (${scopes.length})` : 'no scope (none advertised)';
   const answer = await requestJson({ ...ctx, bearer: undefined }, registrationEndpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
-  if (!answer.ok) return fail(ID, `not ready for Cursor's Connect: dynamic client registration failed (${answer.error})`, 'make the registration_endpoint reachable');
+  if (answer.kind !== 'ok') return fail(ID, `not ready for Cursor's Connect: dynamic client registration failed (${answer.error})`, 'make the registration_endpoint reachable');
   const body = (answer.json && typeof answer.json === 'object' ? answer.json : {}) as Record<string, unknown>;
   if (answer.res.status !== 201 && answer.res.status !== 200) {
     return fail(ID, `not ready for Cursor's Connect: registering a public client with ${asked} answered ${statusLine(answer.res, answer.json)}`,

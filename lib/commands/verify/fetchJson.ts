@@ -10,7 +10,7 @@ export interface VerifyContext {
   timeoutMs: number;
 }
 
-export type JsonAnswer = { ok: true; res: HttpResponse; json: unknown } | { ok: false; error: string };
+export type JsonAnswer = { kind: 'ok'; res: HttpResponse; json: unknown } | { kind: 'failed'; error: string };
 
 export async function requestJson(
   ctx: VerifyContext,
@@ -27,9 +27,9 @@ export async function requestJson(
     } catch {
       json = null;
     }
-    return { ok: true, res, json };
+    return { kind: 'ok', res, json };
   } catch (error) {
-    return { ok: false, error: quoteShort((error as Error).message, 160) };
+    return { kind: 'failed', error: quoteShort((error as Error).message, 160) };
   }
 }
 

@@ -41,7 +41,7 @@ async function protectedResourceCheck(ctx: VerifyContext): Promise<{ check: Chec
   const tried: string[] = [];
   for (const url of protectedResourceUrls(ctx.mcpUrl)) {
     const answer = await requestJson(ctx, url);
-    if (!answer.ok) {
+    if (answer.kind !== 'ok') {
       tried.push(`${url}: ${answer.error}`);
       continue;
     }
@@ -71,8 +71,8 @@ async function authorizationServerCheck(ctx: VerifyContext, issuer: string): Pro
   const tried: string[] = [];
   for (const url of authorizationServerUrls(issuer)) {
     const answer = await requestJson(ctx, url);
-    if (!answer.ok || answer.res.status !== 200 || !answer.json || typeof answer.json !== 'object') {
-      tried.push(`${new URL(url).pathname}: ${answer.ok ? statusLine(answer.res, answer.json) : answer.error}`);
+    if (answer.kind !== 'ok' || answer.res.status !== 200 || !answer.json || typeof answer.json !== 'object') {
+      tried.push(`${new URL(url).pathname}: ${answer.kind === 'ok' ? statusLine(answer.res, answer.json) : answer.error}`);
       continue;
     }
     const md = answer.json as Record<string, unknown>;
@@ -118,7 +118,7 @@ async function challengeCheck(ctx: VerifyContext): Promise<Check> {
   const id = 'oauth.www_authenticate';
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
   const answer = await requestJson(ctx, ctx.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
-  if (!answer.ok) return warn(id, `POST /mcp without a token: ${answer.error}`);
+  if (answer.kind !== 'ok') return warn(id, `POST /mcp without a token: ${answer.error}`);
   if (answer.res.status !== 401) return warn(id, `POST /mcp without a token answered HTTP ${answer.res.status}, not 401`, 'answer 401 with WWW-Authenticate: Bearer resource_metadata="…" so Connect can start');
   const header = answer.res.headers.get('www-authenticate') ?? '';
   if (!/resource_metadata=/i.test(header)) return warn(id, 'the 401 from /mcp has no WWW-Authenticate resource_metadata', 'add resource_metadata="<base>/.well-known/oauth-protected-resource/mcp" to the challenge');
@@ -128,7 +128,7 @@ async function challengeCheck(ctx: VerifyContext): Promise<Check> {
 export async function connectAntipatternCheck(ctx: VerifyContext): Promise<Check> {
   const id = 'oauth.connect_antipattern';
   const answer = await requestJson(ctx, `${ctx.baseUrl}${CONNECT_ANTIPATTERN_PATH}`);
-  if (answer.ok && answer.res.status < 400) {
+  if (answer.kind === 'ok' && answer.res.status < 400) {
     return warn(id, `${CONNECT_ANTIPATTERN_PATH} answers HTTP ${answer.res.status}: a home-made Connect endpoint Cursor never calls`,
       'remove it; Connect uses RFC 9728 + RFC 8414 discovery and dynamic registration');
   }

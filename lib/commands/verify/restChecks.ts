@@ -38,7 +38,7 @@ export async function toolsParityCheck(ctx: VerifyContext, rpcRows: unknown[] | 
   for (const { method, path } of TOOL_MIRRORS) {
     const where = `${method} ${path}`;
     const answer = await requestJson(ctx, `${ctx.baseUrl}${path}`, { method, auth: true, ...(method === 'POST' ? { headers: { 'content-type': 'application/json' }, body: '{}' } : {}) });
-    if (!answer.ok) problems.push({ where, what: answer.error });
+    if (answer.kind !== 'ok') problems.push({ where, what: answer.error });
     else if (answer.res.status !== 200) problems.push({ where, what: statusLine(answer.res, answer.json) });
     else {
       const rows = (answer.json as { tools?: unknown })?.tools;
@@ -64,7 +64,7 @@ export async function actionsCheck(ctx: VerifyContext): Promise<Check[]> {
   const url = `${ctx.baseUrl}/mcp/actions`;
   if (!ctx.bearer) return [warn('rest.actions', 'not checked: GET /mcp/actions needs a Bearer', 'sign in, or pass --token-env NAME')];
   const answer = await requestJson(ctx, url, { auth: true });
-  if (!answer.ok) return [fail('rest.actions', `GET /mcp/actions: ${answer.error}`)];
+  if (answer.kind !== 'ok') return [fail('rest.actions', `GET /mcp/actions: ${answer.error}`)];
   if (answer.res.status !== 200) return [fail('rest.actions', `GET /mcp/actions: ${statusLine(answer.res, answer.json)}`, 'the catalog must be readable with the user\'s token')];
   const parsed = ActionsCatalogSchema.safeParse(answer.json);
   if (!parsed.success) {
@@ -85,7 +85,7 @@ async function etagCheck(ctx: VerifyContext, url: string, etag: string | null): 
   const id = 'rest.actions_etag';
   if (!etag) return warn(id, 'GET /mcp/actions sends no ETag: every refresh downloads the whole catalog', 'send an ETag and answer If-None-Match with 304');
   const again = await requestJson(ctx, url, { auth: true, headers: { 'if-none-match': etag } });
-  if (!again.ok) return warn(id, `If-None-Match request failed: ${again.error}`);
+  if (again.kind !== 'ok') return warn(id, `If-None-Match request failed: ${again.error}`);
   if (again.res.status === 304) return pass(id, `ETag ${quoteShort(etag, 40)}; If-None-Match answered 304`);
   return warn(id, `If-None-Match with the catalog's own ETag answered HTTP ${again.res.status}, not 304`, 'answer a matching If-None-Match with 304 Not Modified');
 }
@@ -113,7 +113,7 @@ export async function iconCheck(ctx: VerifyContext): Promise<Check> {
 export async function healthCheck(ctx: VerifyContext): Promise<Check> {
   const id = 'rest.health';
   const answer = await requestJson(ctx, `${ctx.baseUrl}/mcp/health`);
-  if (!answer.ok) return fail(id, `GET /mcp/health: ${answer.error}`);
+  if (answer.kind !== 'ok') return fail(id, `GET /mcp/health: ${answer.error}`);
   if (answer.res.status !== 200) return fail(id, `GET /mcp/health: ${statusLine(answer.res, answer.json)}`);
   const parsed = HealthSchema.safeParse(answer.json);
   if (!parsed.success || !parsed.data.ok) return fail(id, 'GET /mcp/health does not say {ok: true}');

@@ -84,7 +84,7 @@ function editsFor(body: string, root: Node, path: JsonPath, value: unknown, fmt:
 }
 
 /** The edited text, or why it could not be edited (to be put after the file's name). */
-export type JsonEditResult = { ok: true; text: string } | { ok: false; reason: string };
+export type JsonEditResult = { kind: 'ok'; text: string } | { kind: 'refused'; reason: string };
 
 /**
  * Applies `edits` in order to `text` (which must be valid JSON; an optional BOM is kept). A property named twice on
@@ -97,13 +97,13 @@ export function editJsonText(text: string, edits: JsonEdit[]): JsonEditResult {
   const formattingOptions = formattingOf(body);
   for (const { path, value } of edits) {
     const root = parseTree(body);
-    if (!root) return { ok: false, reason: 'is not valid JSON' };
+    if (!root) return { kind: 'refused', reason: 'is not valid JSON' };
     for (let i = 0; i < path.length; i += 1) {
-      if (countKeys(root, path.slice(0, i), path[i]!) > 1) return { ok: false, reason: `names ${JSON.stringify(path[i])} twice in the same object` };
+      if (countKeys(root, path.slice(0, i), path[i]!) > 1) return { kind: 'refused', reason: `names ${JSON.stringify(path[i])} twice in the same object` };
     }
     const changes = editsFor(body, root, path, value, formattingOptions);
-    if (!changes) return { ok: false, reason: `has a value that is not an object on the path ${path.join('.')}` };
+    if (!changes) return { kind: 'refused', reason: `has a value that is not an object on the path ${path.join('.')}` };
     body = applyEdits(body, changes);
   }
-  return { ok: true, text: bom + body };
+  return { kind: 'ok', text: bom + body };
 }
