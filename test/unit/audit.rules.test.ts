@@ -34,7 +34,7 @@ export const FIXTURES: Record<string, Mutation> = {
   'mcp.no-headers': editJson('mcp.json', (d) => { d.mcpServers.agentstack.headers = { 'X-Client': 'cursor' }; }),
   'mcp.no-placeholders': editJson('mcp.json', (d) => { d.mcpServers.docs = { url: 'https://docs.example.com/${workspaceFolder}' }; }),
   'mcp.url': editJson('mcp.json', (d) => { d.mcpServers.agentstack.url = 'http://agentstack.tech/api'; }),
-  'hooks.anchored': editJson('hooks/hooks.json', (h) => { h.hooks.sessionStart[0].command = 'node ./hooks/scripts/session-start.mjs --from-hook'; }),
+  'hooks.anchored': editJson('hooks/hooks.json', (h) => { h.hooks.sessionStart[0].command = 'node ./hooks/scripts/session-start.cjs --from-hook'; }),
   'hooks.timeouts': editJson('hooks/hooks.json', (h) => { delete h.hooks.beforeMCPExecution[0].timeout; }),
   'hooks.targets': editJson('hooks/hooks.json', (h) => { h.hooks.sessionStart[0].command = 'node "${CURSOR_PLUGIN_ROOT}/hooks/scripts/gone.mjs"'; }),
   'bundles.self-contained': editBundle((t) => `${t}\nimport{fetch as __f}from"undici";\n`),

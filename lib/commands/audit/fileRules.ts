@@ -25,7 +25,7 @@ export function hooksAnchoredRule(p: PluginFiles): Check {
   if (!hooks) return pass(id, 'the plugin declares no hooks');
   const problems = hooks.problems.filter((m) => !/timeout/.test(m));
   return problems.length
-    ? fail(id, list(problems), 'Write each command as node "${CURSOR_PLUGIN_ROOT}/hooks/scripts/<name>.mjs"')
+    ? fail(id, list(problems), 'Write each command as node "${CURSOR_PLUGIN_ROOT}/hooks/scripts/<name>.cjs"')
     : pass(id, `${hooks.commands.length} hook command(s) anchored at \${CURSOR_PLUGIN_ROOT}`);
 }
 
@@ -53,7 +53,7 @@ export function hooksTargetsRule(p: PluginFiles): Check {
 export function bundlesSelfContainedRule(p: PluginFiles): Check {
   const id = 'bundles.self-contained';
   const bad = p.bundles.map((b) => ({ path: b.path, bare: bareImports(b.text) })).filter((b) => b.bare.length);
-  if (!p.bundles.length) return warn(id, 'no bundled .mjs scripts under hooks/ or scripts/');
+  if (!p.bundles.length) return warn(id, 'no bundled scripts (.mjs, .cjs) under hooks/ or scripts/');
   return bad.length
     ? fail(id, list(bad.map((b) => `${b.path} imports ${b.bare.slice(0, 3).join(', ')}`)), 'Bundle every dependency (npm run build): Cursor installs plugins without npm install', bad)
     : pass(id, `${p.bundles.length} bundle(s) import only node: built-ins`);

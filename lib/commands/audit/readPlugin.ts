@@ -100,7 +100,7 @@ export function readPluginFiles(dir: string): PluginFiles {
     hooksJson: hooksPath ? readJsonDoc(dir, hooksPath) : null,
     commands,
     logo: logoPath ? { path: logoPath, bytes: logoBytes } : null,
-    bundles: texts.filter((t) => /^(hooks|scripts)\/.*\.mjs$/.test(t.path)),
+    bundles: texts.filter((t) => /^(hooks|scripts)\/.*\.[cm]js$/.test(t.path)),
     surface,
     texts,
   };

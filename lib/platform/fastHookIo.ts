@@ -1,0 +1,89 @@
+/**
+ * Hook stdin and stdout for the hooks' first stage, without `process.stdin` / `process.stdout`: creating those
+ * streams loads Node's socket and stream machinery, about 5 ms of a ~25 ms start-up. Stdin is read with fs.read on
+ * descriptor 0 (Node's thread pool), stdout written with one writeSync. Same contract as hookIo.ts: bounded in size
+ * and time, exactly one JSON line out, exit 0.
+ */
+import { fstatSync, read, writeSync } from 'node:fs';
+import { HOOK_STDIN_MAX_BYTES, readStdinBounded, type ReadStdinOptions, type StdinResult } from './hookIo.js';
+
+/** True while a read of descriptor 0 is blocked in the thread pool (see exitHook). */
+let readPending = false;
+
+/** Reads all of descriptor 0, giving up past `maxBytes` or `timeoutMs` (the partial text is then dropped). */
+export function readStdinFast(opts: Pick<ReadStdinOptions, 'maxBytes' | 'timeoutMs'> = {}): Promise<StdinResult> {
+  const options = { maxBytes: opts.maxBytes ?? HOOK_STDIN_MAX_BYTES, timeoutMs: opts.timeoutMs ?? 2_000 };
+  try {
+    if (fstatSync(0).isCharacterDevice()) return Promise.resolve({ text: '' }); // a terminal (or /dev/null): no hook input
+  } catch {
+    return Promise.resolve({ text: '', problem: 'error' });
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let done = false;
+    const finish = (result: StdinResult) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const started = Date.now();
+    const timer = setTimeout(() => finish({ text: '', problem: 'timeout' }), options.timeoutMs);
+    const streamRest = () => {
+      const timeoutMs = options.timeoutMs - (Date.now() - started);
+      void readStdinBounded({ maxBytes: options.maxBytes - total, timeoutMs }).then((rest) => {
+        finish(rest.problem ? rest : { text: Buffer.concat([...chunks, Buffer.from(rest.text)]).toString('utf8') });
+      });
+    };
+    const next = () => {
+      const buf = Buffer.allocUnsafe(64 * 1024);
+      readPending = true;
+      read(0, buf, 0, buf.length, null, (error, n) => {
+        readPending = false;
+        if (done) return;
+        // A non-blocking descriptor (the writer's choice, shared with us) cannot be read this way: read the rest
+        // through the stream, which waits for it properly.
+        if (error?.code === 'EAGAIN') return streamRest();
+        if (error) return finish({ text: '', problem: 'error' });
+        if (n === 0) return finish({ text: Buffer.concat(chunks, total).toString('utf8') });
+        total += n;
+        if (total > options.maxBytes) return finish({ text: '', problem: 'too_large' });
+        chunks.push(buf.subarray(0, n));
+        next();
+      });
+    };
+    next();
+  });
+}
+
+/** Writes the hook's one JSON line to descriptor 1 and exits 0. */
+export function exitHook(output: object): never {
+  let line: string;
+  try {
+    line = `${JSON.stringify(output)}\n`;
+  } catch {
+    line = '{}\n';
+  }
+  const bytes = Buffer.from(line);
+  let off = 0;
+  while (off < bytes.length) {
+    try {
+      off += writeSync(1, bytes, off);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') break; // stdout gone: nobody to answer
+    }
+  }
+  // A read of descriptor 0 still blocked in the thread pool (stdin never closed) would hold a normal exit until the
+  // writer closes the pipe: the answer is out, so end at once. Cursor fails open on a process that does not exit 0,
+  // which is what the neutral answer given on that path says anyway.
+  if (readPending) process.kill(process.pid, 'SIGKILL');
+  process.exit(0);
+}
+
+/** One stderr line for the hook log, never a secret (callers pass their own words). */
+export function logHookFast(name: string, message: string): void {
+  try {
+    writeSync(2, `${name}: ${message.replace(/[\r\n]+/g, ' ')}\n`);
+  } catch { /* stderr closed */ }
+}
