@@ -3,7 +3,7 @@
  * what a second caller needs to join the running flow (its URL and code). A lock whose pid is dead or whose
  * `expires_at` has passed is stale and replaced.
  */
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../platform/randomHex.js';
 import { unlinkSync } from 'node:fs';
 import { PluginError } from '../../platform/errors.js';
 import { breakStaleLock, isBeingWritten, isProcessAlive, readLockFile } from '../../platform/fs/fileLock.js';
@@ -43,7 +43,7 @@ function pause(ms: number): void {
 /** Takes the lock, replacing a stale one; when a live flow holds it, returns that flow's payload instead. */
 export function acquireDeviceLock(path: string, options: { expiresAt: Date; now?: () => number }): DeviceLockResult {
   const now = options.now ?? Date.now;
-  const nonce = randomBytes(6).toString('hex');
+  const nonce = randomHex(6);
   let payload: DeviceLock & { nonce: string } = {
     pid: process.pid,
     started_at: new Date(now()).toISOString(),
