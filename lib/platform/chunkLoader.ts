@@ -9,7 +9,7 @@
  * plugin version) and only an optimisation: when it cannot be created, read or written, the chunk is compiled as
  * without it, and nothing is said.
  */
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -23,8 +23,27 @@ export function useChunkCache(dir: string | null): void {
   cacheFolder = dir;
 }
 
+/**
+ * The cache runs as code in the hook, so it is used only from a folder only this user can write: created 0700 when
+ * missing; an existing one must be a directory this user owns that no one else may write to (POSIX).
+ */
+function folderIsOurs(dir: string): boolean {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const st = lstatSync(dir);
+    if (!st.isDirectory()) return false;
+    return typeof process.getuid !== 'function' || (st.uid === process.getuid() && (st.mode & 0o022) === 0);
+  } catch {
+    return false;
+  }
+}
+
 function cachePath(file: string, source: string): string | null {
   if (!cacheFolder) return null;
+  if (!folderIsOurs(cacheFolder)) {
+    cacheFolder = null;
+    return null;
+  }
   try {
     const { mtimeMs } = statSync(file);
     return join(cacheFolder, `${basename(file)}-${source.length}-${Math.round(mtimeMs * 1000)}-${process.version}-${process.arch}.v8cache`);
@@ -36,9 +55,8 @@ function cachePath(file: string, source: string): string | null {
 function saveCaches(): void {
   for (const { script, path } of toSave.splice(0)) {
     try {
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       const tmp = `${path}.${process.pid}.tmp`;
-      writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
+      writeFileSync(tmp, script.createCachedData(), { mode: 0o600, flag: 'wx' });
       renameSync(tmp, path); // whole or not at all: a concurrent hook reads either no cache or a complete one
     } catch { /* read-only or full: compile without a cache next time too */ }
   }
