@@ -29,7 +29,9 @@ export function readStdinFast(opts: Pick<ReadStdinOptions, 'maxBytes' | 'timeout
       resolve(result);
     };
     const started = Date.now();
-    const timer = setTimeout(() => finish({ text: '', problem: 'timeout' }), options.timeoutMs);
+    // Timers run before I/O callbacks in each turn of the event loop: on a busy machine the deadline and the end of
+    // the input can be due in the same turn, so the deadline yields one turn (setImmediate runs after I/O callbacks).
+    const timer = setTimeout(() => setImmediate(() => finish({ text: '', problem: 'timeout' })), options.timeoutMs);
     const streamRest = () => {
       const timeoutMs = options.timeoutMs - (Date.now() - started);
       void readStdinBounded({ maxBytes: options.maxBytes - total, timeoutMs }).then((rest) => {
@@ -74,12 +76,21 @@ export function exitHook(output: object): never {
       if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') break; // stdout gone: nobody to answer
     }
   }
-  // A read of descriptor 0 still blocked in the thread pool (stdin never closed) would hold a normal exit until the
-  // writer closes the pipe: the answer is out, so end at once. Cursor fails open on a process that does not exit 0,
-  // which is what the neutral answer given on that path says anyway.
-  if (readPending) process.kill(process.pid, 'SIGKILL');
-  process.exit(0);
+  if (!readPending) process.exit(0);
+  // A read of descriptor 0 still in Node's thread pool would hold a normal exit until the writer closes the pipe. Give
+  // a late writer a moment; a stdin that never closes gets SIGKILL once the answer is out (Cursor fails open on a
+  // process that does not exit 0, which is what the neutral answer given on that path says anyway).
+  const giveUpAt = Date.now() + EXIT_GRACE_MS;
+  const wait = () => {
+    if (!readPending) process.exit(0);
+    if (Date.now() >= giveUpAt) process.kill(process.pid, 'SIGKILL');
+    setTimeout(wait, 10);
+  };
+  wait();
+  return undefined as never;
 }
+
+const EXIT_GRACE_MS = 500;
 
 /** One stderr line for the hook log, never a secret (callers pass their own words). */
 export function logHookFast(name: string, message: string): void {
