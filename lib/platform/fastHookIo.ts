@@ -69,13 +69,19 @@ export function exitHook(output: object): never {
   }
   const bytes = Buffer.from(line);
   let off = 0;
-  while (off < bytes.length) {
-    try {
-      off += writeSync(1, bytes, off);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') break; // stdout gone: nobody to answer
+  try {
+    while (off < bytes.length) off += writeSync(1, bytes, off);
+  } catch (error) {
+    // A full non-blocking pipe: the stream waits for the reader. Anything else: stdout is gone, nobody to answer.
+    if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
+      process.stdout.write(bytes.subarray(off), () => end());
+      return undefined as never;
     }
   }
+  return end();
+}
+
+function end(): never {
   if (!readPending) process.exit(0);
   // A read of descriptor 0 still in Node's thread pool would hold a normal exit until the writer closes the pipe. Give
   // a late writer a moment; a stdin that never closes gets SIGKILL once the answer is out (Cursor fails open on a
