@@ -6,7 +6,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { extname, join, posix } from 'node:path';
 import { isObject } from '../../platform/text/isObject.js';
 
-export const IGNORED_DIRS = new Set(['node_modules', '.git', 'test', 'test-output', 'coverage', '.scratch']);
+export const IGNORED_DIRS = new Set(['node_modules', '.git', 'test', 'test-output', 'coverage', '.scratch', '.node-cache']);
 const BINARY_EXT = new Set(['.png', '.jpg', '.jpeg', '.gif', '.ico', '.webp', '.woff', '.woff2', '.zip', '.gz']);
 const MAX_TEXT_BYTES = 4 * 1024 * 1024;
 /** Folders whose files Cursor loads into the agent's view: where an anti-pattern does harm. */
