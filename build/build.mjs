@@ -1,7 +1,8 @@
 // Builds every bundle in BUNDLES reproducibly: same sources and lockfile, same bytes.
 // Usage: node build/build.mjs [--outdir DIR]   (DIR defaults to the repository root)
 import { build } from 'esbuild';
-import { dirname, join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ALIASES, BUNDLES, bannerFor } from './bundles.mjs';
@@ -9,64 +10,67 @@ import { ALIASES, BUNDLES, bannerFor } from './bundles.mjs';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { outdir: { type: 'string' } } });
 const outRoot = values.outdir ? resolve(values.outdir) : root;
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
 // Bundled CommonJS dependencies call require() for Node built-ins; an ES module has none, so give it one.
 const requireShim = 'import{createRequire as __cr}from"node:module";const require=__cr(import.meta.url);';
 
-const common = { absWorkingDir: root, alias: ALIASES, bundle: true, platform: 'node', target: 'node20', minify: true, legalComments: 'eof', charset: 'utf8', logLevel: 'warning' };
+const common = {
+  absWorkingDir: root, alias: ALIASES, bundle: true, platform: 'node', target: 'node20', minify: true, legalComments: 'eof', charset: 'utf8', logLevel: 'warning',
+  // The compile cache folder is per plugin version.
+  define: { __PLUGIN_VERSION__: JSON.stringify(version) },
+};
 
 /**
- * A deferred module stays inside the one bundle, but as a string: V8 compiles a module's whole text before running
- * it, and a string literal costs only a scan. Its code is bundled on its own as CommonJS (strict, like the ES module it
- * replaces) and turned into a function the first time the entry's import() reaches it. It must hold no state the
- * rest of the bundle shares: modules both sides use are copied into it.
+ * A chunk: the listed modules bundled together as one CommonJS file, exporting each module's namespace as m0, m1, ...
+ * It must hold no state the script's first stage shares: modules both use are copied into each.
  */
-async function deferredModule(path) {
-  const names = await build({ ...common, entryPoints: [path], format: 'esm', write: false, metafile: true, minify: false });
-  const exportNames = Object.values(names.metafile.outputs)[0].exports;
-  const cjs = await build({ ...common, entryPoints: [path], format: 'cjs', write: false });
-  const text = cjs.outputFiles[0].text;
-  const source = text.startsWith('"use strict";') ? text : `"use strict";${text}`;
-  return [
-    'import { createRequire } from "node:module";',
-    'const m = { exports: {} };',
-    `new Function("require", "module", "exports", ${JSON.stringify(source)})(createRequire(import.meta.url), m, m.exports);`,
-    `export const { ${exportNames.join(', ')} } = m.exports;`,
+function chunkBuild(entry, chunk) {
+  const contents = [
+    ...chunk.modules.map((m, i) => `import * as m${i} from ${JSON.stringify(join(root, m))};`),
+    `export { ${chunk.modules.map((_, i) => `m${i}`).join(', ')} };`,
   ].join('\n');
+  return build({
+    ...common, format: 'cjs', outfile: join(outRoot, chunk.out),
+    stdin: { contents, resolveDir: root, sourcefile: `${chunk.out}.entry.js`, loader: 'js' },
+    banner: { js: bannerFor(entry) },
+  });
 }
 
-function deferPlugin(deferred = []) {
-  const paths = new Set(deferred.map((p) => join(root, p)));
+/** In the first stage, import() of a chunk's module becomes a load of that chunk file, next to the script. */
+function chunkPlugin(chunks = []) {
+  const where = new Map(chunks.flatMap((c) => c.modules.map((m, i) => [join(root, m), { file: basename(c.out), index: i }])));
+  const loader = join(root, 'lib/platform/chunkLoader.ts');
   return {
-    name: 'defer-compile',
+    name: 'chunks',
     setup(b) {
       b.onResolve({ filter: /.*/ }, async (args) => {
-        if (args.kind !== 'dynamic-import' || args.pluginData?.deferResolving) return undefined;
-        const resolved = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { deferResolving: true } });
-        return paths.has(resolved.path) ? { path: resolved.path, namespace: 'deferred' } : undefined;
+        if (args.kind !== 'dynamic-import' || args.pluginData?.chunkResolving) return undefined;
+        const resolved = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { chunkResolving: true } });
+        const hit = where.get(resolved.path);
+        return hit ? { path: `${hit.file}#m${hit.index}`, namespace: 'chunk' } : undefined;
       });
-      b.onLoad({ filter: /.*/, namespace: 'deferred' }, async (args) => ({ contents: await deferredModule(args.path), loader: 'js', resolveDir: root }));
+      b.onLoad({ filter: /.*/, namespace: 'chunk' }, (args) => {
+        const [file, member] = args.path.split('#');
+        return {
+          contents: `const { loadChunk } = require(${JSON.stringify(loader)});\nmodule.exports = loadChunk(require("node:path").join(__dirname, ${JSON.stringify(file)})).${member};`,
+          loader: 'js', resolveDir: root,
+        };
+      });
     },
   };
 }
 
 await Promise.all(
-  BUNDLES.map(({ entry, out, deferred }) =>
+  BUNDLES.flatMap(({ entry, out, chunks }) => [
     build({
-      absWorkingDir: root,
+      ...common,
       entryPoints: [join(root, entry)],
       outfile: join(outRoot, out),
-      alias: ALIASES,
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'esm',
-      minify: true,
-      legalComments: 'eof',
-      charset: 'utf8',
-      banner: { js: `${bannerFor(entry)}\n${requireShim}` },
-      logLevel: 'warning',
-      plugins: [deferPlugin(deferred)],
+      format: chunks ? 'cjs' : 'esm',
+      banner: { js: chunks ? bannerFor(entry) : `${bannerFor(entry)}\n${requireShim}` },
+      plugins: [chunkPlugin(chunks)],
     }),
-  ),
+    ...(chunks ?? []).map((c) => chunkBuild(entry, c)),
+  ]),
 );

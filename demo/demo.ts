@@ -72,7 +72,7 @@ async function main(): Promise<void> {
 
   step = 'session-start with a fresh token';
   heading(3, 'Cursor starts an agent session: the sessionStart hook runs');
-  const first = hookAnswer(await runScript('hooks/scripts/session-start.mjs', ['--from-hook'], env, sessionStartInput()), 'session-start');
+  const first = hookAnswer(await runScript('hooks/scripts/session-start.cjs', ['--from-hook'], env, sessionStartInput()), 'session-start');
   say(indent(String(first.additional_context ?? '(no context)')));
 
   step = 'session-start refreshing a token near expiry';
@@ -87,7 +87,7 @@ async function main(): Promise<void> {
   await updateMcpConfigFile(paths.mcpJson, (cfg) => applyBearer(cfg, { token: expiring.access_token, baseUrl: core!.baseUrl }));
   say(`   Before: token ${expiryText(expiring.access_token)}.`);
   const refreshesBefore = core.counters.refreshGrants;
-  const second = hookAnswer(await runScript('hooks/scripts/session-start.mjs', ['--from-hook'], env, sessionStartInput()), 'session-start');
+  const second = hookAnswer(await runScript('hooks/scripts/session-start.cjs', ['--from-hook'], env, sessionStartInput()), 'session-start');
   const refreshed = bearerOf(JSON.parse(readFileSync(paths.mcpJson, 'utf8')));
   if (!refreshed || refreshed === expiring.access_token || core.counters.refreshGrants !== refreshesBefore + 1) {
     throw new StepFailed('session-start did not refresh the expiring token');
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
     ["another server's tool", 'read_file', 'https://files.example.com/mcp', 'user-files', { path: '/tmp/x' }],
   ];
   for (const [label, tool, url, server, input] of cases) {
-    const answer = hookAnswer(await runScript('hooks/scripts/pre-mcp-cap-check.mjs', [], env, preMcpInput(tool, input, url, server)), 'pre-mcp-cap-check');
+    const answer = hookAnswer(await runScript('hooks/scripts/pre-mcp-cap-check.cjs', [], env, preMcpInput(tool, input, url, server)), 'pre-mcp-cap-check');
     const verdict = typeof answer.permission === 'string' ? answer.permission : 'neutral (Cursor asks as usual)';
     say(`   ${label}: ${verdict}${answer.user_message ? ` — ${answer.user_message}` : ''}`);
   }

@@ -1,10 +1,11 @@
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { answerHook, logHook } from '../platform/hookIo.js';
+import { exitHook, logHookFast, readStdinFast } from '../platform/fastHookIo.js';
+import { useChunkCache } from '../platform/chunkLoader.js';
 import { readPreMcpInput } from '../commands/preMcp/front.js';
+import { chunkCacheDir } from '../agentstack/server/paths.js';
 
 const NAME = 'pre-mcp-cap-check';
-const USAGE = `Usage: node pre-mcp-cap-check.mjs < hook-input.json
+const USAGE = `Usage: node pre-mcp-cap-check.cjs < hook-input.json
 
 Cursor beforeMCPExecution hook: checks agentstack.execute calls against the capability snapshot and
 answers {"permission": "deny" | "ask", ...} when a call cannot work or uses an action you have not
@@ -14,26 +15,31 @@ Always exits 0.
 Options:
   -h, --help    show this help`;
 
+// Runs before every MCP call: this first stage answers every call that is not an `execute` call by itself; the
+// execute check (zod, file reads) is a sibling chunk loaded only for those (see build/bundles.mjs).
 async function main(): Promise<object> {
   // Cursor runs the hook without arguments; the argument parser is loaded only when there are some.
   if (process.argv.length > 2) {
     const { parseCommandLine } = await import('../platform/cli.js');
     parseCommandLine({ name: NAME, usage: USAGE, options: {}, allowPositionals: true });
   }
-  const front = await readPreMcpInput();
+  const front = await readPreMcpInput({ read: readStdinFast });
   if (front.kind === 'neutral') {
-    if (front.log) logHook(NAME, front.log);
+    if (front.log) logHookFast(NAME, front.log);
     return {};
   }
+  try {
+    useChunkCache(chunkCacheDir(process.env, __PLUGIN_VERSION__));
+  } catch { /* no usable Cursor dir: no cache */ }
   const { runPreMcp } = await import('../commands/preMcp/run.js');
-  // The bundle lives in <root>/hooks/scripts/.
-  const pluginRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-  return runPreMcp(front.raw, { pluginRoot, log: (m) => logHook(NAME, m) });
+  // The script lives in <root>/hooks/scripts/.
+  const pluginRoot = resolve(dirname(__filename), '../..');
+  return runPreMcp(front.raw, { pluginRoot, log: (m) => logHookFast(NAME, m) });
 }
 
 main()
-  .then(answerHook)
+  .then(exitHook)
   .catch((error: unknown) => {
-    logHook(NAME, `unexpected failure (${(error as Error)?.name ?? 'error'}); answering neutral`);
-    answerHook({});
+    logHookFast(NAME, `unexpected failure (${(error as Error)?.name ?? 'error'}); answering neutral`);
+    exitHook({});
   });

@@ -7,8 +7,8 @@ import { writeRefreshFile } from '../../lib/agentstack/auth/refreshStore.js';
 import { REPO_ROOT } from './repo.js';
 import { baseChildEnv } from './platform.js';
 
-export const SESSION_START_SCRIPT = join(REPO_ROOT, 'hooks/scripts/session-start.mjs');
-export const PRE_MCP_SCRIPT = join(REPO_ROOT, 'hooks/scripts/pre-mcp-cap-check.mjs');
+export const SESSION_START_SCRIPT = join(REPO_ROOT, 'hooks/scripts/session-start.cjs');
+export const PRE_MCP_SCRIPT = join(REPO_ROOT, 'hooks/scripts/pre-mcp-cap-check.cjs');
 
 export interface HookRun {
   code: number | null;

@@ -20,7 +20,7 @@ afterAll(() => dir.cleanup());
 const run = (stdin: string) => runHook(PRE_MCP_SCRIPT, [], hookEnv(dir.path, 'https://agentstack.tech'), stdin);
 const execute = (steps: object[]) => JSON.stringify({ hook_event_name: 'beforeMCPExecution', tool_name: 'agentstack.execute', tool_input: JSON.stringify({ steps }), url: 'https://agentstack.tech/mcp', mcp_server_name: 'user-agentstack' });
 
-describe('pre-mcp-cap-check.mjs', () => {
+describe('pre-mcp-cap-check.cjs', () => {
   it('another server: exactly {} (no permission at all), and no snapshot read', async () => {
     const r = await run(JSON.stringify({ tool_name: 'search', tool_input: '{}', url: 'https://other.example/mcp' }));
     expect(r.code).toBe(0);

@@ -20,7 +20,7 @@ function makeStale(dir: string): void {
   writeFileSync(join(dir, '.cursor-plugin/plugin.json'), JSON.stringify(manifest));
   writeFileSync(join(dir, 'assets/logo.png'), 'not the logo');
   rmSync(join(dir, 'commands/agentstack-diagnose.md'));
-  chmodSync(join(dir, 'hooks/scripts/session-start.mjs'), 0o755);
+  chmodSync(join(dir, 'hooks/scripts/session-start.cjs'), 0o755);
 }
 
 describe('refresh-cursor-runtime', () => {
@@ -49,7 +49,7 @@ describe('refresh-cursor-runtime', () => {
     expect(r.stdout).toMatch(/^PASS\s+copy\.local\s+local .*identical/m);
     expect(r.stdout).toMatch(/^PASS\s+copy\.marketplace/m);
     expect(differencesOf(cache).map((d) => `${d.path} ${d.reason}`).sort()).toEqual([
-      '.cursor-plugin/plugin.json changed', 'assets/logo.png changed', 'commands/agentstack-diagnose.md missing', 'hooks/scripts/session-start.mjs mode',
+      '.cursor-plugin/plugin.json changed', 'assets/logo.png changed', 'commands/agentstack-diagnose.md missing', 'hooks/scripts/session-start.cjs mode',
     ]);
   });
 
@@ -61,7 +61,7 @@ describe('refresh-cursor-runtime', () => {
     expect(differencesOf(cache)).toEqual([]);
     expect(readFileSync(join(cache, 'assets/logo.png')).equals(readFileSync(join(REPO_ROOT, 'assets/logo.png')))).toBe(true);
     const mode = (p: string) => statSync(p).mode & 0o777;
-    expect(mode(join(cache, 'hooks/scripts/session-start.mjs'))).toBe(mode(join(REPO_ROOT, 'hooks/scripts/session-start.mjs')));
+    expect(mode(join(cache, 'hooks/scripts/session-start.cjs'))).toBe(mode(join(REPO_ROOT, 'hooks/scripts/session-start.cjs')));
     expect(r.status).toBe(0);
   });
 

@@ -33,7 +33,7 @@ async function hook(extra: Record<string, string> = {}): Promise<HookRun> {
   return run;
 }
 
-describe('session-start.mjs: refresh, snapshot, status card', () => {
+describe('session-start.cjs: refresh, snapshot, status card', () => {
   it('fresh token: fetches the snapshot and who once, then answers from local files with no request', async () => {
     await signInWith(dir.path, core.baseUrl, await core.issueTokens());
     const first = await hook();

@@ -58,7 +58,7 @@ function expectSignInCard(run: HookRun): string {
   return code;
 }
 
-describe('session-start.mjs: sign-in when needed', () => {
+describe('session-start.cjs: sign-in when needed', () => {
   it('the background sign-in keeps the project pin (file); a broken pin is ignored with a clear message and the sign-in goes on without it', async () => {
     writeFileSync(file('agentstack-project'), '42\n');
     writeFileSync(file('mcp.json'), JSON.stringify({ mcpServers: { agentstack: { url: `${core.baseUrl}/mcp`, headers: { Authorization: 'Bearer ${env:AGENTSTACK_ACCESS_TOKEN}', 'X-Project-ID': '42' } } } }));

@@ -1,7 +1,7 @@
 /**
  * The same contract served differently (the reference core's variants, as another compatible server might serve
  * it): the plugin's outcome must not change. For each variant, the built scripts do what a person's machine does:
- * device-code.mjs signs in, session-start.mjs shows the card, pre-mcp-cap-check.mjs checks three calls. The outcome:
+ * device-code.mjs signs in, session-start.cjs shows the card, pre-mcp-cap-check.cjs checks three calls. The outcome:
  * the snapshot holds exactly the tenant actions, the card says who signed in and how many actions, a known action
  * passes, an unknown one is denied, and a capability the token lacks is denied (when the token says what it was
  * granted, in whichever claim; a token that says nothing is never denied on capabilities).

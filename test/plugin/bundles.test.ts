@@ -3,13 +3,15 @@ import { cpSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ES module shared with the build script
-import { BUNDLES, bannerFor } from '../../build/bundles.mjs';
+import { BUNDLES, bannerFor, bundleFiles } from '../../build/bundles.mjs';
 import { bareImports } from '../../lib/commands/audit/bundleRules.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { baseChildEnv } from '../helpers/platform.js';
 
-type Bundle = { entry: string; out: string };
+type Bundle = { entry: string; out: string; chunks?: Array<{ out: string; modules: string[] }> };
 const bundles = BUNDLES as Bundle[];
+/** Every built file: the scripts and their sibling chunks (same banner, same rules). */
+const files = (bundleFiles as () => Array<{ entry: string; out: string; chunk: boolean }>)();
 
 describe('committed bundles', () => {
   const fresh = tempDir('agentstack-build-');
@@ -18,13 +20,13 @@ describe('committed bundles', () => {
   }, 120_000);
   afterAll(() => fresh.cleanup());
 
-  it.each(bundles)('$out is byte-identical to a fresh build', ({ out }) => {
+  it.each(files)('$out is byte-identical to a fresh build', ({ out }) => {
     const committed = readFileSync(join(REPO_ROOT, out));
     const rebuilt = readFileSync(join(fresh.path, out));
     expect(committed.equals(rebuilt), `${out} is stale: run npm run build and commit it`).toBe(true);
   });
 
-  it.each(bundles)('$out starts with the generated banner naming its source', ({ entry, out }) => {
+  it.each(files)('$out starts with the generated banner naming its source', ({ entry, out }) => {
     const firstLine = readFileSync(join(REPO_ROOT, out), 'utf8').split('\n')[0];
     expect(firstLine).toBe(bannerFor(entry));
   });
@@ -33,7 +35,7 @@ describe('committed bundles', () => {
     const again = tempDir('agentstack-build2-');
     try {
       execFileSync(process.execPath, [join(REPO_ROOT, 'build/build.mjs'), '--outdir', again.path], { stdio: 'pipe' });
-      for (const { out } of bundles) expect(readFileSync(join(again.path, out)).equals(readFileSync(join(fresh.path, out)))).toBe(true);
+      for (const { out } of files) expect(readFileSync(join(again.path, out)).equals(readFileSync(join(fresh.path, out)))).toBe(true);
     } finally {
       again.cleanup();
     }
@@ -42,7 +44,7 @@ describe('committed bundles', () => {
 
 describe('installed the way Cursor installs a plugin (plain files, no npm install)', () => {
   const install = tempDir('agentstack-install-');
-  const skip = new Set(['node_modules', 'test', '.git', 'test-output']);
+  const skip = new Set(['node_modules', 'test', '.git', 'test-output', '.node-cache']);
   beforeAll(() => {
     for (const name of readdirSync(REPO_ROOT)) {
       if (!skip.has(name)) cpSync(join(REPO_ROOT, name), join(install.path, name), { recursive: true });
@@ -66,7 +68,39 @@ describe('installed the way Cursor installs a plugin (plain files, no npm instal
     expect(result.stdout).toMatch(/^Usage: /);
   });
 
-  it.each(bundles)('$out imports no package at run time (only node: built-ins)', ({ out }) => {
+  it.each(files)('$out imports no package at run time (only node: built-ins)', ({ out }) => {
     expect(bareImports(readFileSync(join(install.path, out), 'utf8'))).toEqual([]);
+  });
+
+  it('hooks/scripts and scripts hold only built files (no stale chunk or script left behind)', () => {
+    const built = new Set(files.map((f) => f.out));
+    const shipped = ['hooks/scripts', 'scripts'].flatMap((d) => readdirSync(join(REPO_ROOT, d)).map((f) => `${d}/${f}`));
+    expect(shipped.filter((f) => !built.has(f))).toEqual([]);
+  });
+
+  it.each(bundles.filter((b) => b.chunks))('$out loads only its own sibling chunks, by file name next to it', ({ out, chunks }) => {
+    const text = readFileSync(join(install.path, out), 'utf8');
+    const named = [...new Set([...text.matchAll(/"([\w.-]+\.cjs)"/g)].map((m) => m[1]))].sort();
+    expect(named).toEqual(chunks!.map((c) => c.out.split('/').pop()).sort());
+  });
+
+  it.each(bundles.filter((b) => b.chunks))('$out answers from the copy with the plugin source folders gone', ({ out }) => {
+    // Only the script and its chunks are needed: no lib/, no build/, no package.json around it.
+    const bare = tempDir('agentstack-bare-');
+    try {
+      const scripts = join(bare.path, 'hooks/scripts');
+      cpSync(join(install.path, 'hooks/scripts'), scripts, { recursive: true });
+      const input = out.includes('pre-mcp')
+        ? JSON.stringify({ hook_event_name: 'beforeMCPExecution', tool_name: 'agentstack.execute', tool_input: '{"steps":[{"id":"1","action":"x.y"}]}', mcp_server_name: 'user-agentstack' })
+        : JSON.stringify({ hook_event_name: 'sessionStart', session_id: 's' });
+      const result = spawnSync(process.execPath, [join(bare.path, out), ...(out.includes('session') ? ['--from-hook'] : [])], {
+        cwd: bare.path, encoding: 'utf8', input, timeout: 20_000,
+        env: { PATH: process.env.PATH, HOME: bare.path, AGENTSTACK_CURSOR_DIR: join(bare.path, 'cursor'), AGENTSTACK_DISABLE_AUTO_LOGIN: '1', NODE_PATH: '' },
+      });
+      expect(result.status).toBe(0);
+      expect(Object.keys(JSON.parse(result.stdout)).length).toBeGreaterThan(0);
+    } finally {
+      bare.cleanup();
+    }
   });
 });

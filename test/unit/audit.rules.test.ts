@@ -41,7 +41,7 @@ export const FIXTURES: Record<string, Mutation> = {
   'mcp.variables': editJson('mcp.json', (d) => { d.mcpServers.docs = { url: 'https://docs.example.com/mcp', headers: { 'X-Key': '${DOCS_KEY}' } }; }),
   'mcp.url': editJson('mcp.json', (d) => { d.mcpServers.agentstack.url = 'http://agentstack.tech/api'; }),
   'hooks.format': editJson('hooks/hooks.json', (h) => { h.version = 2; }),
-  'hooks.anchored': editJson('hooks/hooks.json', (h) => { h.hooks.sessionStart[0].command = 'node ./hooks/scripts/session-start.mjs --from-hook'; }),
+  'hooks.anchored': editJson('hooks/hooks.json', (h) => { h.hooks.sessionStart[0].command = 'node ./hooks/scripts/session-start.cjs --from-hook'; }),
   'hooks.timeouts': editJson('hooks/hooks.json', (h) => { delete h.hooks.beforeMCPExecution[0].timeout; }),
   'hooks.targets': editJson('hooks/hooks.json', (h) => { h.hooks.sessionStart[0].command = 'node "${CURSOR_PLUGIN_ROOT}/hooks/scripts/gone.mjs"'; }),
   'bundles.self-contained': editBundle((t) => `${t}\nimport{fetch as __f}from"undici";\n`),

@@ -157,7 +157,7 @@ describe('AGENTSTACK_CURSOR_DIR', () => {
       expect(r.status, script).toBe(1);
       expect(r.stderr.trim().split('\n'), script).toEqual([expect.stringMatching(/: AGENTSTACK_CURSOR_DIR must be an absolute path \(it is "\.cursor-dev"\)/)]);
     }
-    const hook = spawnSync(process.execPath, [join(REPO_ROOT, 'hooks/scripts/session-start.mjs')], { cwd, env, input: '{}', encoding: 'utf8', timeout: 30_000 });
+    const hook = spawnSync(process.execPath, [join(REPO_ROOT, 'hooks/scripts/session-start.cjs')], { cwd, env, input: '{}', encoding: 'utf8', timeout: 30_000 });
     expect(JSON.parse(hook.stdout).additional_context).toMatch(/AGENTSTACK_CURSOR_DIR must be an absolute path/);
     expect(readdirSync(cwd)).toEqual([]);
   });

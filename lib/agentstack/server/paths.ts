@@ -61,6 +61,11 @@ export function cursorPaths(env: NodeJS.ProcessEnv = process.env): CursorPaths {
   return out;
 }
 
+/** The hook scripts' compile cache (code only, no data), one folder per plugin version. */
+export function chunkCacheDir(env: NodeJS.ProcessEnv, pluginVersion: string): string {
+  return join(cursorDir(env), 'agentstack-compile-cache', pluginVersion);
+}
+
 /** Where Cursor keeps installed copies of plugins (`cache/<marketplace>/<plugin>/<commit>/`, `local/<name>/`, `marketplaces/`). */
 export function cursorPluginDirs(env: NodeJS.ProcessEnv = process.env) {
   const plugins = join(cursorDir(env), 'plugins');

@@ -5,7 +5,7 @@
  * passed, or when it is dated in the future. Anyone who can write the Cursor dir can write this file: its URL is
  * shown only when it is on the server's own origin (or its authorization server's) and passes the URL rule.
  */
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../platform/randomHex.js';
 import { unlinkSync } from 'node:fs';
 import { PluginError } from '../../platform/errors.js';
 import { LOCK_CLOCK_SKEW_MS, breakStaleLock, isBeingWritten, isLockHolderAlive, readLockFile } from '../../platform/fs/fileLock.js';
@@ -93,7 +93,7 @@ function pause(ms: number): void {
 /** Takes the lock, replacing a stale one; when a live flow holds it, returns that flow's payload instead. */
 export function acquireDeviceLock(path: string, options: { expiresAt: Date; now?: () => number }): DeviceLockResult {
   const now = options.now ?? Date.now;
-  const nonce = randomBytes(6).toString('hex');
+  const nonce = randomHex(6);
   const startedAt = new Date(now()).toISOString();
   let payload: DeviceLock & { nonce: string } = {
     pid: process.pid,

@@ -1,5 +1,5 @@
 /**
- * The detached device-code poller (`session-start.mjs --device-poller`): reads the issued device code from stdin,
+ * The detached device-code poller (`session-start.cjs --device-poller`): reads the issued device code from stdin,
  * completes the flow with the same code as `device-code.mjs` (completeDeviceFlow), caches who signed in, and
  * releases the device lock it was handed. Its stdout and stderr go to `agentstack-device.log`; nothing secret is
  * written there (events carry codes, URLs, counts and times only).

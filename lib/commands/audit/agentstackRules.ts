@@ -111,7 +111,7 @@ export function connectEndpointRule(p: PluginFiles): Check {
 
 export function bundlesFreshRule(p: PluginFiles, { freshness }: AuditContext): Check {
   const id = 'bundles.fresh';
-  if (!p.bundles.length) return fail(id, 'no bundled .mjs scripts under hooks/ or scripts/', 'Run npm run build and ship the bundles');
+  if (!p.bundles.length) return fail(id, 'no bundled scripts (.mjs, .cjs) under hooks/ or scripts/', 'Run npm run build and ship the bundles');
   if (freshness.mode === 'error') return fail(id, `could not rebuild the bundles: ${freshness.message}`, 'Run npm ci, then npm run build');
   if (freshness.mode === 'rebuilt') {
     return freshness.stale.length

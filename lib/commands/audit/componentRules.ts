@@ -33,7 +33,7 @@ export function hooksAnchoredRule(p: PluginFiles): Check {
   const id = 'hooks.anchored';
   const loose = hooksOf(p).commands.filter((c) => !c.anchored && c.script).map((c) => `${c.event}: ${c.command}`);
   return loose.length
-    ? warn(id, `relative hook path(s), run from a working directory Cursor does not document: ${list(loose)}`, 'Anchor each script at ${CURSOR_PLUGIN_ROOT}: node "${CURSOR_PLUGIN_ROOT}/hooks/<name>.mjs"')
+    ? warn(id, `relative hook path(s), run from a working directory Cursor does not document: ${list(loose)}`, 'Anchor each script at ${CURSOR_PLUGIN_ROOT}: node "${CURSOR_PLUGIN_ROOT}/hooks/<name>.cjs"')
     : pass(id, 'every hook script is anchored at ${CURSOR_PLUGIN_ROOT}');
 }
 

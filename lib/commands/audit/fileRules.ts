@@ -16,7 +16,7 @@ export function bundlesSelfContainedRule(p: PluginFiles): Check {
   const bad = p.bundles.map((b) => ({ path: b.path, bare: bareImports(b.text) })).filter((b) => b.bare.length);
   return bad.length
     ? fail(id, list(bad.map((b) => `${b.path} imports ${b.bare.slice(0, 3).join(', ')}`)), 'Bundle every dependency into the script: Cursor installs plugins without npm install', bad)
-    : pass(id, `${p.bundles.length} .mjs script(s) import only node: built-ins and relative files`);
+    : pass(id, `${p.bundles.length} bundled script(s) import only node: built-ins and relative files`);
 }
 
 export function secretsRule(p: PluginFiles): Check {

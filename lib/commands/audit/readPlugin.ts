@@ -8,7 +8,7 @@ import { extname, join, posix } from 'node:path';
 import { isObject } from '../../platform/text/isObject.js';
 import { PATH_FIELDS } from './formats/manifestSchema.js';
 
-export const IGNORED_DIRS = new Set(['node_modules', '.git', 'test', 'test-output', 'coverage', '.scratch']);
+export const IGNORED_DIRS = new Set(['node_modules', '.git', 'test', 'test-output', 'coverage', '.scratch', '.node-cache']);
 const BINARY_EXT = new Set(['.png', '.jpg', '.jpeg', '.gif', '.ico', '.webp', '.woff', '.woff2', '.zip', '.gz']);
 const MAX_TEXT_BYTES = 4 * 1024 * 1024;
 const MAX_LOGO_BYTES = 8 * 1024 * 1024;
@@ -152,7 +152,7 @@ export function readPluginFiles(dir: string): PluginFiles {
     agents: pick(componentFiles(files, m.agents, 'agents', /\.md$/)),
     componentPaths: componentPaths(dir, m),
     logo,
-    bundles: texts.filter((t) => /^(hooks|scripts)\/.*\.mjs$/.test(t.path)),
+    bundles: texts.filter((t) => /^(hooks|scripts)\/.*\.[cm]js$/.test(t.path)),
     surface,
     texts,
   };

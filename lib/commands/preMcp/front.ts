@@ -3,7 +3,7 @@
  * that is not an `execute` call at once. It imports no schema library, so most calls never evaluate zod; the
  * execute path (`run.ts`) is reached through `await import()`, which esbuild evaluates lazily.
  */
-import { parseHookJson, readStdinBounded, type ReadStdinOptions } from '../../platform/hookIo.js';
+import { parseHookJson, readStdinBounded, type ReadStdinOptions, type StdinResult } from '../../platform/hookIo.js';
 import { isExecuteCall } from './identify.js';
 import { createTopLevelScanner, type TopLevelScanner } from './topLevelScan.js';
 
@@ -31,10 +31,12 @@ export function classifyRawInput(raw: Record<string, unknown> | null): FrontResu
   return isExecuteCall({ tool_name: raw.tool_name }) ? { kind: 'execute', raw } : { kind: 'neutral' };
 }
 
-export async function readPreMcpInput(options: ReadStdinOptions = {}): Promise<FrontResult> {
+/** `read`: how stdin is read (the hook passes a reader that avoids creating process.stdin). */
+export async function readPreMcpInput(options: ReadStdinOptions & { read?: (o: ReadStdinOptions) => Promise<StdinResult> } = {}): Promise<FrontResult> {
+  const { read = readStdinBounded, ...rest } = options;
   // Created only when the input cannot be read whole (the scan then sees every byte that arrived).
   let scanner: TopLevelScanner | undefined;
-  const stdin = await readStdinBounded({ timeoutMs: 2_000, ...options, spill: (chunk) => (scanner ??= createTopLevelScanner()).feed(chunk) });
+  const stdin = await read({ timeoutMs: 2_000, ...rest, spill: (chunk) => (scanner ??= createTopLevelScanner()).feed(chunk) });
   if (stdin.problem) {
     const why = stdin.problem === 'too_large' ? 'is larger than the cap' : stdin.problem === 'timeout' ? 'did not close in time' : 'failed';
     const seen = scanner?.result() ?? {};

@@ -5,7 +5,7 @@
  * and both locks must share one stale-detection rule; lock libraries use mkdir+mtime and cannot.
  */
 import { readFileSync, statSync, unlinkSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../randomHex.js';
 import { createExclusive } from './secureFile.js';
 import { renameWithRetry, type RenameOptions } from './renameRetry.js';
 import { PluginError } from '../errors.js';
@@ -57,7 +57,7 @@ export function readLockFile(path: string): Record<string, unknown> | null {
  * breakers cannot both remove a fresh lock, and puts back a lock that changed in between.
  */
 export function breakStaleLock(path: string, expected: string, options: RenameOptions = {}): void {
-  const aside = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.stale`;
+  const aside = `${path}.${process.pid}.${randomHex(4)}.stale`;
   try {
     renameWithRetry(path, aside, options);
   } catch (error) {
@@ -114,7 +114,7 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
   const timeoutMs = options.timeoutMs ?? 5_000;
   const staleMs = options.staleMs ?? 30_000;
   const deadline = Date.now() + timeoutMs;
-  const payload = JSON.stringify({ pid: process.pid, pid_start: processStartTime(process.pid), acquired_at: new Date().toISOString(), nonce: randomBytes(6).toString('hex') });
+  const payload = JSON.stringify({ pid: process.pid, pid_start: processStartTime(process.pid), acquired_at: new Date().toISOString(), nonce: randomHex(6) });
   let delay = 5;
   for (;;) {
     if (createLockFile(path, payload)) {

@@ -7,7 +7,7 @@
  * cross-process lock, and the refresh and sign-in writes need one; and the file names and formats (e.g. the
  * extension-less `agentstack-refresh`) are fixed by the contract, not chosen by a store.
  */
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../randomHex.js';
 import {
   closeSync, constants, fchmodSync, fstatSync, fsyncSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync,
 } from 'node:fs';
@@ -55,7 +55,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
 function writeTempBeside(path: string, data: string | Uint8Array, mode: number): string {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomHex(6)}.tmp`);
   const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
   try {
     writeAll(fd, data);

@@ -1,0 +1,121 @@
+/**
+ * The hook tables: whole-process timings of the two hooks on one Node binary, side by side with `node -e 0` and
+ * with rungs that show where the time goes (Node itself, the script loader, the first stage, the chunk's compile and
+ * top-level work, the work itself), each as a ratio to `node -e 0` in the same rounds.
+ */
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunningCore } from '../core/index.js';
+import { markdownTable, median, timeSideBySide, type Row, type TimedCommand } from './harness.js';
+import { envFor, installTokens } from './setup.js';
+
+export interface HookDirs { fresh: string; big: string; refreshing: string }
+export interface Budget { other: number; execute: number; session: number }
+export const BUDGETS: Budget = { other: 1.25, execute: 1.4, session: 1.5 };
+
+const ms = (v: number) => `${v.toFixed(1)} ms`;
+
+export function ratioRow(what: string, value: number, baseline: number, budget?: number): Row {
+  const ratio = value / baseline;
+  return {
+    what, figure: ms(value), ratio: `${ratio.toFixed(2)}x`,
+    budget: budget ? `<= ${budget.toFixed(2)}x` : '',
+    verdict: budget ? (ratio <= budget ? 'PASS' : 'FAIL') : '',
+  };
+}
+
+export const sessionInput = (root: string) => JSON.stringify({ hook_event_name: 'sessionStart', session_id: 'bench', workspace_roots: [root] });
+export const preMcpInput = (tool: string, url: string, server: string, args: unknown) =>
+  JSON.stringify({ hook_event_name: 'beforeMCPExecution', tool_name: tool, tool_input: JSON.stringify(args), url, mcp_server_name: server });
+
+/** Floors: the least a hook script can cost, as an ES module and as CommonJS (read stdin, write one line). */
+export function writeFloors(dir: string): { mjs: string; cjs: string } {
+  const mjs = join(dir, 'floor.mjs');
+  const cjs = join(dir, 'floor.cjs');
+  writeFileSync(mjs, "import{readFileSync as r,writeSync as w}from'node:fs';r(0);w(1,'{}\\n');\n");
+  writeFileSync(cjs, "const{readFileSync:r,writeSync:w}=require('node:fs');r(0);w(1,'{}\\n');\n");
+  return { mjs, cjs };
+}
+
+export interface HookTableOptions {
+  node: string;
+  root: string;
+  core: RunningCore;
+  dirs: HookDirs;
+  floors: { mjs: string; cjs: string };
+  /** The environment every process of the table gets (the hooks add their own variables on top). */
+  base: NodeJS.ProcessEnv;
+  runs: number;
+  warmup: number;
+  /** Also time a session-start that refreshes its token against the core (slow: ~10 network round trips). */
+  withRefresh?: boolean;
+  /** Also show the rungs (where the time goes). */
+  withRungs?: boolean;
+}
+
+export async function hookTable(o: HookTableOptions): Promise<{ table: string; notes: string[] }> {
+  const script = (p: string) => join(o.root, 'hooks/scripts', p);
+  const withBase = (env: NodeJS.ProcessEnv) => ({ ...o.base, ...env, HOME: env.HOME });
+  const freshEnv = withBase(envFor(o.core, o.dirs.fresh));
+  const bigEnv = withBase(envFor(o.core, o.dirs.big));
+  const dropCache = (dir: string) => () => rmSync(join(dir, 'agentstack-compile-cache'), { recursive: true, force: true });
+  const session = sessionInput(o.root);
+  const other = preMcpInput('read_file', 'https://files.example.com/mcp', 'user-files', { path: '/x' });
+  const execute = preMcpInput('agentstack.execute', o.core.mcpUrl, 'user-agentstack', { steps: [{ id: '1', action: 'data.op_4001' }, { id: '2', action: 'projects.list' }] });
+  // An execute call to a server that is not AgentStack: the chunk loads and reads mcp.json, but checks nothing.
+  const executeElsewhere = preMcpInput('agentstack.execute', 'https://other.example.com/mcp', 'user-other', { steps: [] });
+
+  const commands: TimedCommand[] = [
+    { name: 'e0', argv: [o.node, '-e', '0'], env: o.base },
+    { name: 'floor.mjs', argv: [o.node, o.floors.mjs], env: o.base, stdin: '{}' },
+    { name: 'floor.cjs', argv: [o.node, o.floors.cjs], env: o.base, stdin: '{}' },
+    { name: 'other', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: freshEnv, stdin: other },
+    { name: 'execute', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: execute },
+    { name: 'session', argv: [o.node, script('session-start.cjs'), '--from-hook'], env: freshEnv, stdin: session },
+  ];
+  if (o.withRungs) {
+    commands.push(
+      { name: 'execute chunk alone', argv: [o.node, script('pre-mcp-cap-check.execute.cjs')], env: o.base },
+      { name: 'execute elsewhere', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: executeElsewhere },
+      { name: 'execute cold', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: execute, before: dropCache(o.dirs.big) },
+      { name: 'session chunk alone', argv: [o.node, script('session-start.main.cjs')], env: o.base },
+      { name: 'session cold', argv: [o.node, script('session-start.cjs'), '--from-hook'], env: freshEnv, stdin: session, before: dropCache(o.dirs.fresh) },
+    );
+  }
+  const requests = () => Object.values(o.core.counters.requests).reduce((a, b) => a + b, 0);
+  const before = requests();
+  const samples = await timeSideBySide(commands, { runs: o.runs, warmup: o.warmup });
+  const sent = requests() - before;
+  const m = (name: string) => median(samples.get(name)!);
+  const base = m('e0');
+  const rows: Row[] = [
+    { what: '`node -e 0` (baseline)', figure: ms(base), ratio: '1.00x' },
+    ratioRow('floor, ES module: an empty .mjs that reads stdin and writes `{}`', m('floor.mjs'), base),
+    ratioRow('floor, CommonJS: the same as a .cjs', m('floor.cjs'), base),
+    ratioRow('pre-mcp-cap-check, call to another server', m('other'), base, BUDGETS.other),
+    ratioRow('pre-mcp-cap-check, execute vs 5,000-action snapshot', m('execute'), base, BUDGETS.execute),
+    ratioRow('session-start, fresh token and snapshot', m('session'), base, BUDGETS.session),
+  ];
+  if (o.withRungs) {
+    rows.push(
+      ratioRow('rung: the execute chunk alone (`node pre-mcp-cap-check.execute.cjs`: read, compile, top level; no cache)', m('execute chunk alone'), base),
+      ratioRow('rung: execute call to another server (first stage + chunk + mcp.json, no snapshot work)', m('execute elsewhere'), base),
+      ratioRow('rung: execute vs 5,000 actions with no compile cache (first run after an install)', m('execute cold'), base),
+      ratioRow('rung: the session chunk alone (`node session-start.main.cjs`: read, compile, top level; no cache)', m('session chunk alone'), base),
+      ratioRow('rung: session-start, fresh, with no compile cache (first run after an install)', m('session cold'), base),
+    );
+  }
+  const notes = [`Requests the fresh session-start runs sent to the server: ${sent} (expected 0).`];
+  if (o.withRefresh) {
+    const refreshEnv = withBase(envFor(o.core, o.dirs.refreshing));
+    const grantsBefore = o.core.counters.refreshGrants;
+    const refreshRuns = Math.max(5, Math.round(o.runs / 2));
+    const refresh = await timeSideBySide([
+      { name: 'e0', argv: [o.node, '-e', '0'], env: o.base },
+      { name: 'refresh', argv: [o.node, script('session-start.cjs'), '--from-hook'], env: refreshEnv, stdin: session, before: () => installTokens(o.core, o.dirs.refreshing, 60) },
+    ], { runs: refreshRuns, warmup: 1 });
+    rows.push(ratioRow('session-start, refresh against the core', median(refresh.get('refresh')!), median(refresh.get('e0')!)));
+    notes.push(`Refresh runs: ${o.core.counters.refreshGrants - grantsBefore} refresh grants for ${refreshRuns + 1} runs (one per run).`);
+  }
+  return { table: markdownTable(rows), notes };
+}

@@ -1,0 +1,133 @@
+/**
+ * Hook stdin and stdout for the hooks' first stage, without `process.stdin` / `process.stdout`: creating those
+ * streams loads Node's socket and stream machinery, about 5 ms of a ~25 ms start-up. Stdin is read with fs.read on
+ * descriptor 0 (Node's thread pool), stdout written with one writeSync. Same contract as hookIo.ts: bounded in size
+ * and time, exactly one JSON line out, exit 0.
+ */
+import { fstatSync, read, writeSync } from 'node:fs';
+import { HOOK_STDIN_MAX_BYTES, readStdinBounded, type ReadStdinOptions, type StdinResult } from './hookIo.js';
+
+/** True while a read of descriptor 0 is blocked in the thread pool (see exitHook). */
+let readPending = false;
+
+/** Reads all of descriptor 0, giving up past `maxBytes` or `timeoutMs` (the partial text is then dropped). */
+export function readStdinFast(opts: Pick<ReadStdinOptions, 'maxBytes' | 'timeoutMs' | 'spill'> = {}): Promise<StdinResult> {
+  const options = { maxBytes: opts.maxBytes ?? HOOK_STDIN_MAX_BYTES, timeoutMs: opts.timeoutMs ?? 2_000 };
+  const spill = opts.spill;
+  try {
+    if (fstatSync(0).isCharacterDevice()) return Promise.resolve({ text: '' }); // a terminal (or /dev/null): no hook input
+  } catch {
+    return Promise.resolve({ text: '', problem: 'error' });
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let done = false;
+    // Past the cap with `spill`: every byte that arrived goes to it, in order, and reading goes on to the end.
+    let spilling = false;
+    const startSpilling = () => {
+      if (spilling || !spill) return;
+      spilling = true;
+      for (const chunk of chunks.splice(0)) spill(chunk);
+    };
+    const finish = (result: StdinResult) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (result.problem) startSpilling();
+      resolve(result);
+    };
+    const started = Date.now();
+    // Timers run before I/O callbacks in each turn of the event loop: on a busy machine the deadline and the end of
+    // the input can be due in the same turn, so the deadline yields one turn (setImmediate runs after I/O callbacks).
+    const timer = setTimeout(() => setImmediate(() => finish({ text: '', problem: spilling ? 'too_large' : 'timeout' })), options.timeoutMs);
+    const streamRest = () => {
+      const timeoutMs = options.timeoutMs - (Date.now() - started);
+      if (spilling) {
+        void readStdinBounded({ maxBytes: 0, timeoutMs, spill }).then(() => finish({ text: '', problem: 'too_large' }));
+        return;
+      }
+      const before = chunks.splice(0);
+      void readStdinBounded({ maxBytes: options.maxBytes - total, timeoutMs, ...(spill ? { spill: (c: Buffer) => { if (!spilling) { spilling = true; for (const b of before) spill(b); } spill(c); } } : {}) }).then((rest) => {
+        if (rest.problem) {
+          if (!spilling) chunks.push(...before);
+          return finish(spilling ? { text: '', problem: 'too_large' } : rest);
+        }
+        finish({ text: Buffer.concat([...before, Buffer.from(rest.text)]).toString('utf8') });
+      });
+    };
+    const next = () => {
+      const buf = Buffer.allocUnsafe(64 * 1024);
+      readPending = true;
+      read(0, buf, 0, buf.length, null, (error, n) => {
+        readPending = false;
+        if (done) return;
+        // A non-blocking descriptor (the writer's choice, shared with us) cannot be read this way: read the rest
+        // through the stream, which waits for it properly.
+        if (error?.code === 'EAGAIN') return streamRest();
+        if (error) return finish({ text: '', problem: 'error' });
+        if (n === 0) return finish(spilling ? { text: '', problem: 'too_large' } : { text: Buffer.concat(chunks, total).toString('utf8') });
+        total += n;
+        if (spilling) {
+          spill!(Buffer.from(buf.subarray(0, n)));
+          return next();
+        }
+        if (total > options.maxBytes) {
+          if (!spill) return finish({ text: '', problem: 'too_large' });
+          chunks.push(buf.subarray(0, n));
+          startSpilling();
+          return next();
+        }
+        chunks.push(buf.subarray(0, n));
+        next();
+      });
+    };
+    next();
+  });
+}
+
+/** Writes the hook's one JSON line to descriptor 1 and exits 0. */
+export function exitHook(output: object): never {
+  let line: string;
+  try {
+    line = `${JSON.stringify(output)}\n`;
+  } catch {
+    line = '{}\n';
+  }
+  const bytes = Buffer.from(line);
+  let off = 0;
+  try {
+    while (off < bytes.length) off += writeSync(1, bytes, off);
+  } catch (error) {
+    // A full non-blocking pipe: the stream waits for the reader. Anything else: stdout is gone, nobody to answer.
+    if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
+      process.stdout.write(bytes.subarray(off), () => end());
+      return undefined as never;
+    }
+  }
+  return end();
+}
+
+function end(): never {
+  if (!readPending) process.exit(0);
+  // A read of descriptor 0 still in Node's thread pool would hold a normal exit until the writer closes the pipe. Give
+  // a late writer a moment; a stdin that never closes gets SIGKILL once the answer is out (Cursor fails open on a
+  // process that does not exit 0, which is what the neutral answer given on that path says anyway).
+  const giveUpAt = Date.now() + EXIT_GRACE_MS;
+  const wait = () => {
+    if (!readPending) process.exit(0);
+    if (Date.now() >= giveUpAt) process.kill(process.pid, 'SIGKILL');
+    setTimeout(wait, 10);
+  };
+  wait();
+  return undefined as never;
+}
+
+const EXIT_GRACE_MS = 500;
+
+/** One stderr line for the hook log, never a secret (callers pass their own words). */
+export function logHookFast(name: string, message: string): void {
+  try {
+    writeSync(2, `${name}: ${message.replace(/[\r\n]+/g, ' ')}\n`);
+  } catch { /* stderr closed */ }
+}

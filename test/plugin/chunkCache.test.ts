@@ -1,0 +1,78 @@
+/**
+ * The hooks' code cache (lib/platform/chunkLoader.ts) as the built pre-MCP hook uses it: made on the first run,
+ * reused after, and never able to change an answer: garbage in it is rejected and replaced, a folder others may write
+ * to is not used, and a cache that cannot be written is silently ignored.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cursorPaths } from '../../lib/agentstack/server/paths.js';
+import { writeSnapshot } from '../../lib/agentstack/snapshot/store.js';
+import { bigSnapshot } from '../helpers/fixtures.js';
+import { PRE_MCP_SCRIPT } from '../helpers/sessionStart.js';
+import { REPO_ROOT, tempDir } from '../helpers/repo.js';
+
+const VERSION = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).version as string;
+const input = JSON.stringify({
+  hook_event_name: 'beforeMCPExecution', tool_name: 'agentstack.execute', tool_input: JSON.stringify({ steps: [{ id: '1', action: 'nope.nothing' }] }),
+  url: 'https://agentstack.tech/mcp', mcp_server_name: 'user-agentstack',
+});
+
+describe('the hooks\' code cache', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let cache: string;
+  const run = () => spawnSync(process.execPath, [PRE_MCP_SCRIPT], {
+    input, encoding: 'utf8', timeout: 30_000,
+    env: { PATH: process.env.PATH, HOME: dir.path, AGENTSTACK_CURSOR_DIR: dir.path },
+  });
+  const files = () => { try { return readdirSync(cache); } catch { return []; } };
+  beforeEach(() => {
+    dir = tempDir('agentstack-cache-');
+    cache = join(dir.path, 'agentstack-compile-cache', VERSION);
+    writeSnapshot(cursorPaths({ AGENTSTACK_CURSOR_DIR: dir.path }).capabilities, bigSnapshot(20));
+  });
+  afterEach(() => dir.cleanup());
+
+  const expectDeny = (r: ReturnType<typeof run>) => {
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(/^pre-mcp-cap-check: deny: /);
+    expect(JSON.parse(r.stdout).permission).toBe('deny');
+  };
+
+  it('is made on the first run (0700 folder, 0600 file) and reused unchanged after', () => {
+    expectDeny(run());
+    const [file, ...more] = files();
+    expect(more).toEqual([]);
+    expect(file).toMatch(/^pre-mcp-cap-check\.execute\.cjs-\d+-\d+-v\d+\.\d+\.\d+-\w+\.v8cache$/);
+    expect(statSync(cache).mode & 0o777).toBe(0o700);
+    expect(statSync(join(cache, file!)).mode & 0o777).toBe(0o600);
+    const made = readFileSync(join(cache, file!));
+    const first = statSync(join(cache, file!)).mtimeMs;
+    expectDeny(run());
+    expect(statSync(join(cache, file!)).mtimeMs).toBe(first);
+    expect(readFileSync(join(cache, file!)).equals(made)).toBe(true);
+  });
+
+  it('garbage in the cache changes nothing: V8 rejects it and the next run replaces it', () => {
+    expectDeny(run());
+    const [file] = files();
+    const garbage = Buffer.alloc(4096, 0x41);
+    writeFileSync(join(cache, file!), garbage);
+    expectDeny(run());
+    expect(readFileSync(join(cache, file!)).equals(garbage)).toBe(false);
+  });
+
+  it('a cache folder others may write to is neither read nor written', () => {
+    mkdirSync(cache, { recursive: true });
+    chmodSync(cache, 0o777);
+    expectDeny(run());
+    expect(files()).toEqual([]);
+  });
+
+  it('a cache that cannot be made is ignored without a word', () => {
+    rmSync(join(dir.path, 'agentstack-compile-cache'), { recursive: true, force: true });
+    writeFileSync(join(dir.path, 'agentstack-compile-cache'), 'not a folder');
+    expectDeny(run());
+  });
+});
