@@ -9,9 +9,10 @@ import { createTopLevelScanner, type TopLevelScanner } from './topLevelScan.js';
 
 /**
  * Marks a raw input built from what could be seen of a call the hook could not read whole; its value says why. A
- * symbol, so no parsed input can carry it.
+ * symbol, so no parsed input can carry it; a registered one, because the hook's first stage and its execute chunk
+ * each carry their own copy of this module and must agree on it.
  */
-export const UNREADABLE: unique symbol = Symbol('unreadable');
+export const UNREADABLE: unique symbol = Symbol.for('agentstack.pre-mcp.unreadable') as typeof UNREADABLE;
 
 /** Why the call could not be read, when `raw` was built by the scan. */
 export function unreadableReason(raw: Record<string, unknown> | null): string | null {
