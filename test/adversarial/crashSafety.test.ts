@@ -105,5 +105,6 @@ describe('crash safety: mcp.json writer killed with SIGKILL', () => {
     expect(total.kills).toBe(KILLS);
     // the kills did land inside writes, not only before them
     expect(total.advanced).toBeGreaterThan(KILLS / 2);
-  }, 60_000);
+    // ~35-55 s on two loaded cores: the time is the 200 processes started, not the writer.
+  }, 180_000);
 });

@@ -140,11 +140,10 @@ describe('suggestions', () => {
     expect(boundedEditDistance('a', 'abcdef', 2)).toBe(3);
   });
 
-  it('finds near names quickly among 5,000 actions', () => {
+  // How fast is the bench's business (npm run bench, pre-MCP against 5,000 actions), not a timed unit test's.
+  it('finds near names among 5,000 actions', () => {
     const names = bigSnapshot(5000).actions.map((a) => a.action);
-    const started = performance.now();
     const near = closestActions('projects.op_4990x', names);
-    expect(performance.now() - started).toBeLessThan(200);
     expect(near[0]).toBe('projects.op_4990');
     expect(closestActions('projects', names).every((n) => n.startsWith('projects'))).toBe(true);
     expect(closestActions('zzzzzzzzzzzz', names)).toEqual([]);
