@@ -8,7 +8,7 @@
 import { withLock } from '../../platform/fs/fileLock.js';
 import { PluginError, quoteShort } from '../../platform/errors.js';
 import { removeIfExists } from '../../platform/fs/secureFile.js';
-import { baseUrlFromMcpUrl, resolveBaseUrl } from '../server/baseUrl.js';
+import { baseUrlFromMcpUrl, mcpUrlFor, resolveBaseUrl } from '../server/baseUrl.js';
 import { cursorPaths, type CursorPaths } from '../server/paths.js';
 import { chooseBaseUrl, credentialsBelongTo } from '../mcpJson/entry.js';
 import { agentstackEntry, bearerOf, headerValue, type McpConfig } from '../mcpJson/credential.js';
@@ -93,7 +93,7 @@ async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now
     const entry = agentstackEntry(before);
     const baseUrl = chooseBaseUrl(entry, envBaseUrl);
     try {
-      markSignedOut(paths.signedOut, { serverUrl: `${baseUrl}/mcp`, now: new Date(now()) });
+      markSignedOut(paths.signedOut, { serverUrl: mcpUrlFor(baseUrl), now: new Date(now()) });
     } catch (error) {
       warnings.push(`${paths.signedOut} could not be written (${(error as NodeJS.ErrnoException).code ?? 'error'}); a session start may offer a sign-in by itself.`);
     }
@@ -196,7 +196,7 @@ export async function signOut(options: SignOutOptions): Promise<SignOutResult> {
   const expiryMs = removed.bearer ? jwtExpiryMs(removed.bearer) : null;
   const storedExpiry = removed.refresh?.expires_at ?? null;
   return {
-    server_url: `${removed.baseUrl}/mcp`,
+    server_url: mcpUrlFor(removed.baseUrl),
     was_signed_in: wasSignedIn,
     revoked: revocation.revoked,
     access_token_revoked: revocation.accessRevoked,
