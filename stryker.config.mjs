@@ -1,11 +1,11 @@
-// Mutation testing of the pure domain modules (`npm run mutation`, not part of `npm test`). The modules are listed
-// in bench/mutation/modules.mjs; MUTATION_MODULE=<part of a module name> narrows a run to one of them.
-import { MODULES, mutateEntries } from './bench/mutation/modules.mjs';
+// Mutation testing of the pure domain modules. Run through `npm run mutation` (bench/mutation/run.mjs), which runs
+// Stryker once per module of bench/mutation/modules.mjs with MUTATION_MODULE=<slug>, each with its own incremental
+// file and JSON report, then writes bench/mutation.md from the reports.
+import { mutateEntries, selectedModules, slugOf } from './bench/mutation/modules.mjs';
 
 const root = new URL('.', import.meta.url).pathname;
-const only = process.env.MUTATION_MODULE?.toLowerCase();
-const modules = only ? MODULES.filter((m) => m.name.toLowerCase().includes(only)) : MODULES;
-if (!modules.length) throw new Error(`MUTATION_MODULE=${only} matches no module`);
+const modules = selectedModules();
+const name = modules.length === 1 ? slugOf(modules[0]) : 'all';
 
 export default {
   testRunner: 'vitest',
@@ -14,14 +14,14 @@ export default {
   mutate: modules.flatMap((m) => mutateEntries(m, root)),
   coverageAnalysis: 'perTest',
   concurrency: Number(process.env.MUTATION_CONCURRENCY ?? 2),
-  timeoutMS: 20_000,
-  timeoutFactor: 3,
+  timeoutMS: 10_000,
+  timeoutFactor: 2,
   incremental: true,
-  incrementalFile: 'bench/.mutation/incremental.json',
+  incrementalFile: `bench/.mutation/incremental/${name}.json`,
   tempDirName: 'bench/.mutation/tmp',
   cleanTempDir: true,
   reporters: ['json', 'progress', 'clear-text'],
-  jsonReporter: { fileName: 'bench/.mutation/mutation.json' },
+  jsonReporter: { fileName: `bench/.mutation/reports/${name}.json` },
   clearTextReporter: { allowColor: false, logTests: false, reportMutants: false, reportScoreTable: true },
   ignorePatterns: ['/bench/.mutation', 'bench/.mutation/**', 'test-output', 'coverage', '.scratch', 'demo', 'docs', 'assets'],
 };

@@ -19,16 +19,16 @@ export const MODULES = [
     name: 'device polling arithmetic',
     files: ['lib/agentstack/signIn/poll.ts'],
     functions: /^(initialPollState|nextPoll)$/,
-    tests: ['devicePoll.test.ts'],
+    tests: ['devicePoll.test.ts', 'pollAndBaseUrl.rules.test.ts'],
   },
   { name: 'pre-MCP decision', files: ['lib/commands/preMcp/decide.ts', 'lib/commands/preMcp/suggest.ts'], tests: ['preMcp.test.ts', 'preMcp.precedence.test.ts'] },
-  { name: 'base URL rules', files: ['lib/agentstack/server/baseUrl.ts'], tests: ['baseUrl.test.ts'] },
+  { name: 'base URL rules', files: ['lib/agentstack/server/baseUrl.ts'], tests: ['baseUrl.test.ts', 'pollAndBaseUrl.rules.test.ts'] },
   { name: 'scope presets', files: ['lib/agentstack/auth/scopes.ts'], tests: ['kernelBasics.test.ts', 'masking.test.ts'] },
   {
     name: 'snapshot flatten, diff, approval',
     dir: 'lib/agentstack/snapshot',
     functions: /^(flattenCatalog|diffSnapshots|applySnapshotDiff|approveSnapshot)$/,
-    tests: ['snapshotDiff.test.ts'],
+    tests: ['snapshotDiff.test.ts', 'snapshot.rules.test.ts'],
   },
   {
     name: 'masking and scrubbing',
@@ -92,5 +92,20 @@ export function moduleOfFile(file, root) {
   return MODULES.find((module) => filesOf(module, root).includes(file)) ?? null;
 }
 
-/** Every unit test file some module lists, as paths from the repository root. */
-export const MUTATION_TESTS = [...new Set(MODULES.flatMap((m) => m.tests))].map((t) => `test/unit/${t}`);
+/** A module's short name, for file names and MUTATION_MODULE: "pre-MCP decision" -> "pre-mcp-decision". */
+export const slugOf = (module) => module.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+
+/** The modules MUTATION_MODULE selects (a slug, or part of a name); all of them when it is unset. */
+export function selectedModules(filter = process.env.MUTATION_MODULE) {
+  if (!filter) return MODULES;
+  const wanted = filter.toLowerCase();
+  const exact = MODULES.filter((m) => slugOf(m) === wanted);
+  const picked = exact.length ? exact : MODULES.filter((m) => m.name.toLowerCase().includes(wanted) || slugOf(m).includes(wanted));
+  if (!picked.length) throw new Error(`MUTATION_MODULE=${filter} matches no module (${MODULES.map(slugOf).join(', ')})`);
+  return picked;
+}
+
+/** The unit test files (paths from the repository root) the selected modules list. */
+export function testsOf(modules) {
+  return [...new Set(modules.flatMap((m) => m.tests))].map((t) => `test/unit/${t}`);
+}

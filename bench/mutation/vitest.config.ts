@@ -1,11 +1,12 @@
 import { defineConfig } from 'vitest/config';
 // @ts-expect-error plain ES module shared with the Stryker config
-import { MUTATION_TESTS } from './modules.mjs';
+import { selectedModules, testsOf } from './modules.mjs';
 
-// Only the unit tests the modules list; of those, Stryker runs the ones that import a mutated file (related mode).
+// Only the unit tests the selected modules list (MUTATION_MODULE, as in stryker.config.mjs); of those, Stryker runs
+// the ones that import a mutated file (related mode) and, per mutant, the tests that reach it.
 export default defineConfig({
   test: {
-    include: MUTATION_TESTS as string[],
+    include: testsOf(selectedModules()) as string[],
     testTimeout: 30_000,
   },
 });

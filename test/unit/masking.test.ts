@@ -48,6 +48,12 @@ describe('scrubSecrets', () => {
     expect(scrubSecrets(`[${token.slice(-12)}]`, [token])).toBe('[****]');
   });
 
+  it('masks a run longer than 12 characters as one piece, leaving none of its characters', () => {
+    const secret = 'rt_Q8vN2kLp0ZxW7mTa4YbC9dEf1GhJ6sUi3oRe5';
+    expect(scrubSecrets(`[${secret.slice(0, 20)}]`, [secret])).toBe('[****]');
+    expect(scrubSecrets(`[${secret.slice(7, 33)}]`, [secret])).toBe('[****]');
+  });
+
   it('masks every occurrence, of every secret given', () => {
     const other = 'another-secret-0123456789';
     expect(scrubSecrets(`${token} x ${token} y ${other}`, [token, other])).toBe('**** x **** y ****');
