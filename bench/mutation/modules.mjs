@@ -109,3 +109,13 @@ export function selectedModules(filter = process.env.MUTATION_MODULE) {
 export function testsOf(modules) {
   return [...new Set(modules.flatMap((m) => m.tests))].map((t) => `test/unit/${t}`);
 }
+
+/**
+ * Tests with a wall-clock budget, left out of mutation runs: instrumented code on a shared machine misses budgets
+ * that `npm test` holds it to, and a mutant is not "killed" by being slow. Matched against the test's own name.
+ */
+export const TIMED_TESTS = [
+  'finds near names quickly among 5,000 actions',
+  'stops at once when aborted',
+  'a folder where the lock file should be: a clear io error at once, no endless retry',
+];

@@ -74,6 +74,10 @@ describe('reading the entry', () => {
     }
   });
 
+  it('a header literally named "undefined" is not read as Authorization or X-API-Key', () => {
+    expect(view(entry({ undefined: `Bearer ${jwt({ exp: NOW / 1000 + 3600 })}` })).state).toBe('unsigned');
+  });
+
   it('a Bearer wins over an X-API-Key in the same entry', () => {
     expect(view(entry({ 'X-API-Key': 'ak_live_0123456789', Authorization: 'Bearer ${env:T}' }))).toMatchObject({ state: 'placeholder', apiKey: false });
   });

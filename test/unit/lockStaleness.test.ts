@@ -28,6 +28,10 @@ describe('isProcessAlive', () => {
     expect(isProcessAlive(NEVER_A_PID)).toBe(false);
   });
 
+  it('pid 1 exists even when it may not be signalled (EPERM for an ordinary user still means alive)', () => {
+    expect(isProcessAlive(1)).toBe(true);
+  });
+
   it('anything but a positive integer is no process (never process.kill(0) or a group)', () => {
     for (const pid of [0, -1, -process.pid, 1.5, Number.NaN, '123', null, undefined, String(process.pid)]) {
       expect(isProcessAlive(pid), String(pid)).toBe(false);
