@@ -12,7 +12,7 @@ export const MODULES = [
   {
     name: 'mcp.json entry transforms',
     files: ['lib/agentstack/mcpJson/entry.ts'],
-    tests: ['mcpConfig.test.ts', 'mcpConfig.property.test.ts'],
+    tests: ['mcpConfig.test.ts', 'mcpConfig.property.test.ts', 'mcpEntry.rules.test.ts'],
   },
   { name: 'credential view and refresh decision', files: ['lib/agentstack/mcpJson/credential.ts'], tests: ['credential.test.ts', 'credential.boundaries.test.ts'] },
   {

@@ -29,7 +29,11 @@ for (const path of reportFiles.sort((a, b) => statSync(a).mtimeMs - statSync(b).
   frameworkVersion = report.framework?.version ?? frameworkVersion;
   for (const [file, result] of Object.entries(report.files)) files.set(file.replaceAll('\\', '/'), result);
 }
-/** @type {Array<{ file: string; mutator: string; original: string; replacement: string; reason: string }>} */
+/**
+ * Known equivalent mutants: file, mutator, the original and mutated text, and (`in`, optional) text the mutated
+ * line must contain, for an original that occurs on several lines of which only one is equivalent.
+ * @type {Array<{ file: string; mutator: string; original: string; replacement: string; in?: string; reason: string }>}
+ */
 const equivalents = JSON.parse(readFileSync(join(ROOT, 'bench/mutation/equivalent.json'), 'utf8'));
 
 /** The source text a mutant replaced. */
@@ -61,7 +65,8 @@ for (const [file, result] of files) {
       case 'Timeout': row.timeout++; break;
       case 'Survived':
       case 'NoCoverage': {
-        const known = equivalents.find((e) => e.file === path && e.mutator === mutant.mutatorName && squash(e.original) === squash(original) && squash(e.replacement) === squash(mutant.replacement ?? ''));
+        const line = result.source.split('\n')[mutant.location.start.line - 1] ?? '';
+        const known = equivalents.find((e) => e.file === path && e.mutator === mutant.mutatorName && squash(e.original) === squash(original) && squash(e.replacement) === squash(mutant.replacement ?? '') && (!e.in || line.includes(e.in)));
         if (known) {
           row.equivalent++;
           equivalentHits.push({ where, mutant, original, reason: known.reason });

@@ -87,10 +87,12 @@ describe('base URL rules', () => {
     expect(baseUrlFromMcpUrl('https://agentstack.tech/mcp')).toBe('https://agentstack.tech');
     expect(baseUrlFromMcpUrl('https://agentstack.tech/api/mcp/')).toBe('https://agentstack.tech/api');
     expect(baseUrlFromMcpUrl('http://127.0.0.1:9/mcp')).toBe('http://127.0.0.1:9');
+    expect(baseUrlFromMcpUrl('https://agentstack.tech/api/mcp///')).toBe('https://agentstack.tech/api');
   });
 
   it('an MCP URL that is not a string, not a URL, not safe, has a query or fragment, or does not end in /mcp: null', () => {
-    for (const value of [5, null, undefined, 'not a url', 'http://agentstack.tech/mcp', 'https://agentstack.tech/mcp?x=1', 'https://agentstack.tech/mcp#f', 'https://agentstack.tech/api', 'https://agentstack.tech/mcpx']) {
+    const urlLike = { toString: () => 'https://agentstack.tech/mcp' };
+    for (const value of [urlLike, 5, null, undefined, 'not a url', 'http://agentstack.tech/mcp', 'https://agentstack.tech/mcp?x=1', 'https://agentstack.tech/mcp#f', 'https://agentstack.tech/api', 'https://agentstack.tech/mcpx']) {
       expect(baseUrlFromMcpUrl(value), String(value)).toBeNull();
     }
   });
