@@ -151,3 +151,61 @@ describe('closest action names', () => {
     expect(closestActions('zzzzzzzz', names)).toEqual([]);
   });
 });
+
+describe('messages, exactly', () => {
+  it('names up to five without "and N more"; names a duplicate unknown action once', () => {
+    const five = ['u1.x', 'u2.x', 'u3.x', 'u4.x', 'u5.x'];
+    const index = indexSnapshot({ fetched_at: new Date().toISOString(), audience: 'tenant', total_actions: 5, actions: five.map((action) => ({ action, required_cap: 'c:w' })) })!;
+    const denied = decide(call(...five), { snapshot: { kind: 'ok', index }, claims: { caps: [] } });
+    expect(denied.agent_message).toBe('AgentStack call blocked: missing capability u1.x needs "c:w", u2.x needs "c:w", u3.x needs "c:w", u4.x needs "c:w", u5.x needs "c:w". Do not retry; the person can re-login with a scope preset that grants it (/agentstack-login).');
+    const twice = decide(call('nope.x', 'nope.x', 'other.y'));
+    expect(twice.user_message).toBe('AgentStack blocked this call: unknown action "nope.x" (no similar action); "other.y" (no similar action).');
+    expect(twice.agent_message).toBe('AgentStack has no action "nope.x" (no similar action); "other.y" (no similar action). Use an existing action name (the action "actions.list" lists them) and call again.');
+  });
+
+  it('lists every near name and every missing capability, comma-separated', () => {
+    expect(decide(call('projects.lst')).user_message).toBe('AgentStack blocked this call: unknown action "projects.lst" (closest: projects.list, projects.create).');
+    const two = decide(call('projects.create', 'data.write'), { claims: { caps: [] } });
+    expect(two.user_message).toContain('lacks the capability "projects:write", "data:write" (projects.create needs "projects:write", data.write needs "data:write")');
+  });
+
+  it('the ask answers say what happened to both the person and the agent', () => {
+    const unreadable = decide({ ...call(), tool_input: 'not json' });
+    expect(unreadable).toEqual({
+      permission: 'ask',
+      user_message: "AgentStack could not read this call's arguments (tool_input is not valid JSON), so its actions were not checked. Allow only if you expect this call.",
+      agent_message: 'The AgentStack pre-call check could not parse tool_input (tool_input is not valid JSON). Send {"steps": [{"id", "action", "params"}]} as the arguments.',
+    });
+    const asked = decide(call('data.write'), { snapshot: snapshot(['data.write']) });
+    expect(asked.agent_message).toBe('The AgentStack action(s) data.write appeared since the person last approved the action list; they are asked to confirm this call.');
+  });
+});
+
+describe('edit distance and suggestions, at their edges', () => {
+  it('computes distances up to the bound exactly, and max + 1 beyond it', () => {
+    expect(boundedEditDistance('a', 'abc', 2)).toBe(2);
+    expect(boundedEditDistance('ab', '', 3)).toBe(2);
+    expect(boundedEditDistance('', 'ab', 3)).toBe(2);
+    expect(boundedEditDistance('abc', 'xyz', 3)).toBe(3);
+    expect(boundedEditDistance('abcdef', 'uvwxyz', 2)).toBe(3);
+  });
+
+  it('allows a third of the name in edits (at least 2)', () => {
+    expect(closestActions('abcdefghijkl', ['abcdefghiXYZ'])).toEqual(['abcdefghiXYZ']);
+    expect(closestActions('abcdef', ['abcdxy'])).toEqual(['abcdxy']);
+    expect(closestActions('abcdef', ['abcxyz'])).toEqual([]);
+  });
+
+  it('ranks by distance, then prefix matches, then same-domain names', () => {
+    expect(closestActions('abcdef', ['abcdefghij', 'abcdXY'])).toEqual(['abcdXY', 'abcdefghij']);
+    expect(closestActions('data.read.everything', ['data'])).toEqual(['data']);
+    expect(closestActions('data.reed', ['data.zzzzzzzzzz', 'data.read'])).toEqual(['data.read', 'data.zzzzzzzzzz']);
+    expect(closestActions('data.zzzzzzzz', ['dat.a', 'database.dump', 'data.read'])).toEqual(['data.read']);
+    expect(closestActions('.zzzzzz', ['.abcdefgh'])).toEqual([]);
+  });
+
+  it('keeps the snapshot order among equals, however many', () => {
+    const names = Array.from({ length: 120 }, (_, i) => `dom.action_number_${String(i).padStart(3, '0')}`);
+    expect(closestActions('dom.zz', names, 120)).toEqual(names);
+  });
+});
