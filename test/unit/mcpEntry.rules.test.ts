@@ -61,6 +61,8 @@ describe('leanEntry', () => {
     const entry = leanEntry({ headers: { 'X-Project-ID': '7' }, url: `${BASE}/mcp` }, { baseUrl: BASE, token: 'abc' });
     expect(Object.keys(entry)).toEqual(['headers', 'url', 'type']);
     expect(Object.keys(entry.headers as object)).toEqual(['X-Project-ID', 'Authorization']);
+    const pinned = leanEntry({ url: `${BASE}/mcp`, headers: { Authorization: 'Bearer t' } }, { baseUrl: BASE, projectId: 7 });
+    expect(Object.keys(pinned.headers as object)).toEqual(['Authorization', 'X-Project-ID']);
   });
 
   it('stores a kept Bearer trimmed, and never a blank X-API-Key', () => {
