@@ -6,6 +6,9 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
 /** `tests`: the unit test files (under test/unit/) that Stryker may run for the module's mutants. */
 export const MODULES = [
@@ -105,9 +108,23 @@ export function selectedModules(filter = process.env.MUTATION_MODULE) {
   return picked;
 }
 
-/** The unit test files (paths from the repository root) the selected modules list. */
-export function testsOf(modules) {
-  return [...new Set(modules.flatMap((m) => m.tests))].map((t) => `test/unit/${t}`);
+/**
+ * The unit test files (paths from the repository root) for the selected modules: those each module lists, and every
+ * other file under test/unit/ that imports one of its files directly (so a new test of a module joins its runs).
+ */
+export function testsOf(modules, root = ROOT) {
+  const unit = join(root, 'test/unit');
+  const all = readdirSync(unit).filter((f) => f.endsWith('.test.ts')).sort();
+  const out = new Set();
+  for (const module of modules) {
+    for (const t of module.tests) out.add(t);
+    const imports = filesOf(module, root).map((f) => `${f.replace(/\.ts$/, '')}.js'`);
+    for (const t of all) {
+      const text = readFileSync(join(unit, t), 'utf8');
+      if (imports.some((i) => text.includes(i))) out.add(t);
+    }
+  }
+  return [...out].map((t) => `test/unit/${t}`);
 }
 
 /**
