@@ -18,10 +18,11 @@ export default {
   timeoutFactor: 2,
   incremental: true,
   incrementalFile: `bench/.mutation/incremental/${name}.json`,
-  tempDirName: 'bench/.mutation/tmp',
+  // Outside bench/ and test/, which the layout test walks.
+  tempDirName: '.stryker-tmp',
   cleanTempDir: true,
   reporters: ['json', 'progress', 'clear-text'],
   jsonReporter: { fileName: `bench/.mutation/reports/${name}.json` },
   clearTextReporter: { allowColor: false, logTests: false, reportMutants: false, reportScoreTable: true },
-  ignorePatterns: ['/bench/.mutation', 'bench/.mutation/**', 'test-output', 'coverage', '.scratch', 'demo', 'docs', 'assets'],
+  ignorePatterns: ['/bench/.mutation', 'bench/.mutation/**', '/.stryker-tmp', 'test-output', 'coverage', '.scratch', 'demo', 'docs', 'assets'],
 };
