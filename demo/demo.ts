@@ -50,6 +50,9 @@ function expiryText(token: string | null): string {
 async function main(): Promise<void> {
   const started = Date.now();
   core = await startCore({ port: 0, interval: 1 });
+  // The core is on loopback: a proxy set for the person's own traffic must not carry the demo's requests.
+  const noProxy = [process.env.NO_PROXY ?? process.env.no_proxy, '127.0.0.1'].filter(Boolean).join(',');
+  process.env.NO_PROXY = process.env.no_proxy = noProxy;
   const env = { ...process.env, AGENTSTACK_BASE_URL: core.baseUrl, AGENTSTACK_CURSOR_DIR: cursorDir, AGENTSTACK_DISABLE_AUTO_LOGIN: '1' };
   const paths = cursorPaths(env);
   say(`AgentStack plugin demo: reference core at ${core.baseUrl}, Cursor dir ${cursorDir}`);

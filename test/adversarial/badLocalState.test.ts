@@ -14,6 +14,7 @@ import { CURSOR_FILES } from '../../lib/agentstack/server/paths.js';
 import { fileMode } from '../../lib/platform/fs/secureFile.js';
 import { runDeviceCode } from '../helpers/deviceCode.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
+import { copyPlugin, makeReadable } from '../helpers/pluginCopy.js';
 import { PRE_MCP_SCRIPT, SESSION_START_SCRIPT, signInWith } from '../helpers/sessionStart.js';
 import { IS_WINDOWS, PRIVATE_MODE, baseChildEnv } from '../helpers/platform.js';
 
@@ -50,16 +51,16 @@ function run(script: string, args: string[], dir: string, opts: { stdin?: string
 }
 
 /** session-start as Cursor runs it: exit 0 and exactly one JSON object; returns its context. */
-async function sessionStartContext(dir: string, opts: { uid?: number } = {}): Promise<string> {
-  const r = await run(SESSION_START_SCRIPT, ['--from-hook'], dir, { stdin: '{"hook_event_name":"sessionStart"}', ...opts });
+async function sessionStartContext(dir: string, opts: { uid?: number; script?: string } = {}): Promise<string> {
+  const r = await run(opts.script ?? SESSION_START_SCRIPT, ['--from-hook'], dir, { stdin: '{"hook_event_name":"sessionStart"}', ...opts });
   expect(r.code).toBe(0);
   const lines = r.stdout.trim().split('\n');
   expect(lines).toHaveLength(1);
   return String(JSON.parse(lines[0]!).additional_context ?? '');
 }
 
-async function diagnoseChecks(dir: string, args: string[] = [], opts: { uid?: number } = {}): Promise<Record<string, { status: string; summary: string }>> {
-  const r = await run(DIAGNOSE, ['--json', ...args], dir, opts);
+async function diagnoseChecks(dir: string, args: string[] = [], opts: { uid?: number; script?: string } = {}): Promise<Record<string, { status: string; summary: string }>> {
+  const r = await run(opts.script ?? DIAGNOSE, ['--json', ...args], dir, opts);
   expect([0, 1]).toContain(r.code);
   const out: Record<string, { status: string; summary: string }> = {};
   for (const c of JSON.parse(r.stdout).checks as Array<{ id: string; status: string; summary: string }>) out[c.id] = c;
@@ -181,22 +182,30 @@ describe('mcp.json that is odd but usable', () => {
     writeFileSync(join(dir, 'mcp.json'), text, { mode: 0o400 });
     // root ignores permissions: run the scripts as `nobody` so read-only means read-only
     const uid = process.getuid?.() === 0 ? 65534 : undefined;
+    // `nobody` may not be able to enter the checkout (under a 0700 folder, as `mktemp -d` makes): it runs a copy of
+    // the plugin in the (readable) test folder instead.
+    let scripts = { sessionStart: SESSION_START_SCRIPT, diagnose: DIAGNOSE };
     if (uid !== undefined) {
       chownSync(dir, uid, uid);
       chownSync(join(dir, 'mcp.json'), uid, uid);
       chmodSync(tmp.path, 0o755);
+      const plugin = join(tmp.path, 'plugin-for-nobody');
+      mkdirSync(plugin);
+      copyPlugin(plugin);
+      makeReadable(plugin);
+      scripts = { sessionStart: join(plugin, 'hooks/scripts/session-start.mjs'), diagnose: join(plugin, 'scripts/diagnose-local.mjs') };
     }
     chmodSync(dir, 0o500);
     try {
-      const context = await sessionStartContext(dir, { uid });
+      const context = await sessionStartContext(dir, { uid, script: scripts.sessionStart });
       expect(context).toContain('permission denied');
       expect(context).toContain(join(dir, 'mcp.json'));
       expect(context).toContain('Cannot create the lock file');
-      const checks = await diagnoseChecks(dir, [], { uid });
+      const checks = await diagnoseChecks(dir, [], { uid, script: scripts.diagnose });
       expect(checks['mcp.readable']?.status).toBe('PASS');
       expect(checks['mcp.no-tools']?.status).toBe('FAIL');
       // --fix cannot repair a read-only folder: it says so in a line and still reports every gate
-      const fixed = await run(DIAGNOSE, ['--fix'], dir, { uid });
+      const fixed = await run(scripts.diagnose, ['--fix'], dir, { uid });
       expect(fixed.code).toBe(1);
       expect(fixed.stdout).toMatch(/could not normalize .*mcp\.json: Cannot create the lock file .* \(permission denied\)/);
       expect(fixed.stderr).not.toMatch(/at .*\.mjs:\d+/);

@@ -124,8 +124,11 @@ describe('wrong types in every field the plugin reads (hostile server)', () => {
   ])('token 400 with %s: a typed error, the body never quoted raw', async (_name, body) => {
     hostile.route('POST /api/oauth2/token', json(body, 400));
     const poll = await pollDeviceToken({ endpoints: legacy(hostile.baseUrl), client, deviceCode: 'dc', timeoutMs: 3_000 });
-    expect(poll.kind).toBe('error');
-    if (poll.kind === 'error') expect(poll.error.message).not.toContain('{"x":1}');
+    expect(poll).toMatchObject({ kind: 'error', transient: false });
+    if (poll.kind !== 'error') return;
+    expect(poll.error.code).toBe('invalid_response');
+    // nothing of the body is quoted: neither its JSON nor a stringified object
+    expect(poll.error.message).toBe('Signing in failed: the server answered HTTP 400');
   });
 
   it.each([[[]], ['all'], [null]] as const)('GET /mcp/actions with domains = %j: invalid_response naming where', async (value) => {
@@ -194,6 +197,8 @@ describe('RFC 9728 metadata whose resource does not match (refused)', () => {
     hostile.route('/.well-known/oauth-authorization-server', json({ issuer: hostile.baseUrl, token_endpoint: 'http://evil.example/token', device_authorization_endpoint: `${hostile.baseUrl}/d` }));
     const error = await failure(discoverEndpoints(hostile.baseUrl, { timeoutMs: 3_000 }));
     expect(error.code).toBe('unsafe_url');
+    expect(hostile.requests.map((r) => r.path)).toContain('/.well-known/oauth-authorization-server');
+    expect(hostile.requests.map((r) => r.path)).not.toContain('/d');
   });
 });
 
@@ -256,6 +261,8 @@ describe('redirects to another origin: never followed, the Bearer never leaves',
     const run = await sessionStart(dir, hostile.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' });
     expect(run.code).toBe(0);
     expect(typeof run.json).toBe('object');
+    // the hook did call the hostile server (so "elsewhere sees nothing" is about the redirects, not an idle run)
+    expect(hostile.requests.map((r) => r.path)).toEqual(expect.arrayContaining(['/api/auth/me']));
     expect(elsewhere.requests).toEqual([]);
     expect(run.stdout + run.stderr).not.toContain('hostile.bearer.token');
   });
@@ -306,12 +313,15 @@ describe.skipIf(process.platform !== 'linux')('hostile verification_uri: refused
     'javascript:alert(document.cookie)',
     'data:text/html,<script>alert(1)</script>',
     'http://evil.example/activate',
-    'https://agentstack.tech/activate?x=$(touch /tmp/pwned)',
+    'https://agentstack.tech/activate?x=$(touch MARKER)',
     'https://agentstack.tech/activate;rm -rf ~',
     'https://agentstack.tech/`id`',
-  ])('%s: exit 1 with unsafe_url, no code shown, the opener never runs', async (uri) => {
-    core.setFaults({ hostileVerificationUri: uri });
+  ])('%s: exit 1 with unsafe_url, no code shown, the opener never runs', async (template) => {
     const dir = freshDir();
+    // a marker file of this run's own (a fixed path such as /tmp/pwned may be left over from anything)
+    const marker = join(dir, 'pwned');
+    const uri = template.replace('MARKER', marker);
+    core.setFaults({ hostileVerificationUri: uri });
     const opener = fakeOpener(dir);
     const run = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: dir, args: ['--json'], env: opener.env });
     const done = await run.done;
@@ -319,7 +329,7 @@ describe.skipIf(process.platform !== 'linux')('hostile verification_uri: refused
     expect(run.events.map((e) => e.event)).toEqual(['error']);
     expect(run.events[0]).toMatchObject({ error: 'unsafe_url' });
     expect(opener.opened()).toEqual([]);
-    expect(existsSync('/tmp/pwned')).toBe(false);
+    expect(existsSync(marker)).toBe(false);
   });
 
   it('control: a safe verification URL does reach the fake opener (so the cases above prove something)', async () => {
@@ -332,5 +342,20 @@ describe.skipIf(process.platform !== 'linux')('hostile verification_uri: refused
     expect(done.code).toBe(0);
     await new Promise((r) => setTimeout(r, 100));
     expect(opener.opened()).toEqual([String(code.verification_uri_complete)]);
+  });
+});
+
+describe('attacker text quoted into the terminal (quoteShort)', () => {
+  it('token 400 whose error carries control characters and a long description: a typed error, quoted cut short and without control characters', async () => {
+    hostile.route('POST /api/oauth2/token', json({ error: 'bad\u001b[31mred\r\nline\u0007', error_description: 'x'.repeat(500) }, 400));
+    const poll = await pollDeviceToken({ endpoints: legacy(hostile.baseUrl), client, deviceCode: 'dc', timeoutMs: 3_000 });
+    expect(poll).toMatchObject({ kind: 'error', transient: false });
+    if (poll.kind !== 'error') return;
+    expect(poll.error.code).toBe('server');
+    expect(poll.error.message).toContain('bad');
+    expect(poll.error.message).not.toMatch(/[\u0000-\u001f\u007f]/);
+    expect(poll.error.message).toContain('…');
+    expect(poll.error.message.length).toBeLessThan(300);
+    expect(hostile.requests.map((r) => r.path)).toEqual(['/api/oauth2/token']);
   });
 });

@@ -69,11 +69,14 @@ async function closedPort(): Promise<number> {
 describe('proxy settings', () => {
   it('HTTP_PROXY: verify-mcp-surface-e2e sends every request through the proxy and passes', async () => {
     const before = total();
+    const tunneled = proxy.tunneledRequests().length;
     const r = await run([VERIFY, '--base-url', core.baseUrl, '--json'], { HTTP_PROXY: proxy.url, AGENTSTACK_BASE_URL: core.baseUrl });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(total() - before).toBeGreaterThan(5);
     expect(proxy.records.length).toBeGreaterThan(0);
     expect(proxy.records.every((rec) => rec.method === 'CONNECT' && rec.target === new URL(core.baseUrl).host)).toBe(true);
+    // every request the core received came through a tunnel: the tunnels carried exactly as many requests
+    expect(proxy.tunneledRequests().length - tunneled).toBe(total() - before);
   });
 
   it('HTTP_PROXY with NO_PROXY=127.0.0.1: the proxy sees nothing and the check still passes', async () => {
@@ -83,11 +86,15 @@ describe('proxy settings', () => {
   });
 
   it('HTTP_PROXY: session-start and diagnose --online reach the server through the proxy', async () => {
+    const before = total();
+    const tunneled = proxy.tunneledRequests().length;
     const hook = await run([SESSION_START_SCRIPT, '--from-hook'], { HTTP_PROXY: proxy.url, AGENTSTACK_BASE_URL: core.baseUrl }, '{}');
     expect(hook.code).toBe(0);
     const diagnose = await run([DIAGNOSE, '--online', '--json'], { HTTP_PROXY: proxy.url, AGENTSTACK_BASE_URL: core.baseUrl });
-    expect([0, 1]).toContain(diagnose.code);
+    expect(diagnose.code, diagnose.stdout + diagnose.stderr).toBe(0);
     expect(proxy.records.length).toBeGreaterThanOrEqual(2);
+    expect(total() - before).toBeGreaterThanOrEqual(3);
+    expect(proxy.tunneledRequests().length - tunneled).toBe(total() - before);
     expect(proxy.records.every((rec) => rec.method === 'CONNECT' && rec.target === new URL(core.baseUrl).host)).toBe(true);
     expect(hook.stdout + hook.stderr + diagnose.stdout + diagnose.stderr).not.toContain(token);
   });

@@ -1,8 +1,8 @@
 /**
  * Secrets. Fault: every script and hook run through its success and failure paths (sign-in approved and denied,
  * refresh, refresh with the token endpoint down, invalid_grant, auto sign-in through the detached poller, pre-MCP
- * deny, diagnose offline and online, verify with the server failing). Outcome: not one byte of any issued access
- * token or refresh token (nor its last 16 characters) in any stdout, stderr, hook output or
+ * deny, diagnose offline and online, verify with the server failing). Outcome: no run of 12 or more characters of
+ * any issued access token or refresh token in any stdout, stderr, hook output or
  * ~/.cursor/agentstack-device.log; and every file that appears in ~/.cursor while they run is 0600 when first seen.
  */
 import { spawn } from 'node:child_process';
@@ -14,6 +14,7 @@ import { bearerOf } from '../../lib/agentstack/mcpJson/credential.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { PRE_MCP_SCRIPT, SESSION_START_SCRIPT, signInWith } from '../helpers/sessionStart.js';
 import { PRIVATE_MODE, baseChildEnv } from '../helpers/platform.js';
+import { findLeaks } from '../helpers/secretScan.js';
 
 const DIAGNOSE = join(REPO_ROOT, 'scripts/diagnose-local.mjs');
 const VERIFY = join(REPO_ROOT, 'scripts/verify-mcp-surface-e2e.mjs');
@@ -169,12 +170,7 @@ describe('secrets never leave their files', () => {
     }
     const real = [...secrets].filter((s) => s && s !== 'undefined' && s.length >= 20);
     expect(real.length).toBeGreaterThanOrEqual(10);
-    const hits: string[] = [];
-    for (const { what, text } of output) {
-      for (const secret of real) {
-        if (text.includes(secret) || text.includes(secret.slice(-16))) hits.push(`${what} contains ${secret.slice(0, 4)}…`);
-      }
-    }
+    const hits = findLeaks(output, real);
     console.info(`[secrets] outputs scanned=${output.length} bytes=${output.reduce((a, o) => a + o.text.length, 0)} secrets=${real.length} hits=${hits.length}`);
     expect(hits).toEqual([]);
     expect(output.some((o) => o.what.endsWith('agentstack-device.log') && o.text.length > 0)).toBe(true);
@@ -187,5 +183,16 @@ describe('secrets never leave their files', () => {
     // the test's own setup files (written by this test with 0600 too) are included; nothing may be looser
     expect(loose).toEqual([]);
     for (const name of ['mcp.json', 'agentstack-refresh', 'agentstack-capabilities.json', 'agentstack-device.log']) expect(names.has(name), name).toBe(true);
+  });
+});
+
+describe('the leak scan', () => {
+  it('sees any 12-character run of a secret (prefix, middle, suffix), not a gh-style mask', async () => {
+    const { maskSecret } = await import('../../lib/platform/text/mask.js');
+    const secret = 'eyJhbGciOiJFUzI1NiJ9.payload-part-of-the-token.signature-0123456789';
+    for (const printed of [secret.slice(0, 12), secret.slice(20, 32), secret.slice(-12), `Bearer ${secret.slice(3, 40)}…`]) {
+      expect(findLeaks([{ what: 'out', text: `x ${printed} y` }], [secret]), printed).toHaveLength(1);
+    }
+    expect(findLeaks([{ what: 'out', text: `token ${maskSecret(secret)} ${secret.slice(5, 16)}` }], [secret])).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 // `npm run demo` is the README's first command: it must reach its successful end from a clean state.
 import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/repo.js';
@@ -10,7 +11,8 @@ describe('npm run demo', () => {
       cwd: REPO_ROOT,
       encoding: 'utf8',
       timeout: 60_000,
-      env: { ...process.env, AGENTSTACK_BASE_URL: '', AGENTSTACK_CURSOR_DIR: '' },
+      // An explicit environment: nothing of the caller's (a proxy, a base URL, a Cursor dir) may steer the demo.
+      env: { PATH: process.env.PATH, HOME: tmpdir(), ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}) },
     });
     expect(result.stderr).not.toMatch(/Demo failed/);
     expect(result.status).toBe(0);

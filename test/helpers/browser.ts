@@ -15,7 +15,7 @@ export async function launchChromium(): Promise<Browser> {
     executablePath: CHROMIUM_PATH,
     headless: true,
     args: [
-      '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--no-sandbox', '--no-proxy-server', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--disable-default-apps', '--no-default-browser-check',
     ],
   });

@@ -1,4 +1,4 @@
-import { cpSync, existsSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './repo.js';
 
@@ -11,4 +11,15 @@ export function copyPlugin(dest: string): string {
     if (existsSync(join(REPO_ROOT, name))) cpSync(join(REPO_ROOT, name), join(dest, name), { recursive: true });
   }
   return dest;
+}
+
+/** Opens a copied tree to every user (folders 0755, files 0644, executables 0755), whatever the checkout's umask. */
+export function makeReadable(path: string): void {
+  const stat = statSync(path);
+  if (stat.isDirectory()) {
+    chmodSync(path, 0o755);
+    for (const name of readdirSync(path)) makeReadable(join(path, name));
+  } else {
+    chmodSync(path, stat.mode & 0o111 ? 0o755 : 0o644);
+  }
 }

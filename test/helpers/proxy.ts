@@ -18,6 +18,12 @@ export interface TestProxy {
   url: string;
   port: number;
   records: ProxyRecord[];
+  /**
+   * The HTTP request lines (`GET /path HTTP/1.1`) clients sent inside CONNECT tunnels to plain-HTTP targets, read
+   * from the tunneled bytes: one per request made through the proxy, however many requests share a connection (a
+   * request may follow the previous one's body on the same line, so the lines are not anchored).
+   */
+  tunneledRequests(): string[];
   close(): Promise<void>;
 }
 
@@ -28,6 +34,7 @@ export interface TestProxy {
  */
 export async function startProxy(options: { allowConnect?: boolean } = {}): Promise<TestProxy> {
   const records: ProxyRecord[] = [];
+  const transcripts: Array<{ text: string }> = [];
   const sockets = new Set<Socket>();
   const server: Server = createServer((req, res) => {
     records.push({ method: req.method ?? 'GET', target: req.url ?? '', hadAuthorization: Boolean(req.headers.authorization) });
@@ -56,6 +63,9 @@ export async function startProxy(options: { allowConnect?: boolean } = {}): Prom
       return;
     }
     const [host, port] = (req.url ?? '').split(':');
+    const transcript = { text: head.toString('latin1') };
+    transcripts.push(transcript);
+    client.on('data', (chunk: Buffer) => { transcript.text += chunk.toString('latin1'); });
     const upstream = connect(Number(port), host!, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       upstream.write(head);
@@ -71,6 +81,7 @@ export async function startProxy(options: { allowConnect?: boolean } = {}): Prom
     url: `http://127.0.0.1:${port}`,
     port,
     records,
+    tunneledRequests: () => transcripts.flatMap((t) => t.text.match(/(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \/\S* HTTP\/1\.[01](?=\r\n)/g) ?? []),
     close: () => new Promise<void>((resolve) => {
       for (const s of sockets) s.destroy();
       server.close(() => resolve());

@@ -19,20 +19,33 @@ beforeEach(() => {
 afterEach(() => dir.cleanup());
 
 describe('polling per RFC 8628 (spawned script)', () => {
-  it('honours slow_down: the interval grows by 5 s and stays grown (exactly one slow_down from a core that enforces it)', async () => {
+  it('honours slow_down: the interval grows by 5 s and stays grown (two pending polls after it, each 6 s apart; exactly one slow_down from a core that enforces it)', async () => {
     core.setFaults({ slowDown: 1 });
     const run = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: dir.path });
     const code = await run.waitFor('device_code');
-    await core.approve(String(code.user_code));
     const slow = await run.waitFor('slow_down');
     const at = Date.now();
     expect(slow).toEqual({ event: 'slow_down', interval: 6 });
+    // Not approved yet: watch the next two polls arrive (both pending), then approve before the third.
+    const polls: number[] = [];
+    let seen = core.counters.tokenRequests;
+    while (polls.length < 2 && Date.now() - at < 20_000) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      if (core.counters.tokenRequests > seen) {
+        seen = core.counters.tokenRequests;
+        polls.push(Date.now());
+      }
+    }
+    expect(polls).toHaveLength(2);
+    expect(polls[0]! - at).toBeGreaterThanOrEqual(5_500);
+    expect(polls[1]! - polls[0]!).toBeGreaterThanOrEqual(5_500);
+    await core.approve(String(code.user_code));
     const result = await run.done;
     expect(result.code).toBe(0);
-    expect(Date.now() - at).toBeGreaterThanOrEqual(5500);
+    expect(Date.now() - polls[1]!).toBeGreaterThanOrEqual(5_500);
     expect(run.events.filter((e) => e.event === 'slow_down')).toHaveLength(1);
     expect(run.events.at(-1)?.event).toBe('authorized');
-  }, 30_000);
+  }, 45_000);
 
   it('survives transient 5xx from the token endpoint', async () => {
     core.setFaults({ endpointFaults: { token: { kind: '5xx', times: 2 } } });

@@ -6,6 +6,7 @@ import { startCore, type RunningCore } from '../../core/index.js';
 import { tempDir } from '../helpers/repo.js';
 import { runDeviceCode, type DeviceRun } from '../helpers/deviceCode.js';
 import { IS_WINDOWS, PRIVATE_MODE, SHARED_MODE } from '../helpers/platform.js';
+import { NEVER_A_PID } from '../helpers/deadPid.js';
 
 let core: RunningCore;
 let dir: ReturnType<typeof tempDir>;
@@ -205,7 +206,7 @@ describe('device-code.mjs against the reference core', () => {
   });
 
   it('replaces a lock from a dead pid written by hand', async () => {
-    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const dead = NEVER_A_PID;
     writeFileSync(file('agentstack-device.lock'), JSON.stringify({ pid: dead, started_at: new Date().toISOString(), expires_at: new Date(Date.now() + 600_000).toISOString(), user_code: 'DEAD-CODE' }));
     const run = start();
     const code = await run.waitFor('device_code');

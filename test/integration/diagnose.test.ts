@@ -2,7 +2,7 @@
  * diagnose-local as a person runs it: the committed bundle, spawned with AGENTSTACK_CURSOR_DIR pointing at a temp
  * Cursor dir that holds a plugin install and a token issued by the reference core (real HTTP on 127.0.0.1).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { startCore, type RunningCore } from '../../core/index.js';
 import { copyPlugin } from '../helpers/pluginCopy.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { PRIVATE_MODE, baseChildEnv } from '../helpers/platform.js';
+import { NEVER_A_PID } from '../helpers/deadPid.js';
 
 const SCRIPT = join(REPO_ROOT, 'scripts/diagnose-local.mjs');
 type Report = { ok: boolean; checks: Array<{ id: string; status: string; summary: string }>; changes: string[] };
@@ -55,7 +56,7 @@ describe('diagnose-local against the reference core', () => {
     writeFileSync(join(dir, 'agentstack-refresh'), JSON.stringify({ refresh_token: refreshToken, resource: core.mcpUrl }), { mode: 0o644 });
     const snapshot = { fetched_at: new Date().toISOString(), audience: 'tenant', total_actions: 2, actions: [{ action: 'system.ping' }, { action: 'data.read' }], unapproved: ['data.read'] };
     writeFileSync(join(dir, 'agentstack-capabilities.json'), JSON.stringify(snapshot), { mode: 0o600 });
-    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    const dead = NEVER_A_PID;
     const lock = { pid: dead, started_at: new Date(Date.now() - 60_000).toISOString(), expires_at: new Date(Date.now() + 600_000).toISOString(), user_code: 'ABCD-EFGH', verification_uri: `${core.baseUrl}/activate` };
     writeFileSync(join(dir, 'agentstack-device.lock'), JSON.stringify(lock), { mode: 0o600 });
     env = { ...baseChildEnv(), HOME: dir, AGENTSTACK_CURSOR_DIR: dir, AGENTSTACK_BASE_URL: core.baseUrl };

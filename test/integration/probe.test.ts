@@ -11,6 +11,7 @@ import { probeMcpSurface } from '../../lib/agentstack/probe/probe.js';
 import type { Check } from '../../lib/platform/report.js';
 import { startStatelessServer } from '../fixtures/statelessServer.js';
 import { REPO_ROOT } from '../helpers/repo.js';
+import { closedPort } from '../helpers/closedPort.js';
 
 const statusOf = (checks: Check[], id: string) => checks.find((c) => c.id === id)?.status;
 const failures = (checks: Check[]) => checks.filter((c) => c.status === 'FAIL').map((c) => `${c.id}: ${c.summary}`);
@@ -64,7 +65,7 @@ describe('probe against the reference core', () => {
     expect(unauth.checks[0]!.summary).toMatch(/401: no Bearer was sent/);
     const bad = await probeMcpSurface({ mcpUrl: core.mcpUrl, bearer: 'not-a-real-token-123456' });
     expect(bad.checks[0]!.summary).toMatch(/401 although a Bearer was sent: the Bearer was not accepted/);
-    const down = await probeMcpSurface({ mcpUrl: 'http://127.0.0.1:9/mcp', bearer: token, timeoutMs: 2000 });
+    const down = await probeMcpSurface({ mcpUrl: `http://127.0.0.1:${await closedPort()}/mcp`, bearer: token, timeoutMs: 2000 });
     expect(down.checks[0]).toMatchObject({ id: 'mcp.initialize', status: 'FAIL' });
     expect(down.checks[0]!.summary).toMatch(/Could not reach/);
     const unsafe = await probeMcpSurface({ mcpUrl: 'http://example.com/mcp', bearer: token });
@@ -128,21 +129,31 @@ describe('probe against @modelcontextprotocol/server-everything', () => {
   let child: ChildProcess | undefined;
   let mcpUrl = '';
   beforeAll(async () => {
-    const port = await freePort();
-    child = spawn(process.execPath, ['node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'streamableHttp'], {
-      cwd: REPO_ROOT, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('server-everything did not start')), 15_000);
-      child!.stderr!.on('data', (d: Buffer) => {
-        if (d.toString().includes('listening on port')) {
-          clearTimeout(timer);
-          resolve();
-        }
+    // The server takes its port from PORT and cannot report one the system chose: a free port is picked and may be
+    // taken by another process before the server binds it, so a start that finds it taken is retried on another.
+    for (let attempt = 0; attempt < 5 && !mcpUrl; attempt++) {
+      const port = await freePort();
+      const started = spawn(process.execPath, ['node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'streamableHttp'], {
+        cwd: REPO_ROOT, env: { PATH: process.env.PATH, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'],
       });
-      child!.once('exit', (code) => reject(new Error(`server-everything exited ${code}`)));
-    });
-    mcpUrl = `http://127.0.0.1:${port}/mcp`;
+      const outcome = await new Promise<'up' | 'taken'>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('server-everything did not start')), 15_000);
+        let stderr = '';
+        started.stderr!.on('data', (d: Buffer) => {
+          stderr += d.toString();
+          if (stderr.includes('listening on port')) { clearTimeout(timer); resolve('up'); }
+          if (stderr.includes('already in use')) { clearTimeout(timer); resolve('taken'); }
+        });
+        started.once('exit', (code) => { clearTimeout(timer); if (stderr.includes('already in use')) resolve('taken'); else reject(new Error(`server-everything exited ${code}`)); });
+      });
+      if (outcome === 'taken') {
+        started.kill();
+        continue;
+      }
+      child = started;
+      mcpUrl = `http://127.0.0.1:${port}/mcp`;
+    }
+    expect(mcpUrl, 'server-everything found no free port in 5 attempts').not.toBe('');
   });
   afterAll(() => {
     child?.kill();

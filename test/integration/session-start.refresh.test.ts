@@ -7,6 +7,7 @@ import { bearerOf } from '../../lib/agentstack/mcpJson/credential.js';
 import { readSnapshot } from '../../lib/agentstack/snapshot/store.js';
 import { tempDir } from '../helpers/repo.js';
 import { sessionStart, signInWith, type HookRun } from '../helpers/sessionStart.js';
+import { closedPort } from '../helpers/closedPort.js';
 
 let core: RunningCore;
 let dir: ReturnType<typeof tempDir>;
@@ -133,10 +134,11 @@ describe('session-start.cjs: refresh, snapshot, status card', () => {
     expect(hung.ms).toBeLessThan(10_000);
     expect(context(hung)).toContain('Could not refresh the token');
     core.setFaults({ endpointFaults: {} });
-    const down = await sessionStart(dir.path, 'http://127.0.0.1:9');
+    const gone = `http://127.0.0.1:${await closedPort()}`;
+    const down = await sessionStart(dir.path, gone);
     expect(down.code).toBe(0);
     expect(down.ms).toBeLessThan(10_000);
-    expect(String(down.json.additional_context)).toContain('http://127.0.0.1:9/mcp');
+    expect(String(down.json.additional_context)).toContain(`${gone}/mcp`);
   }, 40_000);
 
   it('leaves a malformed mcp.json byte for byte and says so; garbage stdin still gets one answer', async () => {
@@ -147,5 +149,21 @@ describe('session-start.cjs: refresh, snapshot, status card', () => {
     const garbage = await sessionStart(dir.path, core.baseUrl, {}, 'not json at all');
     expect(garbage.code).toBe(0);
     expect(garbage.json).toHaveProperty('additional_context');
+  });
+});
+
+describe('session-start.mjs: a token already past its expiry', () => {
+  it('is refreshed (not only one about to expire): new Bearer and refresh token, the card says so', async () => {
+    const issued = await core.issueTokens({ accessTokenTtl: 1 });
+    await signInWith(dir.path, core.baseUrl, issued);
+    const exp = Number(JSON.parse(Buffer.from(issued.access_token.split('.')[1]!, 'base64url').toString()).exp) * 1000;
+    while (Date.now() <= exp + 50) await new Promise((resolve) => setTimeout(resolve, 100));
+    const grants = core.counters.refreshGrants;
+    const run = await hook({ AGENTSTACK_DISABLE_AUTO_LOGIN: '1' });
+    expect(core.counters.refreshGrants).toBe(grants + 1);
+    expect(token()).not.toBe(issued.access_token);
+    expect(JSON.parse(readFileSync(file('agentstack-refresh'), 'utf8')).refresh_token).not.toBe(issued.refresh_token);
+    expect(context(run)).toContain('Refreshed the access token');
+    expect(context(run)).not.toContain('/agentstack-authorize');
   });
 });

@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ES module shared with the build script
 import { BUNDLES, bannerFor, bundleFiles } from '../../build/bundles.mjs';
@@ -53,7 +53,16 @@ describe('installed the way Cursor installs a plugin (plain files, no npm instal
   afterAll(() => install.cleanup());
 
   it('has no node_modules anywhere up the tree of the copy', () => {
-    expect(existsSync(join(install.path, 'node_modules'))).toBe(false);
+    // Node resolves a bare import from the node_modules of every folder above the importing file, up to the file
+    // system root: the --help runs below prove the bundles need no package only if there is none to find there.
+    const found = new Set<string>();
+    for (const { out } of bundles) {
+      for (let dir = dirname(join(install.path, out)); ; dir = dirname(dir)) {
+        if (existsSync(join(dir, 'node_modules'))) found.add(join(dir, 'node_modules'));
+        if (dirname(dir) === dir) break;
+      }
+    }
+    expect([...found]).toEqual([]);
   });
 
   it.each(bundles)('node $out --help exits 0', ({ out }) => {
@@ -102,5 +111,16 @@ describe('installed the way Cursor installs a plugin (plain files, no npm instal
     } finally {
       bare.cleanup();
     }
+  });
+});
+
+describe('the pre-MCP hook bundle stays light (it runs before every MCP call)', () => {
+  it('includes neither the MCP SDK, undici, oauth4webapi nor conf', async () => {
+    const { build } = await import('esbuild');
+    const entry = bundles.find((b) => b.out.endsWith('pre-mcp-cap-check.mjs'))!.entry;
+    const meta = await build({ absWorkingDir: REPO_ROOT, entryPoints: [join(REPO_ROOT, entry)], bundle: true, platform: 'node', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
+    const inputs = Object.keys(meta.metafile.inputs);
+    expect(inputs.some((p) => p.startsWith('lib/commands/preMcp/'))).toBe(true);
+    expect(inputs.filter((p) => /node_modules\/(@modelcontextprotocol|undici|oauth4webapi|conf)\//.test(p))).toEqual([]);
   });
 });

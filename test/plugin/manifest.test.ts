@@ -75,10 +75,15 @@ describe('plugin rules catch what they promise', () => {
       mcpServers: { agentstack: { url: 'http://agentstack.tech/api', headers: { Authorization: 'Bearer ${env:T}' }, tools: {} } },
     });
     expect(problems).toHaveLength(5);
+    for (const named of [/has "\$schema"/, /has "headers"/, /has a "tools" map/, /\$\{\.\.\.\} placeholder/, /"url" must be an https URL ending in \/mcp/]) {
+      expect(problems.filter((p) => named.test(p)), String(named)).toHaveLength(1);
+    }
   });
 
   it('rejects relative hook commands and missing timeouts', () => {
     const { problems } = checkHooksJson({ version: 1, hooks: { sessionStart: [{ command: 'node ./hooks/scripts/x.mjs' }] } });
     expect(problems).toHaveLength(2);
+    expect(problems.filter((p) => /"sessionStart" has no timeout/.test(p))).toHaveLength(1);
+    expect(problems.filter((p) => /"sessionStart" command is not anchored at \$\{CURSOR_PLUGIN_ROOT\}/.test(p))).toHaveLength(1);
   });
 });

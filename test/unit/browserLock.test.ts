@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/repo.js';
 import { hasDisplay, isOpenableUrl, openInBrowser } from '../../lib/agentstack/signIn/browser.js';
 import { acquireDeviceLock, readDeviceLock } from '../../lib/agentstack/signIn/lock.js';
 import { PRIVATE_MODE } from '../helpers/platform.js';
+import { NEVER_A_PID } from '../helpers/deadPid.js';
 
 const HOSTILE_URLS = [
   'file:///etc/passwd',
@@ -64,7 +64,7 @@ describe('device lock', () => {
   });
 
   it('replaces a lock whose pid is dead, or whose expires_at passed, or that holds garbage', () => {
-    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const dead = NEVER_A_PID;
     for (const stale of [
       { pid: dead, started_at: 'x', expires_at: new Date(Date.now() + 60_000).toISOString(), user_code: 'OLD' },
       { pid: process.pid, started_at: 'x', expires_at: new Date(Date.now() - 1000).toISOString(), user_code: 'OLD' },

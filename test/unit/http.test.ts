@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { boundedFetch, httpRequest, parseJson } from '../../lib/platform/http.js';
+import { closedPort } from '../helpers/closedPort.js';
 
 // A small loopback server with one route per network behaviour the HTTP layer must survive.
 let server: Server;
@@ -43,7 +44,7 @@ describe('httpRequest', () => {
 
   it('reports a reset connection and a refused port as network errors', async () => {
     await expect(httpRequest({ url: `${base}/reset` })).rejects.toMatchObject({ code: 'network' });
-    await expect(httpRequest({ url: 'http://127.0.0.1:1/' })).rejects.toMatchObject({ code: 'network' });
+    await expect(httpRequest({ url: `http://127.0.0.1:${await closedPort()}/` })).rejects.toMatchObject({ code: 'network' });
   });
 
   it('never follows a redirect (a Bearer must not travel to another origin)', async () => {

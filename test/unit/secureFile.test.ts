@@ -8,6 +8,7 @@ import { leftoversOf } from '../../lib/platform/fs/tempSweep.js';
 import { bundleForTest } from '../helpers/bundle.js';
 import { tempDir } from '../helpers/repo.js';
 import { IS_WINDOWS, PRIVATE_MODE } from '../helpers/platform.js';
+import { NEVER_A_PID } from '../helpers/deadPid.js';
 
 describe('secure files', () => {
   const tmp = tempDir();
@@ -96,7 +97,7 @@ describe('cross-process lock', () => {
 
   it('breaks a lock whose process is dead, but waits for a live holder', async () => {
     const path = join(tmp.path, 'stale.lock');
-    writeFileSync(path, JSON.stringify({ pid: 2 ** 22 + 12345, acquired_at: new Date().toISOString() }));
+    writeFileSync(path, JSON.stringify({ pid: NEVER_A_PID, acquired_at: new Date().toISOString() }));
     const release = await acquireLock(path, { timeoutMs: 1000 });
     expect(readLockFile(path)?.pid).toBe(process.pid);
     await expect(acquireLock(path, { timeoutMs: 150 })).rejects.toMatchObject({ code: 'locked' });
@@ -111,7 +112,9 @@ describe('cross-process lock', () => {
     const past = new Date(Date.now() - 60_000);
     utimesSync(path, past, past);
     const release = await acquireLock(path, { timeoutMs: 1000 });
+    expect(readLockFile(path)?.pid).toBe(process.pid);
     release();
+    expect(readTextIfExists(path)).toBeNull();
   });
 
   it('a folder where the lock file should be: a clear io error at once, no endless retry', async () => {
@@ -126,7 +129,9 @@ describe('cross-process lock', () => {
     const path = join(tmp.path, 'garbage.lock');
     writeFileSync(path, 'not json at all');
     const release = await acquireLock(path, { timeoutMs: 1000 });
+    expect(readLockFile(path)?.pid).toBe(process.pid);
     release();
+    expect(readTextIfExists(path)).toBeNull();
   });
 
   it('breakStaleLock leaves a lock that changed since it was judged stale', () => {
@@ -139,7 +144,7 @@ describe('cross-process lock', () => {
 
   it('knows which processes are alive', () => {
     expect(isProcessAlive(process.pid)).toBe(true);
-    expect(isProcessAlive(2 ** 22 + 12345)).toBe(false);
+    expect(isProcessAlive(NEVER_A_PID)).toBe(false);
     expect(isProcessAlive('12')).toBe(false);
   });
 });

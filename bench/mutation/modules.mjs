@@ -1,0 +1,138 @@
+/**
+ * What `npm run mutation` mutates, one row of bench/mutation.md per module. A module is whole files, or (where a
+ * file mixes a pure rule with I/O) the exported functions of its files whose names match `functions`. Ranges are
+ * found in the source when Stryker starts, so they follow edits; a listed file or function that no longer exists
+ * fails the run instead of silently shrinking the set.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '../..');
+
+/** `tests`: the unit test files (under test/unit/) that Stryker may run for the module's mutants. */
+export const MODULES = [
+  {
+    name: 'mcp.json entry transforms',
+    files: ['lib/agentstack/mcpJson/entry.ts'],
+    tests: ['mcpConfig.test.ts', 'mcpConfig.property.test.ts', 'mcpEntry.rules.test.ts'],
+  },
+  { name: 'credential view and refresh decision', files: ['lib/agentstack/mcpJson/credential.ts'], tests: ['credential.test.ts', 'credential.boundaries.test.ts'] },
+  {
+    name: 'device polling arithmetic',
+    files: ['lib/agentstack/signIn/poll.ts'],
+    functions: /^(initialPollState|nextPoll)$/,
+    tests: ['devicePoll.test.ts', 'pollAndBaseUrl.rules.test.ts'],
+  },
+  { name: 'pre-MCP decision', files: ['lib/commands/preMcp/decide.ts', 'lib/commands/preMcp/suggest.ts'], tests: ['preMcp.test.ts', 'preMcp.precedence.test.ts'] },
+  { name: 'base URL rules', files: ['lib/agentstack/server/baseUrl.ts'], tests: ['baseUrl.test.ts', 'pollAndBaseUrl.rules.test.ts'] },
+  { name: 'scope presets', files: ['lib/agentstack/auth/scopes.ts'], tests: ['kernelBasics.test.ts', 'masking.test.ts'] },
+  {
+    name: 'snapshot flatten, diff, approval',
+    dir: 'lib/agentstack/snapshot',
+    functions: /^(flattenCatalog|diffSnapshots|applySnapshotDiff|approveSnapshot)$/,
+    tests: ['snapshotDiff.test.ts', 'snapshot.rules.test.ts'],
+  },
+  {
+    name: 'masking and scrubbing',
+    files: ['lib/platform/text/mask.ts', 'lib/platform/text/scrub.ts'],
+    tests: ['kernelBasics.test.ts', 'scrub.test.ts', 'masking.test.ts'],
+  },
+  {
+    name: 'lock staleness rules',
+    files: ['lib/agentstack/signIn/lock.ts', 'lib/platform/fs/fileLock.ts'],
+    // The predicates (isStaleDeviceLock, isProcessAlive, isBeingWritten, and any is* rule added later).
+    functions: /^is[A-Z]/,
+    tests: ['lockStaleness.test.ts', 'secureFile.test.ts', 'browserLock.test.ts'],
+  },
+];
+
+const FUNCTION_START = /^export (?:async )?function (\w+)\s*[(<]/;
+
+/** 1-based [first, last] line ranges of the top-level exported functions of `text` whose names match. */
+export function functionRanges(text, pattern) {
+  const lines = text.split('\n');
+  const ranges = [];
+  for (let i = 0; i < lines.length; i++) {
+    const match = FUNCTION_START.exec(lines[i]);
+    if (!match || !pattern.test(match[1])) continue;
+    let end = i;
+    if (!/}\s*$/.test(lines[i]) || !lines[i].includes('{')) {
+      while (end < lines.length && !/^}/.test(lines[end])) end++;
+    }
+    ranges.push({ name: match[1], from: i + 1, to: end + 1 });
+  }
+  return ranges;
+}
+
+function filesOf(module, root) {
+  if (module.files) return module.files;
+  return readdirSync(join(root, module.dir))
+    .filter((f) => f.endsWith('.ts'))
+    .sort()
+    .map((f) => `${module.dir}/${f}`);
+}
+
+/** Stryker `mutate` entries of one module: `file` or `file:from-to` per function. */
+export function mutateEntries(module, root) {
+  const entries = [];
+  for (const file of filesOf(module, root)) {
+    if (!existsSync(join(root, file))) throw new Error(`mutation: ${file} (${module.name}) does not exist; update bench/mutation/modules.mjs`);
+    if (!module.functions) {
+      entries.push(file);
+      continue;
+    }
+    for (const range of functionRanges(readFileSync(join(root, file), 'utf8'), module.functions)) {
+      entries.push(`${file}:${range.from}-${range.to}`);
+    }
+  }
+  if (!entries.length) throw new Error(`mutation: nothing to mutate for "${module.name}"; update bench/mutation/modules.mjs`);
+  return entries;
+}
+
+/** The module a mutated file belongs to (a file appears in one module only). */
+export function moduleOfFile(file, root) {
+  return MODULES.find((module) => filesOf(module, root).includes(file)) ?? null;
+}
+
+/** A module's short name, for file names and MUTATION_MODULE: "pre-MCP decision" -> "pre-mcp-decision". */
+export const slugOf = (module) => module.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+
+/** The modules MUTATION_MODULE selects (a slug, or part of a name); all of them when it is unset. */
+export function selectedModules(filter = process.env.MUTATION_MODULE) {
+  if (!filter) return MODULES;
+  const wanted = filter.toLowerCase();
+  const exact = MODULES.filter((m) => slugOf(m) === wanted);
+  const picked = exact.length ? exact : MODULES.filter((m) => m.name.toLowerCase().includes(wanted) || slugOf(m).includes(wanted));
+  if (!picked.length) throw new Error(`MUTATION_MODULE=${filter} matches no module (${MODULES.map(slugOf).join(', ')})`);
+  return picked;
+}
+
+/**
+ * The unit test files (paths from the repository root) for the selected modules: those each module lists, and every
+ * other file under test/unit/ that imports one of its files directly (so a new test of a module joins its runs).
+ */
+export function testsOf(modules, root = ROOT) {
+  const unit = join(root, 'test/unit');
+  const all = readdirSync(unit).filter((f) => f.endsWith('.test.ts')).sort();
+  const out = new Set();
+  for (const module of modules) {
+    for (const t of module.tests) out.add(t);
+    const imports = filesOf(module, root).map((f) => `${f.replace(/\.ts$/, '')}.js'`);
+    for (const t of all) {
+      const text = readFileSync(join(unit, t), 'utf8');
+      if (imports.some((i) => text.includes(i))) out.add(t);
+    }
+  }
+  return [...out].map((t) => `test/unit/${t}`);
+}
+
+/**
+ * Tests with a wall-clock budget, left out of mutation runs: instrumented code on a shared machine misses budgets
+ * that `npm test` holds it to, and a mutant is not "killed" by being slow. Matched against the test's own name.
+ */
+export const TIMED_TESTS = [
+  'finds near names quickly among 5,000 actions',
+  'stops at once when aborted',
+  'a folder where the lock file should be: a clear io error at once, no endless retry',
+];
