@@ -193,7 +193,7 @@ describe('mcp.json that is odd but usable', () => {
       mkdirSync(plugin);
       copyPlugin(plugin);
       makeReadable(plugin);
-      scripts = { sessionStart: join(plugin, 'hooks/scripts/session-start.mjs'), diagnose: join(plugin, 'scripts/diagnose-local.mjs') };
+      scripts = { sessionStart: join(plugin, 'hooks/scripts/session-start.cjs'), diagnose: join(plugin, 'scripts/diagnose-local.mjs') };
     }
     chmodSync(dir, 0o500);
     try {

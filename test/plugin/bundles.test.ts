@@ -3,7 +3,7 @@ import { cpSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ES module shared with the build script
-import { BUNDLES, bannerFor, bundleFiles } from '../../build/bundles.mjs';
+import { ALIASES, BUNDLES, bannerFor, bundleFiles } from '../../build/bundles.mjs';
 import { bareImports } from '../../lib/commands/audit/bundleRules.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { baseChildEnv } from '../helpers/platform.js';
@@ -117,8 +117,9 @@ describe('installed the way Cursor installs a plugin (plain files, no npm instal
 describe('the pre-MCP hook bundle stays light (it runs before every MCP call)', () => {
   it('includes neither the MCP SDK, undici, oauth4webapi nor conf', async () => {
     const { build } = await import('esbuild');
-    const entry = bundles.find((b) => b.out.endsWith('pre-mcp-cap-check.mjs'))!.entry;
-    const meta = await build({ absWorkingDir: REPO_ROOT, entryPoints: [join(REPO_ROOT, entry)], bundle: true, platform: 'node', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
+    // Built from the entry as one file: every module its first stage and its chunk can reach is in the metafile.
+    const entry = bundles.find((b) => b.out.endsWith('pre-mcp-cap-check.cjs'))!.entry;
+    const meta = await build({ absWorkingDir: REPO_ROOT, entryPoints: [join(REPO_ROOT, entry)], bundle: true, platform: 'node', format: 'esm', write: false, metafile: true, logLevel: 'silent', alias: ALIASES, define: { __PLUGIN_VERSION__: '"test"' } });
     const inputs = Object.keys(meta.metafile.inputs);
     expect(inputs.some((p) => p.startsWith('lib/commands/preMcp/'))).toBe(true);
     expect(inputs.filter((p) => /node_modules\/(@modelcontextprotocol|undici|oauth4webapi|conf)\//.test(p))).toEqual([]);

@@ -12,6 +12,7 @@ const LIB = join(REPO_ROOT, 'lib');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
+    if (name === 'node_modules' || name.startsWith('.')) return [];
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return sourceFiles(path);
     return name.endsWith('.ts') ? [path] : [];

@@ -123,11 +123,11 @@ describe('capabilities and messages', () => {
 
 describe('parsing tool_input', () => {
   it('names where a shape is wrong, and refuses deeper encodings than two', () => {
-    expect(parseExecuteArgs('not json')).toEqual({ ok: false, reason: 'tool_input is not valid JSON' });
-    expect(parseExecuteArgs({ steps: [{ action: 5 }] })).toEqual({ ok: false, reason: 'tool_input has an unexpected shape at steps.0.action' });
-    expect(parseExecuteArgs(5)).toEqual({ ok: false, reason: 'tool_input has an unexpected shape at (root)' });
+    expect(parseExecuteArgs('not json')).toEqual({ kind: 'invalid', reason: 'tool_input is not valid JSON' });
+    expect(parseExecuteArgs({ steps: [{ action: 5 }] })).toEqual({ kind: 'invalid', reason: 'tool_input has an unexpected shape at steps.0.action' });
+    expect(parseExecuteArgs(5)).toEqual({ kind: 'invalid', reason: 'tool_input has an unexpected shape at (root)' });
     const once = JSON.stringify({ steps: [{ action: 'a.b' }] });
-    expect(parseExecuteArgs(JSON.stringify(once))).toMatchObject({ ok: true });
+    expect(parseExecuteArgs(JSON.stringify(once))).toMatchObject({ kind: 'ok' });
     expect(parseExecuteArgs(JSON.stringify(JSON.stringify(once))).kind).toBe('invalid');
   });
 });

@@ -3,7 +3,7 @@
  * leaves waiting for approval, and what approval records.
  */
 import { describe, expect, it } from 'vitest';
-import { flattenCatalog } from '../../lib/agentstack/snapshot/catalog.js';
+import { flattenCatalog, readCatalog } from '../../lib/agentstack/snapshot/catalog.js';
 import { applySnapshotDiff, diffSnapshots } from '../../lib/agentstack/snapshot/diff.js';
 import { approveSnapshot } from '../../lib/agentstack/snapshot/approval.js';
 import type { CapabilitySnapshot } from '../../lib/schemas/state.js';
@@ -30,29 +30,32 @@ describe('flattenCatalog', () => {
   };
 
   it('keeps only tenant entries (audience or category operator/internal/admin, any case or spacing, are hidden), each with its domain', () => {
-    const snapshot = flattenCatalog(catalog as never, { fetchedAt: NOW, serverUrl: 'https://a/mcp' });
+    const snapshot = flattenCatalog(readCatalog(catalog), { fetchedAt: NOW, serverUrl: 'https://a/mcp' });
     expect(snapshot).toEqual({
       fetched_at: NOW.toISOString(),
       audience: 'tenant',
       server_url: 'https://a/mcp',
       total_actions: 3,
       catalog_etag: 'W/"abc"',
+      skipped_entries: 0,
+      skipped_reason: null,
+      // Only what the plugin reads is kept: no summary, safe_action, category or audience is copied.
       actions: [
-        { action: 'projects.list', domain: 'projects', required_cap: 'projects:read', summary: 'List', safe_action: true, category: 'read', doc_audience: 'tenant' },
-        { action: 'data.read', domain: 'data', required_cap: null, summary: null, safe_action: null, category: null, doc_audience: null },
-        { action: 'data.blank', domain: 'data', required_cap: null, summary: null, safe_action: null, category: '', doc_audience: '  ' },
+        { action: 'projects.list', domain: 'projects', required_cap: 'projects:read' },
+        { action: 'data.read', domain: 'data', required_cap: null },
+        { action: 'data.blank', domain: 'data', required_cap: null },
       ],
     });
   });
 
   it('without a server URL there is no server_url key; without an etag it is null; fetched_at defaults to now', () => {
     const before = Date.now();
-    const snapshot = flattenCatalog({ total_actions: 0, domains: {} } as never);
+    const snapshot = flattenCatalog(readCatalog({ total_actions: 0, domains: {} }));
     expect(Object.hasOwn(snapshot, 'server_url')).toBe(false);
     expect(snapshot).toMatchObject({ total_actions: 0, actions: [], catalog_etag: null, audience: 'tenant' });
     expect(Date.parse(snapshot.fetched_at)).toBeGreaterThanOrEqual(before - 1);
     expect(Date.parse(snapshot.fetched_at)).toBeLessThanOrEqual(Date.now() + 1);
-    expect(Object.hasOwn(flattenCatalog({ total_actions: 0, domains: {} } as never, { serverUrl: '' }), 'server_url')).toBe(false);
+    expect(Object.hasOwn(flattenCatalog(readCatalog({ total_actions: 0, domains: {} }), { serverUrl: '' }), 'server_url')).toBe(false);
   });
 });
 

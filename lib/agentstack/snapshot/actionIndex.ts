@@ -7,8 +7,8 @@
  */
 import * as z from 'zod/mini';
 import { SnapshotHeadSchema } from '../../schemas/state.js';
-import { readTextIfExists } from '../../platform/fs/secureFile.js';
-import { withoutActions } from './layout.js';
+import { readBytesIfExists } from '../../platform/fs/secureFile.js';
+import { ACTIONS_END, ACTIONS_KEY, withoutActions } from './layout.js';
 
 export interface SnapshotIndex {
   has(action: string): boolean;
@@ -50,15 +50,19 @@ export function indexSnapshot(value: unknown, wanted?: ReadonlySet<string>): Sna
   };
 }
 
-/** The flat action entry whose `"action"` is `name`, found in the text without parsing the rest; null if not found. */
-function findEntry(text: string, name: string): { action?: unknown; required_cap?: unknown } | null {
-  const needle = `"action": ${JSON.stringify(name)}`;
-  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
-    if (text.charCodeAt(at - 1) === 92 /* backslash: inside a string */) continue;
-    const open = text.lastIndexOf('{', at);
-    const close = text.indexOf('}', at);
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
+/** The flat action entry whose `"action"` is `name`, found in the bytes without decoding the rest; null if not found. */
+function findEntry(bytes: Buffer, name: string): { action?: unknown; required_cap?: unknown } | null {
+  const needle = Buffer.from(`"action": ${JSON.stringify(name)}`);
+  for (let at = bytes.indexOf(needle); at >= 0; at = bytes.indexOf(needle, at + 1)) {
+    if (bytes[at - 1] === BACKSLASH /* inside a string */) continue;
+    const open = bytes.lastIndexOf(OPEN_BRACE, at);
+    const close = bytes.indexOf(CLOSE_BRACE, at);
     try {
-      const entry = JSON.parse(text.slice(open, close + 1)) as { action?: unknown; required_cap?: unknown };
+      const entry = JSON.parse(bytes.toString('utf8', open, close + 1)) as { action?: unknown; required_cap?: unknown };
       if (entry && entry.action === name) return entry;
     } catch { /* a brace inside a string: let the full parse decide */ }
     return null;
@@ -67,13 +71,18 @@ function findEntry(text: string, name: string): { action?: unknown; required_cap
 }
 
 /**
- * The fast path for a snapshot in the layout of layout.ts: the top level is parsed from the text
- * around the `actions` array, and only the call's own actions are looked up in it. It answers only what it can
- * prove (every wanted action found, the top level valid); anything else (an action not found, another layout)
- * returns null and the caller parses the whole file. Measured on 5,000 actions: ~8 ms less per call than parsing.
+ * The fast path for a snapshot in the layout of layout.ts: the top level is parsed from the bytes around the
+ * `actions` array, and only the call's own actions are looked up in it, so the 5,000 entries are never decoded
+ * (decoding 1.2 MB of UTF-8 costs more than the rest of the check). It answers only what it can prove (every wanted
+ * action found, the top level valid); anything else (an action not found, another layout) returns null and the
+ * caller parses the whole file.
  */
-export function scanSnapshot(text: string, wanted: ReadonlySet<string>): SnapshotIndex | null {
-  const rest = withoutActions(text, text);
+export function scanSnapshot(content: string | Buffer, wanted: ReadonlySet<string>): SnapshotIndex | null {
+  const bytes = typeof content === 'string' ? Buffer.from(content) : content;
+  const start = bytes.indexOf(ACTIONS_KEY);
+  const end = bytes.lastIndexOf(ACTIONS_END);
+  if (start < 0 || end < 0) return null;
+  const rest = withoutActions(bytes.toString('utf8', 0, start + ACTIONS_KEY.length), bytes.toString('utf8', end), end);
   if (rest === null) return null;
   let top: unknown;
   try {
@@ -85,7 +94,7 @@ export function scanSnapshot(text: string, wanted: ReadonlySet<string>): Snapsho
   if (!parsed.success) return null;
   const caps = new Map<string, string | null>();
   for (const name of wanted) {
-    const entry = findEntry(text, name);
+    const entry = findEntry(bytes, name);
     if (!entry) return null;
     caps.set(name, typeof entry.required_cap === 'string' && entry.required_cap ? entry.required_cap : null);
   }
@@ -93,7 +102,7 @@ export function scanSnapshot(text: string, wanted: ReadonlySet<string>): Snapsho
   return {
     has: (action) => caps.has(action),
     capOf: (action) => caps.get(action) ?? null,
-    names: () => (full ??= indexSnapshot(JSON.parse(text)))?.names() ?? [],
+    names: () => (full ??= indexSnapshot(JSON.parse(bytes.toString('utf8'))))?.names() ?? [],
     unapproved: new Set(parsed.data.unapproved ?? []),
   };
 }
@@ -102,20 +111,20 @@ export type SnapshotRead = { kind: 'missing' } | { kind: 'malformed' } | { kind:
 
 /** Reads and indexes the snapshot file; never throws. */
 export function readSnapshotIndex(path: string, wanted?: ReadonlySet<string>): SnapshotRead {
-  let text: string | null;
+  let bytes: Buffer | null;
   try {
-    text = readTextIfExists(path);
+    bytes = readBytesIfExists(path);
   } catch {
     return { kind: 'malformed' };
   }
-  if (text === null) return { kind: 'missing' };
+  if (bytes === null) return { kind: 'missing' };
   if (wanted?.size) {
-    const fast = scanSnapshot(text, wanted);
+    const fast = scanSnapshot(bytes, wanted);
     if (fast) return { kind: 'ok', index: fast };
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(bytes.toString('utf8'));
   } catch {
     return { kind: 'malformed' };
   }

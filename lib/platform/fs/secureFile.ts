@@ -18,8 +18,13 @@ export const SECRET_FILE_MODE = 0o600;
 
 /** The file's text, or null when it does not exist. Other errors (EISDIR, EACCES) propagate. */
 export function readTextIfExists(path: string): string | null {
+  return readBytesIfExists(path)?.toString('utf8') ?? null;
+}
+
+/** The file's bytes, or null when it does not exist (a reader that needs only part of a large file decodes only that). */
+export function readBytesIfExists(path: string): Buffer | null {
   try {
-    return readFileSync(path, 'utf8');
+    return readFileSync(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
