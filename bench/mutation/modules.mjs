@@ -26,7 +26,7 @@ export const MODULES = [
   },
   { name: 'pre-MCP decision', files: ['lib/commands/preMcp/decide.ts', 'lib/commands/preMcp/suggest.ts'], tests: ['preMcp.test.ts', 'preMcp.precedence.test.ts'] },
   { name: 'base URL rules', files: ['lib/agentstack/server/baseUrl.ts'], tests: ['baseUrl.test.ts', 'pollAndBaseUrl.rules.test.ts'] },
-  { name: 'scope presets', files: ['lib/agentstack/auth/scopes.ts'], tests: ['kernelBasics.test.ts', 'masking.test.ts'] },
+  { name: 'scope presets', files: ['lib/agentstack/auth/scopes.ts'], tests: ['kernelBasics.test.ts', 'masking.test.ts', 'scopes.test.ts'] },
   {
     name: 'snapshot flatten, diff, approval',
     dir: 'lib/agentstack/snapshot',

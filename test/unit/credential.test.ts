@@ -64,6 +64,7 @@ describe('the credential view primitives', () => {
   it('bearerToken: the token of a real Bearer, whatever the case and spacing; null for placeholders', () => {
     expect(bearerToken('Bearer abc.def')).toBe('abc.def');
     expect(bearerToken('  bearer   abc  ')).toBe('abc');
+    expect(bearerToken('Bearer\tabc\n')).toBe('abc');
     for (const v of ['Bearer ${env:X}', 'Bearer AGENTSTACK_ACCESS_TOKEN', 'Bearer <token>', 'Bearer ', 'Basic abc', 'Bearer a b', 42, undefined]) {
       expect(bearerToken(v)).toBeNull();
     }

@@ -5,8 +5,9 @@
 import { utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isStaleDeviceLock } from '../../lib/agentstack/signIn/lock.js';
-import { isBeingWritten, isProcessAlive } from '../../lib/platform/fs/fileLock.js';
+import { isLiveDeviceLock, isStaleDeviceLock } from '../../lib/agentstack/signIn/lock.js';
+import { LOCK_CLOCK_SKEW_MS, isBeingWritten, isLockHolderAlive, isProcessAlive } from '../../lib/platform/fs/fileLock.js';
+import { processStartTime } from '../../lib/platform/processStart.js';
 import type { DeviceLock } from '../../lib/schemas/state.js';
 import { NEVER_A_PID } from '../helpers/deadPid.js';
 import { tempDir } from '../helpers/repo.js';
@@ -87,5 +88,27 @@ describe('isBeingWritten', () => {
     writeFileSync(path, '{"pid":1}');
     expect(isBeingWritten(path, '{"pid":1}')).toBe(false);
     expect(isBeingWritten(join(tmp.path, 'missing.lock'), '')).toBe(false);
+  });
+});
+
+describe('the holder of a lock, and a lock dated ahead', () => {
+  it('a live holder counts only while it is the process that took the lock (start time, where the system tells it)', () => {
+    const mine = processStartTime(process.pid);
+    expect(isLockHolderAlive(process.pid, mine ?? undefined)).toBe(true);
+    // No start time recorded, or one of the wrong type: the pid alone decides.
+    expect(isLockHolderAlive(process.pid, undefined)).toBe(true);
+    expect(isLockHolderAlive(process.pid, 42)).toBe(true);
+    expect(isLockHolderAlive(process.pid, '')).toBe(true);
+    if (mine !== null) expect(isLockHolderAlive(process.pid, `${mine}1`)).toBe(false);
+    // Where the system does not tell start times, a recorded one cannot disagree.
+    expect(isLockHolderAlive(process.pid, 'not-the-start', 'darwin')).toBe(true);
+    expect(isLockHolderAlive(NEVER_A_PID, undefined)).toBe(false);
+  });
+
+  it('a device lock dated up to the clock skew ahead still holds; past it, it is judged forged', () => {
+    const at = (ms: number) => new Date(NOW + ms).toISOString();
+    const ahead = (ms: number) => lock({ started_at: at(ms), expires_at: at(ms + 600_000) });
+    expect(isLiveDeviceLock(ahead(LOCK_CLOCK_SKEW_MS), { holderAlive: true, now: NOW })).toBe(true);
+    expect(isLiveDeviceLock(ahead(LOCK_CLOCK_SKEW_MS + 1), { holderAlive: true, now: NOW })).toBe(false);
   });
 });

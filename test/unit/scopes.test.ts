@@ -58,4 +58,19 @@ describe('scope presets follow the server', () => {
       for (const s of split(asked).filter(Boolean)) expect(advertised).toContain(s);
     }), { numRuns: 500 });
   });
+
+  it('scopes of another vocabulary are judged by their words: read ones for readonly, read and change ones for builder, all for full', () => {
+    const reads = ['files.view', 'files-list', 'files:get', 'all.readonly'];
+    const changes = ['jobs.exec', 'jobs.run', 'items.create', 'items.update', 'org.manage'];
+    const advertised = [...reads, ...changes, 'misc', 'readme'];
+    expect(split(resolveScopes({ preset: 'readonly' }, advertised))).toEqual(reads);
+    expect(split(resolveScopes({ preset: 'builder' }, advertised))).toEqual([...reads, ...changes]);
+    expect(split(resolveScopes({ preset: 'full' }, advertised))).toEqual(advertised);
+  });
+
+  it('full asks for what is offered even when that is only base scopes; the errors list every scope', () => {
+    expect(resolveScopes({ preset: 'full' }, ['openid'])).toBe('openid');
+    expect(() => resolveScopes({ scopes: ['a:b', 'c:d'] }, ['openid', 'x'])).toThrow('The server does not offer the scope "a:b", "c:d"; it offers: openid x');
+    expect(() => resolveScopes({ preset: 'builder' }, ['openid', 'admin'])).toThrow('(it offers: openid admin)');
+  });
 });

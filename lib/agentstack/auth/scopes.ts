@@ -46,7 +46,7 @@ const READ_WORDS = new Set(['read', 'readonly', 'view', 'list', 'get']);
 const CHANGE_WORDS = new Set(['write', 'execute', 'exec', 'run', 'create', 'update', 'manage']);
 
 function words(scope: string): string[] {
-  return scope.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  return Array.from(scope.toLowerCase().matchAll(/[a-z0-9]+/g), (m) => m[0]);
 }
 
 /** Whether an advertised scope belongs in a preset: known scopes by the table above, others by their words. */

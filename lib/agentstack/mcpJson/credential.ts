@@ -46,7 +46,7 @@ export function agentstackEntry(config: McpConfig): Record<string, unknown> | un
 /** The token of `Bearer <token>` when it is a real one: not empty, not `${...}`, not a placeholder; else null. */
 export function bearerToken(value: unknown): string | null {
   if (typeof value !== 'string') return null;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(value.trim());
+  const match = /^Bearer\s+(\S+)$/i.exec(value.trim());
   if (!match) return null;
   const token = match[1]!;
   return token.includes('${') || token.includes('AGENTSTACK_ACCESS_TOKEN') || /^<.*>$/.test(token) ? null : token;

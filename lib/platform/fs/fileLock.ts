@@ -25,10 +25,10 @@ export function isProcessAlive(pid: unknown): boolean {
  * True when `pid` is alive and is still the process that took the lock: when the lock recorded its holder's start
  * time and the system tells it, the two must match (a reused pid does not keep a dead holder's lock alive).
  */
-export function isLockHolderAlive(pid: unknown, recordedStart: unknown): boolean {
+export function isLockHolderAlive(pid: unknown, recordedStart: unknown, platform: NodeJS.Platform = process.platform): boolean {
   if (!isProcessAlive(pid)) return false;
   if (typeof recordedStart !== 'string' || !recordedStart) return true;
-  const current = processStartTime(pid as number);
+  const current = processStartTime(pid as number, platform);
   return current === null || current === recordedStart;
 }
 
