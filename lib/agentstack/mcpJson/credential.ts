@@ -4,7 +4,7 @@
  * used only as hints (expiry, the `user_api_key` + `service_caps: null` shape); the server verifies the token on
  * every request.
  */
-import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { jwtExpiryMs, decodeJwtClaims } from '../auth/jwt.js';
 import { MCP_SERVER_KEY } from '../server/toolNames.js';
 import { isObject } from '../../platform/text/isObject.js';
@@ -67,8 +67,13 @@ export function bearerOf(config: McpConfig): string | null {
   return bearerToken(headerValue(agentstackEntry(config)?.headers, 'Authorization'));
 }
 
-/** A one-way fingerprint of a token (SHA-256, base64url): recorded to recognise the token later, never to use it. */
+/**
+ * A one-way fingerprint of a token (SHA-256, base64url): recorded to recognise the token later, never to use it.
+ * node:crypto is loaded on first use: importing it costs every hook run ~5 ms of start-up, and a session start
+ * with a fresh credential never needs it.
+ */
 export function tokenFingerprint(token: string): string {
+  const { createHash } = createRequire(process.execPath)('node:crypto') as typeof import('node:crypto');
   return createHash('sha256').update(token).digest('base64url');
 }
 

@@ -94,7 +94,7 @@ export function credentialsBelongTo(entry: unknown, baseUrl: string, issued?: Is
   if (entryBase !== baseUrl) return false;
   const authorization = headerValue(entry.headers, 'Authorization');
   const token = bearerToken(authorization);
-  if (token !== null && issued && (!issued.fingerprint || issued.fingerprint === tokenFingerprint(token)) && issued.serverUrl !== mcpUrlFor(baseUrl)) return false;
+  if (token !== null && issued && issued.serverUrl !== mcpUrlFor(baseUrl) && (!issued.fingerprint || issued.fingerprint === tokenFingerprint(token))) return false;
   const origins = audienceOrigins(authorization);
   return origins.length === 0 || origins.includes(new URL(baseUrl).origin);
 }
