@@ -49,10 +49,8 @@ export function readStdinFast(opts: Pick<ReadStdinOptions, 'maxBytes' | 'timeout
       }
       const before = chunks.splice(0);
       void readStdinBounded({ maxBytes: options.maxBytes - total, timeoutMs, ...(spill ? { spill: (c: Buffer) => { if (!spilling) { spilling = true; for (const b of before) spill(b); } spill(c); } } : {}) }).then((rest) => {
-        if (rest.problem) {
-          if (!spilling) chunks.push(...before);
-          return finish(spilling ? { text: '', problem: 'too_large' } : rest);
-        }
+        // The stream reader passed everything it got (ours first) to `spill` when it had a problem.
+        if (rest.problem) return finish(rest);
         finish({ text: Buffer.concat([...before, Buffer.from(rest.text)]).toString('utf8') });
       });
     };
