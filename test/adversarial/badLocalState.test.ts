@@ -6,41 +6,26 @@
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCore, type RunningCore } from '../../core/index.js';
+import { basename, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useCoreAndCursorDirs } from '../helpers/coreFixture.js';
 import { bearerOf } from '../../lib/agentstack/mcpJson/credential.js';
 import { CURSOR_FILES } from '../../lib/agentstack/server/paths.js';
 import { fileMode } from '../../lib/platform/fs/secureFile.js';
 import { runDeviceCode } from '../helpers/deviceCode.js';
-import { REPO_ROOT, tempDir } from '../helpers/repo.js';
+import { REPO_ROOT } from '../helpers/repo.js';
 import { copyPlugin, makeReadable } from '../helpers/pluginCopy.js';
 import { PRE_MCP_SCRIPT, SESSION_START_SCRIPT, signInWith } from '../helpers/sessionStart.js';
 import { IS_WINDOWS, PRIVATE_MODE, baseChildEnv } from '../helpers/platform.js';
 
 const DIAGNOSE = join(REPO_ROOT, 'scripts/diagnose-local.mjs');
-let core: RunningCore;
-let tmp: ReturnType<typeof tempDir>;
-beforeAll(async () => {
-  core = await startCore({ port: 0, interval: 1 });
-  tmp = tempDir('agentstack-badstate-');
-});
-afterAll(async () => {
-  await core?.close();
-  tmp?.cleanup();
-});
-
-let n = 0;
-function cursorDir(): string {
-  const dir = join(tmp.path, `c${n++}`);
-  mkdirSync(dir);
-  return dir;
-}
+const fixture = useCoreAndCursorDirs('agentstack-badstate-');
+const { cursorDir } = fixture;
 
 interface Run { code: number | null; stdout: string; stderr: string; ms: number }
 function run(script: string, args: string[], dir: string, opts: { stdin?: string; env?: Record<string, string>; uid?: number } = {}): Promise<Run> {
   const started = Date.now();
-  const env = { ...baseChildEnv(), HOME: dir, AGENTSTACK_CURSOR_DIR: dir, AGENTSTACK_BASE_URL: core.baseUrl, AGENTSTACK_DISABLE_AUTO_LOGIN: '1', ...opts.env };
+  const env = { ...baseChildEnv(), HOME: dir, AGENTSTACK_CURSOR_DIR: dir, AGENTSTACK_BASE_URL: fixture.core.baseUrl, AGENTSTACK_DISABLE_AUTO_LOGIN: '1', ...opts.env };
   const child = spawn(process.execPath, [script, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'], ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.uid } : {}) });
   let stdout = '';
   let stderr = '';
@@ -68,7 +53,7 @@ async function diagnoseChecks(dir: string, args: string[] = [], opts: { uid?: nu
 }
 
 async function deviceCodeError(dir: string): Promise<Record<string, unknown>> {
-  const device = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: dir });
+  const device = runDeviceCode({ baseUrl: fixture.core.baseUrl, cursorDir: dir });
   const done = await device.done;
   expect(done.code).toBe(1);
   expect(device.events).toHaveLength(1);
@@ -76,9 +61,9 @@ async function deviceCodeError(dir: string): Promise<Record<string, unknown>> {
 }
 
 async function signInByScript(dir: string): Promise<void> {
-  const device = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: dir });
+  const device = runDeviceCode({ baseUrl: fixture.core.baseUrl, cursorDir: dir });
   const code = await device.waitFor('device_code');
-  await core.approve(String(code.user_code));
+  await fixture.core.approve(String(code.user_code));
   expect((await device.done).code).toBe(0);
 }
 
@@ -94,7 +79,7 @@ describe('mcp.json that cannot be used: left byte for byte, with a message namin
     const dir = cursorDir();
     const path = join(dir, 'mcp.json');
     writeFileSync(path, text, { mode: 0o600 });
-    const requests = core.counters.deviceAuthorizations;
+    const requests = fixture.core.counters.deviceAuthorizations;
     expect(await sessionStartContext(dir)).toMatch(message);
     const error = await deviceCodeError(dir);
     expect(error).toMatchObject({ event: 'error', error: 'invalid_config' });
@@ -102,7 +87,7 @@ describe('mcp.json that cannot be used: left byte for byte, with a message namin
     expect(String(error.message)).toContain(path);
     expect((await diagnoseChecks(dir, ['--fix']))['mcp.readable']).toMatchObject({ status: 'FAIL' });
     expect(readFileSync(path, 'utf8')).toBe(text);
-    expect(core.counters.deviceAuthorizations).toBe(requests);
+    expect(fixture.core.counters.deviceAuthorizations).toBe(requests);
   });
 
   it('a folder named mcp.json: a message naming it as a folder (not a raw EISDIR), nothing written', async () => {
@@ -140,7 +125,7 @@ describe('mcp.json that is odd but usable', () => {
     expect(text.charCodeAt(0)).not.toBe(0xfeff);
     const config = JSON.parse(text);
     expect(config.mcpServers.github).toEqual(OTHER.github);
-    expect(config.mcpServers.agentstack).toEqual({ type: 'streamable-http', url: `${core.baseUrl}/mcp` });
+    expect(config.mcpServers.agentstack).toEqual({ type: 'streamable-http', url: `${fixture.core.baseUrl}/mcp` });
   });
 
   it('20 MB (a huge other server): read and normalized within the hook budget, the other server kept byte for byte', async () => {
@@ -163,7 +148,7 @@ describe('mcp.json that is odd but usable', () => {
 
   it.skipIf(IS_WINDOWS)('a symlink to a file elsewhere: never written through; the link is replaced by a regular 0600 file, and the card says so', async () => {
     const dir = cursorDir();
-    const target = join(tmp.path, `target-${n}.json`);
+    const target = join(fixture.tmp.path, `target-${basename(dir)}.json`);
     const original = JSON.stringify({ mcpServers: { ...OTHER, agentstack: FAT } });
     writeFileSync(target, original);
     symlinkSync(target, join(dir, 'mcp.json'));
@@ -188,8 +173,8 @@ describe('mcp.json that is odd but usable', () => {
     if (uid !== undefined) {
       chownSync(dir, uid, uid);
       chownSync(join(dir, 'mcp.json'), uid, uid);
-      chmodSync(tmp.path, 0o755);
-      const plugin = join(tmp.path, 'plugin-for-nobody');
+      chmodSync(fixture.tmp.path, 0o755);
+      const plugin = join(fixture.tmp.path, 'plugin-for-nobody');
       mkdirSync(plugin);
       copyPlugin(plugin);
       makeReadable(plugin);
@@ -228,14 +213,14 @@ describe('garbage in the plugin\'s own files', () => {
 
   it('refresh file with garbage and an expiring token: no refresh request, a message to sign in again, mcp.json intact', async () => {
     const dir = cursorDir();
-    const tokens = await core.issueTokens({ accessTokenTtl: 30 });
-    await signInWith(dir, core.baseUrl, { ...tokens, refresh_token: undefined });
+    const tokens = await fixture.core.issueTokens({ accessTokenTtl: 30 });
+    await signInWith(dir, fixture.core.baseUrl, { ...tokens, refresh_token: undefined });
     writeFileSync(join(dir, 'agentstack-refresh'), '{not json', { mode: 0o600 });
     const before = readFileSync(join(dir, 'mcp.json'), 'utf8');
-    const grants = core.counters.refreshGrants;
+    const grants = fixture.core.counters.refreshGrants;
     const context = await sessionStartContext(dir);
     expect(context).toContain('agentstack-refresh is not valid JSON; sign in again');
-    expect(core.counters.refreshGrants).toBe(grants);
+    expect(fixture.core.counters.refreshGrants).toBe(grants);
     expect(bearerOf(JSON.parse(readFileSync(join(dir, 'mcp.json'), 'utf8')))).toBe(bearerOf(JSON.parse(before)));
     expect((await diagnoseChecks(dir))['refresh.file']).toMatchObject({ status: 'FAIL' });
   });
@@ -243,9 +228,9 @@ describe('garbage in the plugin\'s own files', () => {
   it.each(['1', '0', '-5', 'abc'])('project pin file %j: device-code signs in without X-Project-ID and says the pin was ignored and how to fix it; diagnose fails the pin gate with that fix', async (pin) => {
     const dir = cursorDir();
     writeFileSync(join(dir, 'agentstack-project'), `${pin}\n`);
-    const device = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: dir });
+    const device = runDeviceCode({ baseUrl: fixture.core.baseUrl, cursorDir: dir });
     const code = await device.waitFor('device_code');
-    await core.approve(String(code.user_code));
+    await fixture.core.approve(String(code.user_code));
     const done = await device.done;
     expect(done.code).toBe(0);
     expect(device.events.at(-1)).toMatchObject({ event: 'authorized', project_id: null });
@@ -259,11 +244,11 @@ describe('garbage in the plugin\'s own files', () => {
     expect(gate).toMatchObject({ status: 'FAIL', fix: expect.stringContaining('config.mjs set project ID') });
     expect(gate.fix).toContain('config unset project');
     // The environment variable is an explicit request: a bad one still stops the sign-in before any request.
-    const requests = core.counters.deviceAuthorizations;
-    const viaEnv = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: cursorDir(), env: { AGENTSTACK_PROJECT_ID: pin } });
+    const requests = fixture.core.counters.deviceAuthorizations;
+    const viaEnv = runDeviceCode({ baseUrl: fixture.core.baseUrl, cursorDir: cursorDir(), env: { AGENTSTACK_PROJECT_ID: pin } });
     expect((await viaEnv.done).code).toBe(1);
     expect(viaEnv.events[0]).toMatchObject({ error: 'invalid_config' });
     expect(String(viaEnv.events[0]!.message)).toContain(`must be a project id, an integer greater than 1 (got "${pin}")`);
-    expect(core.counters.deviceAuthorizations).toBe(requests);
+    expect(fixture.core.counters.deviceAuthorizations).toBe(requests);
   });
 });

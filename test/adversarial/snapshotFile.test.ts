@@ -6,36 +6,21 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCore, type RunningCore } from '../../core/index.js';
-import { REPO_ROOT, tempDir } from '../helpers/repo.js';
+import { describe, expect, it } from 'vitest';
+import { useCoreAndCursorDirs } from '../helpers/coreFixture.js';
+import { REPO_ROOT } from '../helpers/repo.js';
 import { hookEnv, sessionStart, signInWith } from '../helpers/sessionStart.js';
 
-let core: RunningCore;
-let tmp: ReturnType<typeof tempDir>;
-beforeAll(async () => {
-  core = await startCore({ port: 0, interval: 1 });
-  tmp = tempDir('agentstack-snapfile-');
-});
-afterAll(async () => {
-  await core?.close();
-  tmp?.cleanup();
-});
-
-let n = 0;
-function cursorDir(): string {
-  const dir = join(tmp.path, `c${n++}`);
-  mkdirSync(dir);
-  return dir;
-}
+const fixture = useCoreAndCursorDirs('agentstack-snapfile-');
+const { cursorDir } = fixture;
 
 describe('a folder where the capability snapshot should be', () => {
   it('costs only the Capabilities line of the session-start card, which names it and what to do', async () => {
     const dir = cursorDir();
-    await signInWith(dir, core.baseUrl, await core.issueTokens());
+    await signInWith(dir, fixture.core.baseUrl, await fixture.core.issueTokens());
     mkdirSync(join(dir, 'agentstack-capabilities.json'));
     writeFileSync(join(dir, 'agentstack-capabilities.json', 'inside'), 'x');
-    const run = await sessionStart(dir, core.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' });
+    const run = await sessionStart(dir, fixture.core.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' });
     expect(run.code).toBe(0);
     const card = String(run.json.additional_context ?? '');
     expect(card).not.toMatch(/status check failed/);
@@ -44,7 +29,7 @@ describe('a folder where the capability snapshot should be', () => {
     expect(card).toMatch(/- Capabilities: .*agentstack-capabilities\.json is a folder/);
     expect(card).toMatch(/Remove the folder .*agentstack-capabilities\.json/);
     // diagnose names it too, instead of failing as a whole
-    const diagnose = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/diagnose-local.mjs'), '--json'], { env: hookEnv(dir, core.baseUrl), encoding: 'utf8' });
+    const diagnose = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/diagnose-local.mjs'), '--json'], { env: hookEnv(dir, fixture.core.baseUrl), encoding: 'utf8' });
     const check = (JSON.parse(diagnose.stdout).checks as Array<{ id: string; status: string; summary: string }>).find((c) => c.id === 'capabilities.snapshot');
     expect(check).toMatchObject({ status: 'FAIL', summary: expect.stringMatching(/is a folder/) });
   });

@@ -1,5 +1,6 @@
 /** Generated inputs shared by tests and the bench: big snapshots, crowded mcp.json files. */
 import type { CapabilitySnapshot } from '../../lib/schemas/state.js';
+import { indexSnapshot, type SnapshotRead } from '../../lib/agentstack/snapshot/actionIndex.js';
 
 const DOMAINS = ['projects', 'data', 'auth', 'system', 'billing', 'files', 'agents', 'workflows', 'search', 'notify'];
 const CAPS = ['projects:read', 'projects:write', 'data:read', 'data:write', 'actions:execute', 'profile:read'];
@@ -29,3 +30,22 @@ export function crowdedMcpJson(count: number, agentstackEntry?: Record<string, u
   if (agentstackEntry) servers.agentstack = agentstackEntry;
   return { mcpServers: servers, someOtherTopLevelKey: { keep: true } };
 }
+
+/** The small snapshot the pre-MCP decision tests share: four actions, one without a capability, as the hook reads it. */
+export function fourActionSnapshot(extra: Record<string, unknown> = {}): SnapshotRead {
+  const index = indexSnapshot({
+    fetched_at: new Date().toISOString(),
+    audience: 'tenant',
+    total_actions: 4,
+    actions: [
+      { action: 'system.ping', required_cap: null },
+      { action: 'projects.list', required_cap: 'projects:read' },
+      { action: 'projects.create', required_cap: 'projects:write' },
+      { action: 'data.write', required_cap: 'data:write' },
+    ],
+    ...extra,
+  });
+  if (!index) throw new Error('the four-action snapshot no longer indexes');
+  return { kind: 'ok', index };
+}
+

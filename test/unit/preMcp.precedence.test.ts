@@ -4,25 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decidePreMcp, grantedCaps, parseExecuteArgs, type PreMcpContext } from '../../lib/commands/preMcp/decide.js';
-import { indexSnapshot, type SnapshotRead } from '../../lib/agentstack/snapshot/actionIndex.js';
 import { boundedEditDistance, closestActions } from '../../lib/commands/preMcp/suggest.js';
+import { indexSnapshot } from '../../lib/agentstack/snapshot/actionIndex.js';
+import { fourActionSnapshot } from '../helpers/fixtures.js';
 
 const BASE = 'https://agentstack.tech';
-const snapshot = (unapproved: string[] = []): SnapshotRead => ({
-  kind: 'ok',
-  index: indexSnapshot({
-    fetched_at: new Date().toISOString(),
-    audience: 'tenant',
-    total_actions: 4,
-    actions: [
-      { action: 'system.ping', required_cap: null },
-      { action: 'projects.list', required_cap: 'projects:read' },
-      { action: 'projects.create', required_cap: 'projects:write' },
-      { action: 'data.write', required_cap: 'data:write' },
-    ],
-    unapproved,
-  })!,
-});
+const snapshot = (unapproved: string[] = []) => fourActionSnapshot({ unapproved });
 const call = (...actions: string[]) => ({
   tool_name: 'agentstack.execute',
   tool_input: JSON.stringify({ steps: actions.map((action, i) => ({ id: String(i), action, params: {} })) }),

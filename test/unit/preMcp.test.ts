@@ -2,27 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { decidePreMcp, grantedCaps, parseExecuteArgs, type PreMcpContext } from '../../lib/commands/preMcp/decide.js';
 import { classifyRawInput } from '../../lib/commands/preMcp/front.js';
 import { isAgentStackServer, splitToolName } from '../../lib/commands/preMcp/identify.js';
-import { indexSnapshot, scanSnapshot, type SnapshotRead } from '../../lib/agentstack/snapshot/actionIndex.js';
+import { indexSnapshot, scanSnapshot } from '../../lib/agentstack/snapshot/actionIndex.js';
 import { boundedEditDistance, closestActions } from '../../lib/commands/preMcp/suggest.js';
 import { knownBaseUrls } from '../../lib/commands/preMcp/run.js';
-import { bigSnapshot } from '../helpers/fixtures.js';
+import { bigSnapshot, fourActionSnapshot } from '../helpers/fixtures.js';
 
 const BASE = 'https://agentstack.tech';
-const snapshotOf = (extra: Record<string, unknown> = {}): SnapshotRead => {
-  const index = indexSnapshot({
-    fetched_at: new Date().toISOString(),
-    audience: 'tenant',
-    total_actions: 4,
-    actions: [
-      { action: 'system.ping', required_cap: null },
-      { action: 'projects.list', required_cap: 'projects:read' },
-      { action: 'projects.create', required_cap: 'projects:write' },
-      { action: 'data.write', required_cap: 'data:write' },
-    ],
-    ...extra,
-  });
-  return { kind: 'ok', index: index! };
-};
+const snapshotOf = fourActionSnapshot;
 const call = (steps: unknown, extra: Record<string, unknown> = {}) => ({
   tool_name: 'agentstack.execute',
   tool_input: typeof steps === 'string' ? steps : JSON.stringify({ steps }),
