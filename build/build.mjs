@@ -6,6 +6,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ALIASES, BUNDLES, bannerFor } from './bundles.mjs';
+import { plainSchemasPlugin } from './plainSchemas.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { outdir: { type: 'string' } } });
@@ -25,7 +26,7 @@ const common = {
  * A chunk: the listed modules bundled together as one CommonJS file, exporting each module's namespace as m0, m1, ...
  * It must hold no state the script's first stage shares: modules both use are copied into each.
  */
-function chunkBuild(entry, chunk) {
+function chunkBuild(entry, chunk, plainSchemas) {
   const contents = [
     ...chunk.modules.map((m, i) => `import * as m${i} from ${JSON.stringify(join(root, m))};`),
     `export { ${chunk.modules.map((_, i) => `m${i}`).join(', ')} };`,
@@ -34,6 +35,7 @@ function chunkBuild(entry, chunk) {
     ...common, format: 'cjs', outfile: join(outRoot, chunk.out),
     stdin: { contents, resolveDir: root, sourcefile: `${chunk.out}.entry.js`, loader: 'js' },
     banner: { js: bannerFor(entry) },
+    plugins: [plainSchemasPlugin(root, plainSchemas)],
   });
 }
 
@@ -62,15 +64,15 @@ function chunkPlugin(chunks = []) {
 }
 
 await Promise.all(
-  BUNDLES.flatMap(({ entry, out, chunks }) => [
+  BUNDLES.flatMap(({ entry, out, chunks, plainSchemas }) => [
     build({
       ...common,
       entryPoints: [join(root, entry)],
       outfile: join(outRoot, out),
       format: chunks ? 'cjs' : 'esm',
       banner: { js: chunks ? bannerFor(entry) : `${bannerFor(entry)}\n${requireShim}` },
-      plugins: [chunkPlugin(chunks)],
+      plugins: [chunkPlugin(chunks), plainSchemasPlugin(root, plainSchemas)],
     }),
-    ...(chunks ?? []).map((c) => chunkBuild(entry, c)),
+    ...(chunks ?? []).map((c) => chunkBuild(entry, c, plainSchemas)),
   ]),
 );

@@ -1,21 +1,27 @@
 // The runnable scripts of the plugin: each TypeScript entry becomes ONE self-contained file at a fixed path
 // (Cursor installs plugins as plain files, with no npm install). Shared by the build, the tests and the audit.
+/** The schema modules of the hooks' own inputs: Cursor's hook input, the plugin's files, the settings. */
+export const HOOK_SCHEMAS = ['lib/schemas/hooks.ts', 'lib/schemas/state.ts', 'lib/schemas/settings.ts'];
+
 export const BUNDLES = [
   // The hooks run at every session and before every MCP call, so they start as small CommonJS scripts (Node's
   // CommonJS path starts faster than its ES module loader) that load the rest of their code from `chunks`: sibling
   // CommonJS files, loaded through a compile cache only when the run needs them (see lib/platform/chunkLoader.ts).
   // Each chunk bundles the `modules` listed (the entry reaches them through import()) with everything they import.
+  // `plainSchemas`: schema modules the hook's files get as plain-data schemas instead of zod (build/plainSchemas.mjs).
   {
     entry: 'lib/entries/session-start.ts', out: 'hooks/scripts/session-start.cjs',
     chunks: [
       { out: 'hooks/scripts/session-start.main.cjs', modules: ['lib/commands/sessionStart/run.ts', 'lib/schemas/hooks.ts'] },
       { out: 'hooks/scripts/session-start.net.cjs', modules: ['lib/commands/sessionStart/net.ts'] },
     ],
+    plainSchemas: HOOK_SCHEMAS,
   },
   { entry: 'lib/entries/device-code.ts', out: 'hooks/scripts/device-code.mjs' },
   {
     entry: 'lib/entries/pre-mcp-cap-check.ts', out: 'hooks/scripts/pre-mcp-cap-check.cjs',
     chunks: [{ out: 'hooks/scripts/pre-mcp-cap-check.execute.cjs', modules: ['lib/commands/preMcp/run.ts'] }],
+    plainSchemas: HOOK_SCHEMAS,
   },
   { entry: 'lib/entries/diagnose-local.ts', out: 'scripts/diagnose-local.mjs' },
   { entry: 'lib/entries/verify-mcp-surface-e2e.ts', out: 'scripts/verify-mcp-surface-e2e.mjs' },

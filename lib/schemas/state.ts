@@ -14,8 +14,7 @@ export type SnapshotAction = z.infer<typeof SnapshotActionSchema>;
 
 /**
  * `agentstack-capabilities.json` with its action entries left unchecked: the hooks read only this and check the
- * 5,000 entries by hand (snapshot/actionIndex.ts, snapshot/meta.ts) and take the fields they use from its
- * `.shape` (z.pick / z.extend would add ~2 KB of zod to the pre-MCP hook's bundle).
+ * 5,000 entries by hand (snapshot/actionIndex.ts, snapshot/meta.ts) through the two narrower schemas below.
  * `unapproved` lists actions that appeared since the person last approved the snapshot (a server quietly growing
  * its action list is the "rug pull"); the pre-MCP hook asks before using them. A null optional field (a hand edit;
  * the plugin writes none) reads as absent. The key order is the file's: `actions` between the scalar fields and the
@@ -37,6 +36,18 @@ export const SnapshotHeadSchema = z.looseObject({
   last_diff: z.optional(z.nullable(z.looseObject({ at: z.string(), added: z.array(z.string()), removed: z.array(z.string()) }))),
 });
 export type SnapshotHead = z.infer<typeof SnapshotHeadSchema>;
+
+const head = SnapshotHeadSchema.shape;
+
+/** What the pre-MCP hook reads of the snapshot's top level (`actions` it checks entry by entry itself). */
+export const SnapshotTopSchema = z.looseObject({ fetched_at: head.fetched_at, audience: head.audience, actions: head.actions, unapproved: head.unapproved });
+
+/** What session start reads of the snapshot's top level on every start (snapshot/meta.ts). */
+export const SnapshotMetaSchema = z.looseObject({
+  fetched_at: head.fetched_at, audience: head.audience, server_url: head.server_url, total_actions: head.total_actions,
+  skipped_entries: head.skipped_entries, skipped_reason: head.skipped_reason, actions: head.actions, unapproved: head.unapproved,
+  last_diff: head.last_diff,
+});
 
 /** The whole snapshot, every action entry checked (diagnose, the snapshot refresh, approval). */
 export const CapabilitySnapshotSchema = z.looseObject({ ...SnapshotHeadSchema.shape, actions: z.array(SnapshotActionSchema) });

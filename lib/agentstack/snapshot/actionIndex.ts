@@ -1,12 +1,11 @@
 /**
  * The capability snapshot as the pre-MCP hook needs it: which actions exist and their required capability, and
  * the set of actions not yet approved. Built on every execute call, so it must stay cheap on 5,000 actions: the
- * file's top level is checked with a zod/mini schema, and each entry with two typeof checks rather than a per-entry
+ * file's top level is checked with a schema (SnapshotTopSchema), and each entry with two typeof checks rather than a per-entry
  * schema (measured on 5,000 actions: the full CapabilitySnapshotSchema parse takes ~20 ms, a zod array of unknowns
  * ~6 ms, this loop ~1 ms; the hook's whole budget over a bare `node` start is ~25 ms).
  */
-import * as z from 'zod/mini';
-import { SnapshotHeadSchema } from '../../schemas/state.js';
+import { SnapshotTopSchema } from '../../schemas/state.js';
 import { readBytesIfExists } from '../../platform/fs/secureFile.js';
 import { ACTIONS_END, ACTIONS_KEY, withoutActions } from './layout.js';
 
@@ -18,10 +17,6 @@ export interface SnapshotIndex {
   names(): string[];
   unapproved: Set<string>;
 }
-
-// `actions` is checked by Array.isArray below: a zod array would copy all 5,000 entries.
-const { fetched_at, audience, actions, unapproved } = SnapshotHeadSchema.shape;
-const SnapshotTopSchema = z.looseObject({ fetched_at, audience, actions, unapproved });
 
 /**
  * Indexes a parsed snapshot; null when its shape is not a capability snapshot. With `wanted` (the actions of the

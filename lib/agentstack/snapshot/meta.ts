@@ -3,13 +3,10 @@
  * file's first and last bytes (layout.ts): a full per-entry parse of 5,000 actions costs more than the hook's
  * whole budget. The refresh itself is refresh.ts.
  */
-import * as z from 'zod/mini';
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
-import { SnapshotHeadSchema, type SnapshotHead } from '../../schemas/state.js';
+import { SnapshotMetaSchema, type SnapshotHead } from '../../schemas/state.js';
 import { SNAPSHOT_MAX_AGE_MS, withoutActions } from './layout.js';
 
-const { fetched_at, audience, server_url, total_actions, skipped_entries, skipped_reason, actions, unapproved, last_diff } = SnapshotHeadSchema.shape;
-const SnapshotMetaSchema = z.looseObject({ fetched_at, audience, server_url, total_actions, skipped_entries, skipped_reason, actions, unapproved, last_diff });
 export type SnapshotMeta = Pick<SnapshotHead, 'fetched_at' | 'server_url' | 'total_actions' | 'skipped_entries' | 'skipped_reason' | 'unapproved' | 'last_diff'> & {
   /** How many actions the file lists. */
   count: number;
