@@ -1,8 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { exitHook, logHookFast, readStdinFast } from '../platform/fastHookIo.js';
-import { useChunkCache } from '../platform/chunkLoader.js';
 import { readPreMcpInput } from '../commands/preMcp/front.js';
-import { chunkCacheDir } from '../agentstack/server/paths.js';
 
 const NAME = 'pre-mcp-cap-check';
 const USAGE = `Usage: node pre-mcp-cap-check.cjs < hook-input.json
@@ -28,6 +26,8 @@ async function main(): Promise<object> {
     if (front.log) logHookFast(NAME, front.log);
     return {};
   }
+  // Imported here, so a call to another server never loads what they need (node:vm, node:os).
+  const [{ useChunkCache }, { chunkCacheDir }] = await Promise.all([import('../platform/chunkLoader.js'), import('../agentstack/server/paths.js')]);
   try {
     useChunkCache(chunkCacheDir(process.env, __PLUGIN_VERSION__));
   } catch { /* no usable Cursor dir: no cache */ }

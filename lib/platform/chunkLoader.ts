@@ -10,7 +10,6 @@
  * without it, and nothing is said.
  */
 import { lstatSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 
@@ -76,7 +75,9 @@ function load(file: string): unknown {
     toSave.push({ script, path });
   }
   const m = { exports: {} as unknown };
-  (script.runInThisContext() as (...args: unknown[]) => void)(m.exports, createRequire(file), m, file, dirname(file));
+  // This module runs only inside a hook's CommonJS first stage, whose `require` serves the chunk: a chunk requires only
+  // Node's built-in modules (createRequire would load node:module and its loader internals, ~0.4 ms, for the same).
+  (script.runInThisContext() as (...args: unknown[]) => void)(m.exports, require, m, file, dirname(file));
   return m.exports;
 }
 

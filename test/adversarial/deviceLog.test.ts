@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
 import { tempDir } from '../helpers/repo.js';
-import { SESSION_INPUT, SESSION_START_SCRIPT, hookEnv } from '../helpers/sessionStart.js';
+import { SESSION_INPUT, SESSION_START_SCRIPT, hookEnv, stopBackgroundSignIn } from '../helpers/sessionStart.js';
 
 let core: RunningCore;
 let tmp: ReturnType<typeof tempDir>;
@@ -20,6 +20,8 @@ beforeAll(async () => {
   tmp = tempDir('agentstack-devicelog-');
 });
 afterAll(async () => {
+  // The sign-ins these session starts began would otherwise poll on after the suite.
+  for (let i = 0; i < count; i++) stopBackgroundSignIn(join(tmp.path, `d${i}`));
   await core?.close();
   tmp?.cleanup();
 });

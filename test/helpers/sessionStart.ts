@@ -1,4 +1,5 @@
 /** Runs the built session-start hook as Cursor does (stdin JSON in, one JSON object out) and prepares its files. */
+import { readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { applyBearer } from '../../lib/agentstack/mcpJson/entry.js';
@@ -68,4 +69,16 @@ export async function signInWith(cursorDir: string, baseUrl: string, tokens: { a
     });
   }
   await updateMcpConfigFile(join(cursorDir, 'mcp.json'), (config) => applyBearer(config, { token: tokens.access_token, baseUrl }));
+}
+
+/** Stops the background sign-in a session start left in `cursorDir` (its device lock names the pid), if any. */
+export function stopBackgroundSignIn(cursorDir: string): void {
+  let pid: unknown;
+  try {
+    pid = (JSON.parse(readFileSync(join(cursorDir, 'agentstack-device.lock'), 'utf8')) as { pid?: unknown }).pid;
+  } catch {
+    return;
+  }
+  if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 1 || pid === process.pid) return;
+  try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
 }
