@@ -25,8 +25,10 @@ import { envFor, installBigSnapshot, installTokens, newCursorDir } from './setup
 import { measureDeviceFlow } from './deviceFlow.js';
 
 const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..');
-const RUNS = Number(process.env.BENCH_RUNS ?? 15);
-const WARMUP = 3;
+// A start-up on this kind of machine varies by +-20% from one process to the next (node -e 0: 22-40 ms); 41 rounds
+// (the baseline twice in each) keep a ratio's own wobble to a few hundredths, where 15 left it near +-0.1x.
+const RUNS = Number(process.env.BENCH_RUNS ?? 41);
+const WARMUP = 5;
 const node = process.execPath;
 const bundle = (p: string) => join(ROOT, p);
 const ms = (v: number) => `${v.toFixed(1)} ms`;
@@ -137,7 +139,7 @@ async function main() {
   const header = [
     '# Benchmark results', '',
     `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC by \`npm run bench\` on ${cpu.length} x ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ${process.platform}; the bench runs on Node ${process.version}. Load average (1 / 5 / 15 min) at the start: ${load(loadBefore)}; at the end: ${load(loadavg())} (on a quiet machine it stays well under the core count; above it, every figure is noise).`,
-    `Whole-process figures are medians of ${RUNS} runs after ${WARMUP} warm-up runs, every command run in turn in each round ("side by side"), as ratios to \`node -e 0\` of the same Node binary measured in the same rounds, every process in a table with the same environment. The verdicts are the minimal-environment tables (PATH and HOME only: what a hook gets on a person's machine), on Node 20 (this machine's), 22 and 24 (pinned official binaries from the npm registry, \`node bench/engines.mjs install\`). The rungs show where the time goes; the budgets are the issue's. The bench never fails on noise.`, '',
+    `Whole-process figures are medians of ${RUNS} runs after ${WARMUP} warm-up runs, every command run once in each round in a shuffled order ("side by side"), as ratios to \`node -e 0\` of the same Node binary measured in the same rounds (in the hook tables twice a round), every process in a table with the same environment. The verdicts are the minimal-environment tables (PATH and HOME only: what a hook gets on a person's machine), on Node 20 (this machine's), 22 and 24 (pinned official binaries from the npm registry, \`node bench/engines.mjs install\`). The rungs show where the time goes; the budgets are the issue's. The bench never fails on noise.`, '',
     '## Verdicts', '', ...verdicts.map((v) => `- ${v}`), '',
   ];
   // The hand-written part (what was measured while designing, and why the hooks are built as they are).

@@ -1,6 +1,7 @@
 /**
- * Whole-process timing, side by side: every round runs each command once, in turn, so drift and noise hit all of
- * them alike; the figure is the median wall time after warm-up, reported as a ratio to a baseline from the same run.
+ * Whole-process timing, side by side: every round runs each command once, in a shuffled order (the same for every
+ * bench run: a seeded shuffle), so drift and noise hit all of them alike and no command always follows the same one;
+ * the figure is the median wall time after warm-up, reported as a ratio to a baseline from the same rounds.
  */
 import { spawn } from 'node:child_process';
 
@@ -37,10 +38,33 @@ function runOnce(command: TimedCommand): Promise<{ ms: number; status: number | 
   });
 }
 
+/** A seeded generator of numbers in [0, 1) (mulberry32): the same order of runs at every bench run. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** `list` in a random order (Fisher-Yates). */
+export function shuffled<T>(list: readonly T[], random: () => number): T[] {
+  const out = [...list];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
 export async function timeSideBySide(commands: TimedCommand[], options: { runs: number; warmup: number }): Promise<Map<string, number[]>> {
   const samples = new Map<string, number[]>(commands.map((c) => [c.name, []]));
+  const random = seededRandom(0x5eed);
   for (let round = 0; round < options.warmup + options.runs; round++) {
-    for (const command of commands) {
+    for (const command of shuffled(commands, random)) {
       await command.before?.();
       const { ms, status, stderr } = await runOnce(command);
       const expected = command.expectExit ?? 0;

@@ -66,7 +66,9 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
   const executeElsewhere = preMcpInput('agentstack.execute', 'https://other.example.com/mcp', 'user-other', { steps: [] });
 
   const commands: TimedCommand[] = [
+    // The baseline runs twice a round (its median is in every ratio, so it gets twice the samples).
     { name: 'e0', argv: [o.node, '-e', '0'], env: o.base },
+    { name: 'e0 again', argv: [o.node, '-e', '0'], env: o.base },
     { name: 'floor.mjs', argv: [o.node, o.floors.mjs], env: o.base, stdin: '{}' },
     { name: 'floor.cjs', argv: [o.node, o.floors.cjs], env: o.base, stdin: '{}' },
     { name: 'other', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: freshEnv, stdin: other },
@@ -87,7 +89,8 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
   const samples = await timeSideBySide(commands, { runs: o.runs, warmup: o.warmup });
   const sent = requests() - before;
   const m = (name: string) => median(samples.get(name)!);
-  const base = m('e0');
+  const baseline = [...samples.get('e0')!, ...samples.get('e0 again')!];
+  const base = median(baseline);
   const rows: Row[] = [
     { what: '`node -e 0` (baseline)', figure: ms(base), ratio: '1.00x' },
     ratioRow('floor, ES module: an empty .mjs that reads stdin and writes `{}`', m('floor.mjs'), base),
@@ -105,7 +108,12 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
       ratioRow('rung: session-start, fresh, with no compile cache (first run after an install)', m('session cold'), base),
     );
   }
-  const notes = [`Requests the fresh session-start runs sent to the server: ${sent} (expected 0).`];
+  const e0 = baseline.sort((a, b) => a - b);
+  const quartile = (q: number) => e0[Math.min(e0.length - 1, Math.round(q * (e0.length - 1)))]!;
+  const notes = [
+    `Noise: \`node -e 0\` took ${ms(quartile(0.25))} to ${ms(quartile(0.75))} in the middle half of the rounds; the CommonJS floor (an empty script) measured ${(m('floor.cjs') / base).toFixed(2)}x, about 1.0x on a quiet machine (well above it, every ratio in the table is inflated alike).`,
+    `Requests the fresh session-start runs sent to the server: ${sent} (expected 0).`,
+  ];
   if (o.withRefresh) {
     const refreshEnv = withBase(envFor(o.core, o.dirs.refreshing));
     const grantsBefore = o.core.counters.refreshGrants;
