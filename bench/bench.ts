@@ -21,7 +21,7 @@ import { hookTable, ratioRow, sessionInput, writeFloors } from './hooks.js';
 // @ts-expect-error plain ES module shared with .ci/run and the engine tests
 import { installEngines } from './engines.mjs';
 import { inspectorCli, INSPECTOR_VERSION } from './peers.js';
-import { envFor, installBigSnapshot, installTokens, newCursorDir } from './setup.js';
+import { envFor, installBigSnapshot, installLegacySnapshot, installTokens, newCursorDir } from './setup.js';
 import { measureDeviceFlow } from './deviceFlow.js';
 
 const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..');
@@ -101,10 +101,13 @@ async function main() {
     const big = newCursorDir('big');
     await installTokens(core, big, 3600);
     installBigSnapshot(big, 5000);
+    const legacy = newCursorDir('legacy');
+    await installTokens(core, legacy, 3600);
+    installLegacySnapshot(legacy, 5000);
     const refreshing = newCursorDir('refresh');
     await installTokens(core, refreshing, 60);
     await prime(envFor(core, refreshing));
-    const dirs = { fresh, big, refreshing };
+    const dirs = { fresh, big, legacy, refreshing };
     const floors = writeFloors(fresh);
 
     // Node 20 (this machine's), 22 and 24, minimal environment first: that is what a hook gets on a person's machine.

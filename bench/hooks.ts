@@ -9,7 +9,7 @@ import type { RunningCore } from '../core/index.js';
 import { markdownTable, median, timeSideBySide, type Row, type TimedCommand } from './harness.js';
 import { envFor, installTokens } from './setup.js';
 
-export interface HookDirs { fresh: string; big: string; refreshing: string }
+export interface HookDirs { fresh: string; big: string; legacy: string; refreshing: string }
 export interface Budget { other: number; execute: number; session: number }
 export const BUDGETS: Budget = { other: 1.25, execute: 1.4, session: 1.5 };
 
@@ -58,6 +58,7 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
   const withBase = (env: NodeJS.ProcessEnv) => ({ ...o.base, ...env, HOME: env.HOME });
   const freshEnv = withBase(envFor(o.core, o.dirs.fresh));
   const bigEnv = withBase(envFor(o.core, o.dirs.big));
+  const legacyEnv = withBase(envFor(o.core, o.dirs.legacy));
   const dropCache = (dir: string) => () => rmSync(join(dir, 'agentstack-compile-cache'), { recursive: true, force: true });
   const session = sessionInput(o.root);
   const other = preMcpInput('read_file', 'https://files.example.com/mcp', 'user-files', { path: '/x' });
@@ -80,6 +81,7 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
       { name: 'execute chunk alone', argv: [o.node, script('pre-mcp-cap-check.execute.cjs')], env: o.base },
       { name: 'execute elsewhere', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: executeElsewhere },
       { name: 'execute cold', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: execute, before: dropCache(o.dirs.big) },
+      { name: 'execute legacy', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: legacyEnv, stdin: execute },
       { name: 'session chunk alone', argv: [o.node, script('session-start.main.cjs')], env: o.base },
       { name: 'session cold', argv: [o.node, script('session-start.cjs'), '--from-hook'], env: freshEnv, stdin: session, before: dropCache(o.dirs.fresh) },
     );
@@ -104,6 +106,7 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
       ratioRow('rung: the execute chunk alone (`node pre-mcp-cap-check.execute.cjs`: read, compile, top level; no cache)', m('execute chunk alone'), base),
       ratioRow('rung: execute call to another server (first stage + chunk + mcp.json, no snapshot work)', m('execute elsewhere'), base),
       ratioRow('rung: execute vs 5,000 actions with no compile cache (first run after an install)', m('execute cold'), base),
+      ratioRow('rung: execute vs 5,000 actions in a snapshot written before 0.5.0 (every catalog field kept: 2.4x the bytes)', m('execute legacy'), base),
       ratioRow('rung: the session chunk alone (`node session-start.main.cjs`: read, compile, top level; no cache)', m('session chunk alone'), base),
       ratioRow('rung: session-start, fresh, with no compile cache (first run after an install)', m('session cold'), base),
     );

@@ -9,6 +9,7 @@ import { updateMcpConfigFile } from '../lib/agentstack/mcpJson/file.js';
 import { cursorPaths } from '../lib/agentstack/server/paths.js';
 import { writeRefreshFile } from '../lib/agentstack/auth/refreshStore.js';
 import { writeSnapshot } from '../lib/agentstack/snapshot/store.js';
+import { flattenCatalog, readCatalog } from '../lib/agentstack/snapshot/catalog.js';
 import { bigSnapshot } from '../test/helpers/fixtures.js';
 
 export function envFor(core: RunningCore, dir: string): NodeJS.ProcessEnv {
@@ -35,8 +36,19 @@ export function newCursorDir(name: string): string {
   return mkdtempSync(join(tmpdir(), `agentstack-bench-${name}-`));
 }
 
-/** Replaces the snapshot with `count` actions, keeping it fresh. */
+/**
+ * Replaces the snapshot with `count` actions as the plugin writes it: a catalog of `count` entries (summaries,
+ * categories and all) read and flattened by the plugin's own code, which keeps the action, its domain and its
+ * capability. Kept fresh.
+ */
 export function installBigSnapshot(dir: string, count: number): void {
+  const domains: Record<string, unknown[]> = {};
+  for (const entry of bigSnapshot(count).actions) (domains[entry.domain!] ??= []).push(entry);
+  writeSnapshot(cursorPaths({ AGENTSTACK_CURSOR_DIR: dir }).capabilities, flattenCatalog(readCatalog({ domains })));
+}
+
+/** The same actions with every catalog field in the file, as plugin versions before 0.5.0 wrote it (until its next refresh). */
+export function installLegacySnapshot(dir: string, count: number): void {
   writeSnapshot(cursorPaths({ AGENTSTACK_CURSOR_DIR: dir }).capabilities, bigSnapshot(count));
 }
 
