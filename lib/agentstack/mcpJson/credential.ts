@@ -4,7 +4,6 @@
  * used only as hints (expiry, the `user_api_key` + `service_caps: null` shape); the server verifies the token on
  * every request.
  */
-import { createRequire } from 'node:module';
 import { jwtExpiryMs, decodeJwtClaims } from '../auth/jwt.js';
 import { MCP_SERVER_KEY } from '../server/toolNames.js';
 import { isObject } from '../../platform/text/isObject.js';
@@ -68,12 +67,19 @@ export function bearerOf(config: McpConfig): string | null {
 }
 
 /**
- * A one-way fingerprint of a token (SHA-256, base64url): recorded to recognise the token later, never to use it.
- * node:crypto is loaded on first use: importing it costs every hook run ~5 ms of start-up, and a session start
- * with a fresh credential never needs it.
+ * node:crypto, loaded on first use: importing it costs every hook run ~5 ms of start-up, and a session start with a
+ * fresh credential never needs it. `process.getBuiltinModule` (Node >= 20.16) needs no module loader; before it, the
+ * bundle's own `require` (every bundle has one) serves it. createRequire would load node:module and the ES module
+ * loader's internals (~0.4 ms) at start-up for the same.
  */
+function nodeCrypto(): typeof import('node:crypto') {
+  const getBuiltin = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
+  return (getBuiltin ? getBuiltin('node:crypto') : require('node:crypto')) as typeof import('node:crypto');
+}
+
+/** A one-way fingerprint of a token (SHA-256, base64url): recorded to recognise the token later, never to use it. */
 export function tokenFingerprint(token: string): string {
-  const { createHash } = createRequire(process.execPath)('node:crypto') as typeof import('node:crypto');
+  const { createHash } = nodeCrypto();
   return createHash('sha256').update(token).digest('base64url');
 }
 

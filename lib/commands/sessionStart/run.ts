@@ -238,13 +238,6 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     }
   }
 
-  // A sign-out that finished while this session start was signed in: nothing it fetched for that sign-in stays.
-  if (signedIn && isSignedOut(paths.signedOut) && signedOutMeanwhile(paths.mcpJson)) {
-    for (const path of [paths.capabilities, paths.identity]) {
-      try { removeIfExists(path); } catch { /* best effort */ }
-    }
-  }
-
   const card = renderCard({
     signedOut: gate.state !== 'ok' && isSignedOut(paths.signedOut), serverUrl: mcpUrlFor(baseUrl), state: gate.state, apiKey: gate.apiKey, who, project: project(refreshed.config ?? config, gate), expiresAtMs: gate.expiresAtMs,
     capabilities, pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo, now: now(),
