@@ -4,7 +4,6 @@
 // cannot describe exactly (a transform, a default, a refinement, another check) fails the build.
 import { build } from 'esbuild';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 
 /** The plain description of one zod (v4) schema. */
 export function describeZod(schema, where = 'schema') {
@@ -64,8 +63,7 @@ export async function loadSchemaModule(root, file) {
 /** The source of the module that replaces `file` in a hook bundle: every export a plain schema, under its name. */
 export async function plainSchemaModule(root, file) {
   const exports = await loadSchemaModule(root, file);
-  const runtime = pathToFileURL(join(root, 'lib/platform/plainSchema.ts')).pathname;
-  const lines = [`import { plainSchema } from ${JSON.stringify(runtime)};`];
+  const lines = [`import { plainSchema } from ${JSON.stringify(join(root, 'lib/platform/plainSchema.ts'))};`];
   for (const name of Object.keys(exports).sort()) {
     if (!exports[name]?._zod) throw new Error(`${file}: the export ${name} is not a zod schema (a schema module exports schemas only)`);
     lines.push(`export const ${name} = /* @__PURE__ */ plainSchema(${JSON.stringify(describeZod(exports[name], `${file}: ${name}`))});`);

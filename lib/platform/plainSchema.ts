@@ -5,6 +5,8 @@
  * still one definition of each shape. The checks follow zod's for the kinds below (a test compares the two on
  * generated values): the same inputs pass, and the first problem has the same path.
  */
+import { isObject } from './text/isObject.js';
+
 export type PlainShape =
   | { type: 'string'; minLength?: number; maxLength?: number }
   | { type: 'number' }
@@ -31,8 +33,7 @@ export interface PlainSchema<T = unknown> {
   safeParse(value: unknown): PlainParseResult<T>;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
+/** zod's test for a record: an object whose constructor, if any, is an ordinary one (not a Map, a Date, a class). */
 function isPlainObject(v: unknown): boolean {
   if (!isObject(v)) return false;
   const ctor = (v as { constructor?: unknown }).constructor;

@@ -1,7 +1,7 @@
 /**
- * Reads `agentstack-settings.json` for everyone (hooks included): one small file, a schema (SettingsFileSchema), each value
- * checked by its key's rule. A file that cannot be read or parsed, or a value that fails its rule, is reported in
- * `problems` and left out; it never stops the caller.
+ * Reads `agentstack-settings.json` for everyone (hooks included): one small file, one schema (SettingsFileSchema),
+ * each value checked by its key's rule. A file that cannot be read or parsed, or a value that fails its rule, is
+ * reported in `problems` and left out; it never stops the caller.
  */
 import { quoteShort } from '../../platform/errors.js';
 import { readTextIfExists } from '../../platform/fs/secureFile.js';

@@ -1,7 +1,7 @@
 /**
  * The capability snapshot as the pre-MCP hook needs it: which actions exist and their required capability, and
  * the set of actions not yet approved. Built on every execute call, so it must stay cheap on 5,000 actions: the
- * file's top level is checked with a schema (SnapshotTopSchema), and each entry with two typeof checks rather than a per-entry
+ * file's top level is checked with SnapshotTopSchema, and each entry with two typeof checks rather than a per-entry
  * schema (measured on 5,000 actions: the full CapabilitySnapshotSchema parse takes ~20 ms, a zod array of unknowns
  * ~6 ms, this loop ~1 ms; the hook's whole budget over a bare `node` start is ~25 ms).
  */
