@@ -62,7 +62,8 @@ export function shuffled<T>(list: readonly T[], random: () => number): T[] {
 
 export async function timeSideBySide(commands: TimedCommand[], options: { runs: number; warmup: number }): Promise<Map<string, number[]>> {
   const samples = new Map<string, number[]>(commands.map((c) => [c.name, []]));
-  const random = seededRandom(0x5eed);
+  // BENCH_SEED: another order of the runs, to see whether an order effect is part of a figure.
+  const random = seededRandom(Number(process.env.BENCH_SEED ?? 0x5eed));
   for (let round = 0; round < options.warmup + options.runs; round++) {
     for (const command of shuffled(commands, random)) {
       await command.before?.();

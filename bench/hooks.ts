@@ -66,32 +66,26 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
   // An execute call to a server that is not AgentStack: the chunk loads and reads mcp.json, but checks nothing.
   const executeElsewhere = preMcpInput('agentstack.execute', 'https://other.example.com/mcp', 'user-other', { steps: [] });
 
-  const commands: TimedCommand[] = [
-    // The baseline runs twice a round (its median is in every ratio, so it gets twice the samples).
+  // The baseline runs twice a round (its median is in every ratio, so it gets twice the samples).
+  const baselineCommands: TimedCommand[] = [
     { name: 'e0', argv: [o.node, '-e', '0'], env: o.base },
     { name: 'e0 again', argv: [o.node, '-e', '0'], env: o.base },
+  ];
+  const baselineOf = (samples: Map<string, number[]>) => [...samples.get('e0')!, ...samples.get('e0 again')!];
+  const commands: TimedCommand[] = [
+    ...baselineCommands,
     { name: 'floor.mjs', argv: [o.node, o.floors.mjs], env: o.base, stdin: '{}' },
     { name: 'floor.cjs', argv: [o.node, o.floors.cjs], env: o.base, stdin: '{}' },
     { name: 'other', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: freshEnv, stdin: other },
     { name: 'execute', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: execute },
     { name: 'session', argv: [o.node, script('session-start.cjs'), '--from-hook'], env: freshEnv, stdin: session },
   ];
-  if (o.withRungs) {
-    commands.push(
-      { name: 'execute chunk alone', argv: [o.node, script('pre-mcp-cap-check.execute.cjs')], env: o.base },
-      { name: 'execute elsewhere', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: executeElsewhere },
-      { name: 'execute cold', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: execute, before: dropCache(o.dirs.big) },
-      { name: 'execute legacy', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: legacyEnv, stdin: execute },
-      { name: 'session chunk alone', argv: [o.node, script('session-start.main.cjs')], env: o.base },
-      { name: 'session cold', argv: [o.node, script('session-start.cjs'), '--from-hook'], env: freshEnv, stdin: session, before: dropCache(o.dirs.fresh) },
-    );
-  }
   const requests = () => Object.values(o.core.counters.requests).reduce((a, b) => a + b, 0);
   const before = requests();
   const samples = await timeSideBySide(commands, { runs: o.runs, warmup: o.warmup });
   const sent = requests() - before;
   const m = (name: string) => median(samples.get(name)!);
-  const baseline = [...samples.get('e0')!, ...samples.get('e0 again')!];
+  const baseline = baselineOf(samples);
   const base = median(baseline);
   const rows: Row[] = [
     { what: '`node -e 0` (baseline)', figure: ms(base), ratio: '1.00x' },
@@ -102,19 +96,32 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
     ratioRow('session-start, fresh token and snapshot', m('session'), base, BUDGETS.session),
   ];
   if (o.withRungs) {
+    // Rounds of their own, with their own baseline: the cold rungs delete and rewrite the code cache in every round,
+    // file-system work that must not land on the runs the budgets judge.
+    const rungs = await timeSideBySide([
+      ...baselineCommands,
+      { name: 'execute chunk alone', argv: [o.node, script('pre-mcp-cap-check.execute.cjs')], env: o.base },
+      { name: 'execute elsewhere', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: executeElsewhere },
+      { name: 'execute cold', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: execute, before: dropCache(o.dirs.big) },
+      { name: 'execute legacy', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: legacyEnv, stdin: execute },
+      { name: 'session chunk alone', argv: [o.node, script('session-start.main.cjs')], env: o.base },
+      { name: 'session cold', argv: [o.node, script('session-start.cjs'), '--from-hook'], env: freshEnv, stdin: session, before: dropCache(o.dirs.fresh) },
+    ], { runs: Math.max(15, Math.round(o.runs / 2)), warmup: o.warmup });
+    const r = (name: string) => median(rungs.get(name)!);
+    const rungBase = median(baselineOf(rungs));
     rows.push(
-      ratioRow('rung: the execute chunk alone (`node pre-mcp-cap-check.execute.cjs`: read, compile, top level; no cache)', m('execute chunk alone'), base),
-      ratioRow('rung: execute call to another server (first stage + chunk + mcp.json, no snapshot work)', m('execute elsewhere'), base),
-      ratioRow('rung: execute vs 5,000 actions with no compile cache (first run after an install)', m('execute cold'), base),
-      ratioRow('rung: execute vs 5,000 actions in a snapshot written before 0.5.0 (every catalog field kept: 2.4x the bytes)', m('execute legacy'), base),
-      ratioRow('rung: the session chunk alone (`node session-start.main.cjs`: read, compile, top level; no cache)', m('session chunk alone'), base),
-      ratioRow('rung: session-start, fresh, with no compile cache (first run after an install)', m('session cold'), base),
+      ratioRow('rung: the execute chunk alone (`node pre-mcp-cap-check.execute.cjs`: read, compile, top level; no cache)', r('execute chunk alone'), rungBase),
+      ratioRow('rung: execute call to another server (first stage + chunk + mcp.json, no snapshot work)', r('execute elsewhere'), rungBase),
+      ratioRow('rung: execute vs 5,000 actions with no compile cache (first run after an install)', r('execute cold'), rungBase),
+      ratioRow('rung: execute vs 5,000 actions in a snapshot written before 0.5.0 (every catalog field kept: 2.4x the bytes)', r('execute legacy'), rungBase),
+      ratioRow('rung: the session chunk alone (`node session-start.main.cjs`: read, compile, top level; no cache)', r('session chunk alone'), rungBase),
+      ratioRow('rung: session-start, fresh, with no compile cache (first run after an install)', r('session cold'), rungBase),
     );
   }
   const e0 = baseline.sort((a, b) => a - b);
   const quartile = (q: number) => e0[Math.min(e0.length - 1, Math.round(q * (e0.length - 1)))]!;
   const notes = [
-    `Noise: \`node -e 0\` took ${ms(quartile(0.25))} to ${ms(quartile(0.75))} in the middle half of the rounds; the CommonJS floor (an empty script) measured ${(m('floor.cjs') / base).toFixed(2)}x, about 1.0x on a quiet machine (well above it, every ratio in the table is inflated alike).`,
+    `Noise: \`node -e 0\` took ${ms(quartile(0.25))} to ${ms(quartile(0.75))} in the middle half of the rounds; the CommonJS floor (an empty script) measured ${(m('floor.cjs') / base).toFixed(2)}x, about 1.0x on a quiet machine (well above it, every ratio in the table is inflated alike).${o.withRungs ? ' The rungs were timed in rounds of their own, each ratio to the baseline of those rounds.' : ''}`,
     `Requests the fresh session-start runs sent to the server: ${sent} (expected 0).`,
   ];
   if (o.withRefresh) {
