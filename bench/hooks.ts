@@ -110,6 +110,7 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
     const r = (name: string) => median(rungs.get(name)!);
     const rungBase = median(baselineOf(rungs));
     rows.push(
+      { what: "`node -e 0` in the rungs' own rounds (the rungs' baseline)", figure: ms(rungBase), ratio: '1.00x' },
       ratioRow('rung: the execute chunk alone (`node pre-mcp-cap-check.execute.cjs`: read, compile, top level; no cache)', r('execute chunk alone'), rungBase),
       ratioRow('rung: execute call to another server (first stage + chunk + mcp.json, no snapshot work)', r('execute elsewhere'), rungBase),
       ratioRow('rung: execute vs 5,000 actions with no compile cache (first run after an install)', r('execute cold'), rungBase),
