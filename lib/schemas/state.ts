@@ -40,7 +40,10 @@ export type SnapshotHead = z.infer<typeof SnapshotHeadSchema>;
 const head = SnapshotHeadSchema.shape;
 
 /** What the pre-MCP hook reads of the snapshot's top level (`actions` it checks entry by entry itself). */
-export const SnapshotTopSchema = z.looseObject({ fetched_at: head.fetched_at, audience: head.audience, actions: head.actions, unapproved: head.unapproved });
+export const SnapshotTopSchema = z.looseObject({
+  fetched_at: head.fetched_at, audience: head.audience, skipped_entries: head.skipped_entries, actions: head.actions,
+  unapproved: head.unapproved,
+});
 
 /** What session start reads of the snapshot's top level on every start (snapshot/meta.ts). */
 export const SnapshotMetaSchema = z.looseObject({

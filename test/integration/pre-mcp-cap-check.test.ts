@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSnapshot } from '../../lib/agentstack/snapshot/store.js';
+import { flattenCatalog, readCatalog } from '../../lib/agentstack/snapshot/catalog.js';
 import { bigSnapshot } from '../helpers/fixtures.js';
 import { tempDir } from '../helpers/repo.js';
 import { PRE_MCP_SCRIPT, hookEnv, runHook } from '../helpers/sessionStart.js';
@@ -51,5 +52,23 @@ describe('pre-mcp-cap-check.cjs', () => {
     expect(String(ask.json.user_message)).toContain('auth.op_12');
     const bad = await run(JSON.stringify({ tool_name: 'agentstack_execute', tool_input: '{oops', mcp_server_name: 'agentstack' }));
     expect(bad.json.permission).toBe('ask');
+  });
+
+  it('an action missing from a snapshot whose catalog had unreadable entries: ask, not deny', async () => {
+    const other = tempDir();
+    try {
+      // The server's list as the plugin reads it: one entry without a name is left out and counted.
+      const catalog = readCatalog({ domains: { projects: [{ action: 'projects.list', required_cap: 'projects:read' }, { required_cap: 'projects:write' }] } });
+      writeSnapshot(join(other.path, 'agentstack-capabilities.json'), flattenCatalog(catalog));
+      writeFileSync(join(other.path, 'mcp.json'), JSON.stringify({ mcpServers: { agentstack: { url: 'https://agentstack.tech/mcp', headers: { Authorization: `Bearer ${jwt({ sub: 'u', exp: Math.floor(Date.now() / 1000) + 3600 })}` } } } }));
+      const r = await runHook(PRE_MCP_SCRIPT, [], hookEnv(other.path, 'https://agentstack.tech'), execute([{ id: '1', action: 'projects.create' }]));
+      expect(r.code).toBe(0);
+      expect(r.json).toMatchObject({ permission: 'ask' });
+      expect(String(r.json.user_message)).toContain('1 entry the plugin could not read');
+      const known = await runHook(PRE_MCP_SCRIPT, [], hookEnv(other.path, 'https://agentstack.tech'), execute([{ id: '1', action: 'projects.list' }]));
+      expect(known.json).toEqual({});
+    } finally {
+      other.cleanup();
+    }
   });
 });

@@ -39,6 +39,20 @@ describe('pre-MCP decision', () => {
     expect(answer.user_message).toContain('projects.lst');
   });
 
+  it('asks instead of denying an unknown action when the server\'s list had entries the plugin could not read', () => {
+    const answer = decidePreMcp(ctx(call([{ action: 'projects.lst' }, { action: 'projects.list' }]), { snapshot: snapshotOf({ skipped_entries: 2 }) }));
+    expect(answer.permission).toBe('ask');
+    expect(answer.user_message).toContain('"projects.lst"');
+    expect(answer.user_message).toContain('2 entries the plugin could not read');
+    expect(answer.agent_message).toContain('projects.list');
+    expect(decidePreMcp(ctx(call([{ action: 'projects.lst' }]), { snapshot: snapshotOf({ skipped_entries: 1 }) })).user_message).toContain('had 1 entry the plugin could not read');
+    // nothing skipped (0 or absent): the unknown action is denied as before
+    expect(decidePreMcp(ctx(call([{ action: 'projects.lst' }]), { snapshot: snapshotOf({ skipped_entries: 0 }) })).permission).toBe('deny');
+    expect(decidePreMcp(ctx(call([{ action: 'projects.lst' }]), { snapshot: snapshotOf({ skipped_entries: null }) })).permission).toBe('deny');
+    // a known action is judged as always, skipped entries or not
+    expect(decidePreMcp(ctx(call([{ action: 'data.write' }]), { snapshot: snapshotOf({ skipped_entries: 2 }), claims: { caps: ['projects:read'] } })).permission).toBe('deny');
+  });
+
   it('denies a step whose required capability the token lacks, naming it', () => {
     const answer = decidePreMcp(ctx(call([{ action: 'projects.list' }, { action: 'data.write' }]), { claims: { caps: ['projects:read'] } }));
     expect(answer.permission).toBe('deny');
@@ -112,6 +126,10 @@ describe('snapshot fast scan', () => {
     for (const name of wanted) expect([fast.has(name), fast.capOf(name)]).toEqual([full.has(name), full.capOf(name)]);
     expect([...fast.unapproved]).toEqual(['data.op_11']);
     expect(fast.names()).toEqual(full.names());
+    expect([fast.skipped, full.skipped]).toEqual([0, 0]);
+    const skipped = { ...big, skipped_entries: 3 };
+    const skippedText = `${JSON.stringify(skipped, null, 2)}\n`;
+    expect([scanSnapshot(skippedText, wanted)!.skipped, indexSnapshot(skipped)!.skipped]).toEqual([3, 3]);
     expect(scanSnapshot(pretty, new Set(['fake.one']))).toBeNull();
     expect(scanSnapshot(pretty, new Set([big.actions[7]!.action]))).toBeNull(); // braces in its summary: full parse
     expect(scanSnapshot(pretty, new Set(['nope.none']))).toBeNull();

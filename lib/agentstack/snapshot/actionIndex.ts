@@ -16,6 +16,8 @@ export interface SnapshotIndex {
   /** Action names in snapshot order (for suggestions; built on first use). */
   names(): string[];
   unapproved: Set<string>;
+  /** Catalog entries left out as malformed when the snapshot was fetched: an action missing here may be one of them. */
+  skipped: number;
 }
 
 /**
@@ -42,6 +44,7 @@ export function indexSnapshot(value: unknown, wanted?: ReadonlySet<string>): Sna
     capOf: (action) => caps.get(action) ?? null,
     names: () => (names ??= [...new Set((actions as Array<{ action: string }>).map((a) => a.action))]),
     unapproved: new Set(top.data.unapproved ?? []),
+    skipped: top.data.skipped_entries ?? 0,
   };
 }
 
@@ -99,6 +102,7 @@ export function scanSnapshot(content: string | Buffer, wanted: ReadonlySet<strin
     capOf: (action) => caps.get(action) ?? null,
     names: () => (full ??= indexSnapshot(JSON.parse(bytes.toString('utf8'))))?.names() ?? [],
     unapproved: new Set(parsed.data.unapproved ?? []),
+    skipped: parsed.data.skipped_entries ?? 0,
   };
 }
 

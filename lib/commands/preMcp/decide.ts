@@ -123,6 +123,16 @@ export function decidePreMcp(ctx: PreMcpContext): PreMcpAnswer {
       const near = closestActions(name, index.names());
       return near.length ? `"${name}" (closest: ${near.join(', ')})` : `"${name}" (no similar action)`;
     });
+    // The server's list had entries the plugin could not read: an action missing from the snapshot may be one of
+    // them, so the person decides rather than the snapshot.
+    if (index.skipped > 0) {
+      const entries = `${index.skipped} ${index.skipped === 1 ? 'entry' : 'entries'}`;
+      return {
+        permission: 'ask',
+        user_message: `AgentStack: this call uses an action the plugin does not know: ${hints.join('; ')}. The server's action list had ${entries} the plugin could not read, so it may be one of them. Allow only if you expect this action.`,
+        agent_message: `AgentStack's action list as the plugin read it has no action ${hints.join('; ')}, but ${entries} of the list could not be read; the person is asked to confirm. If the call fails, use an existing action name (the action "actions.list" lists them).`,
+      };
+    }
     return {
       permission: 'deny',
       user_message: `AgentStack blocked this call: unknown action ${hints.join('; ')}.`,
