@@ -46,6 +46,9 @@ describe('pre-MCP decision', () => {
     expect(answer.user_message).toContain('2 entries the plugin could not read');
     expect(answer.agent_message).toContain('projects.list');
     expect(decidePreMcp(ctx(call([{ action: 'projects.lst' }]), { snapshot: snapshotOf({ skipped_entries: 1 }) })).user_message).toContain('had 1 entry the plugin could not read');
+    const two = decidePreMcp(ctx(call([{ action: 'projects.lst' }, { action: 'data.wrte' }]), { snapshot: snapshotOf({ skipped_entries: 2 }) }));
+    expect(two.user_message).toMatch(/"projects\.lst" \(closest: [^)]*\); "data\.wrte"/);
+    expect(two.agent_message).toMatch(/"projects\.lst" \(closest: [^)]*\); "data\.wrte"/);
     // nothing skipped (0 or absent): the unknown action is denied as before
     expect(decidePreMcp(ctx(call([{ action: 'projects.lst' }]), { snapshot: snapshotOf({ skipped_entries: 0 }) })).permission).toBe('deny');
     expect(decidePreMcp(ctx(call([{ action: 'projects.lst' }]), { snapshot: snapshotOf({ skipped_entries: null }) })).permission).toBe('deny');
