@@ -27,9 +27,9 @@ async function main(): Promise<object> {
     return {};
   }
   // Imported here, so a call to another server never loads what they need (node:vm, node:os).
-  const [{ useChunkCache }, { chunkCacheDir }] = await Promise.all([import('../platform/chunkLoader.js'), import('../agentstack/server/paths.js')]);
+  const [{ useChunkCache }, { chunkCacheRoot }] = await Promise.all([import('../platform/chunkLoader.js'), import('../agentstack/server/paths.js')]);
   try {
-    useChunkCache(chunkCacheDir(process.env, __PLUGIN_VERSION__));
+    useChunkCache({ root: chunkCacheRoot(process.env), version: __PLUGIN_VERSION__ });
   } catch { /* no usable Cursor dir: no cache */ }
   const { runPreMcp } = await import('../commands/preMcp/run.js');
   // The script lives in <root>/hooks/scripts/.

@@ -3,7 +3,7 @@ import { quoteShort } from '../platform/errors.js';
 import { exitHook, logHookFast, readStdinFast } from '../platform/fastHookIo.js';
 import { parseHookJson } from '../platform/hookIo.js';
 import { useChunkCache } from '../platform/chunkLoader.js';
-import { chunkCacheDir } from '../agentstack/server/paths.js';
+import { chunkCacheRoot } from '../agentstack/server/paths.js';
 import type { NetModule } from '../commands/sessionStart/run.js';
 import { POLLER_FLAG } from '../agentstack/signIn/pollerFlag.js';
 
@@ -49,7 +49,7 @@ async function hook(): Promise<object> {
 }
 
 try {
-  useChunkCache(chunkCacheDir(process.env, __PLUGIN_VERSION__));
+  useChunkCache({ root: chunkCacheRoot(process.env), version: __PLUGIN_VERSION__ });
 } catch { /* no usable Cursor dir: no cache (the hook reports the dir itself) */ }
 if (process.argv.includes(POLLER_FLAG)) {
   void loadNet().then(async ({ runDevicePoller }) => process.exit(await runDevicePoller()));

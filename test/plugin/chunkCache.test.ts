@@ -75,4 +75,38 @@ describe('the hooks\' code cache', () => {
     writeFileSync(join(dir.path, 'agentstack-compile-cache'), 'not a folder');
     expectDeny(run());
   });
+
+  it('writing a cache removes what no run will read again: older plugin versions, an older build of the chunk', () => {
+    const root = join(dir.path, 'agentstack-compile-cache');
+    mkdirSync(join(root, '0.0.1'), { recursive: true, mode: 0o700 });
+    writeFileSync(join(root, '0.0.1', 'pre-mcp-cap-check.execute.cjs-1-1-v20.0.0-x64.v8cache'), 'old version');
+    mkdirSync(cache, { recursive: true, mode: 0o700 });
+    const olderBuild = `pre-mcp-cap-check.execute.cjs-1-1-${process.version}-${process.arch}.v8cache`;
+    const otherNode = 'pre-mcp-cap-check.execute.cjs-1-1-v99.0.0-x64.v8cache';
+    const otherChunk = `session-start.main.cjs-1-1-${process.version}-${process.arch}.v8cache`;
+    for (const name of [olderBuild, otherNode, otherChunk]) writeFileSync(join(cache, name), 'cache');
+    expectDeny(run());
+    expect(readdirSync(root)).toEqual([VERSION]);
+    const left = files().sort();
+    expect(left).toContain(otherNode); // the person may switch Node back
+    expect(left).toContain(otherChunk); // another chunk's cache is that chunk's business
+    expect(left).not.toContain(olderBuild);
+    expect(left.filter((f) => f.startsWith('pre-mcp-cap-check.execute.cjs-') && f.endsWith(`-${process.version}-${process.arch}.v8cache`))).toHaveLength(1);
+  });
+
+  it('a run that only reads the cache removes nothing', () => {
+    expectDeny(run());
+    const old = join(dir.path, 'agentstack-compile-cache', '0.0.1');
+    mkdirSync(old, { mode: 0o700 });
+    expectDeny(run());
+    expect(readdirSync(join(dir.path, 'agentstack-compile-cache')).sort()).toEqual(['0.0.1', VERSION].sort());
+  });
+
+  it('nothing is removed under a root others may write to', () => {
+    const root = join(dir.path, 'agentstack-compile-cache');
+    mkdirSync(join(root, '0.0.1'), { recursive: true });
+    chmodSync(root, 0o777);
+    expectDeny(run());
+    expect(readdirSync(root).sort()).toEqual(['0.0.1', VERSION].sort());
+  });
 });

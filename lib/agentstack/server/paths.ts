@@ -61,9 +61,9 @@ export function cursorPaths(env: NodeJS.ProcessEnv = process.env): CursorPaths {
   return out;
 }
 
-/** The hook scripts' compile cache (code only, no data), one folder per plugin version. */
-export function chunkCacheDir(env: NodeJS.ProcessEnv, pluginVersion: string): string {
-  return join(cursorDir(env), 'agentstack-compile-cache', pluginVersion);
+/** The hook scripts' compile cache (code only, no data): one folder per plugin version under it, nothing else. */
+export function chunkCacheRoot(env: NodeJS.ProcessEnv): string {
+  return join(cursorDir(env), 'agentstack-compile-cache');
 }
 
 /** Where Cursor keeps installed copies of plugins (`cache/<marketplace>/<plugin>/<commit>/`, `local/<name>/`, `marketplaces/`). */
