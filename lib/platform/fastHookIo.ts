@@ -5,7 +5,7 @@
  * and time, exactly one JSON line out, exit 0.
  */
 import { fstatSync, read, writeSync } from 'node:fs';
-import { HOOK_STDIN_MAX_BYTES, readStdinBounded, type ReadStdinOptions, type StdinResult } from './hookIo.js';
+import { HOOK_STDIN_MAX_BYTES, collectStdin, readStdinBounded, type ReadStdinOptions, type StdinResult } from './hookIo.js';
 
 /** True while a read of descriptor 0 is blocked in the thread pool (see exitHook). */
 let readPending = false;
@@ -20,63 +20,35 @@ export function readStdinFast(opts: Pick<ReadStdinOptions, 'maxBytes' | 'timeout
     return Promise.resolve({ text: '', problem: 'error' });
   }
   return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
+    const input = collectStdin(options.maxBytes, spill);
     let done = false;
-    // Past the cap with `spill`: every byte that arrived goes to it, in order, and reading goes on to the end.
-    let spilling = false;
-    const startSpilling = () => {
-      if (spilling || !spill) return;
-      spilling = true;
-      for (const chunk of chunks.splice(0)) spill(chunk);
-    };
     const finish = (result: StdinResult) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      if (result.problem) startSpilling();
+      if (result.problem) input.spillAll();
       resolve(result);
     };
     const started = Date.now();
     // Timers run before I/O callbacks in each turn of the event loop: on a busy machine the deadline and the end of
     // the input can be due in the same turn, so the deadline yields one turn (setImmediate runs after I/O callbacks).
-    const timer = setTimeout(() => setImmediate(() => finish({ text: '', problem: spilling ? 'too_large' : 'timeout' })), options.timeoutMs);
-    const streamRest = () => {
-      const timeoutMs = options.timeoutMs - (Date.now() - started);
-      if (spilling) {
-        void readStdinBounded({ maxBytes: 0, timeoutMs, spill }).then(() => finish({ text: '', problem: 'too_large' }));
-        return;
-      }
-      const before = chunks.splice(0);
-      void readStdinBounded({ maxBytes: options.maxBytes - total, timeoutMs, ...(spill ? { spill: (c: Buffer) => { if (!spilling) { spilling = true; for (const b of before) spill(b); } spill(c); } } : {}) }).then((rest) => {
-        // The stream reader passed everything it got (ours first) to `spill` when it had a problem.
-        if (rest.problem) return finish(rest);
-        finish({ text: Buffer.concat([...before, Buffer.from(rest.text)]).toString('utf8') });
-      });
-    };
+    const timer = setTimeout(() => setImmediate(() => finish(input.result('timeout'))), options.timeoutMs);
     const next = () => {
       const buf = Buffer.allocUnsafe(64 * 1024);
       readPending = true;
       read(0, buf, 0, buf.length, null, (error, n) => {
         readPending = false;
         if (done) return;
-        // A non-blocking descriptor (the writer's choice, shared with us) cannot be read this way: read the rest
-        // through the stream, which waits for it properly.
-        if (error?.code === 'EAGAIN') return streamRest();
-        if (error) return finish({ text: '', problem: 'error' });
-        if (n === 0) return finish(spilling ? { text: '', problem: 'too_large' } : { text: Buffer.concat(chunks, total).toString('utf8') });
-        total += n;
-        if (spilling) {
-          spill!(Buffer.from(buf.subarray(0, n)));
-          return next();
+        // A non-blocking descriptor (the writer's choice, shared with us) cannot be read this way: the stream reader,
+        // which waits for it properly, goes on with the same input.
+        if (error?.code === 'EAGAIN') {
+          void readStdinBounded({ timeoutMs: options.timeoutMs - (Date.now() - started), collector: input }).then(finish);
+          return;
         }
-        if (total > options.maxBytes) {
-          if (!spill) return finish({ text: '', problem: 'too_large' });
-          chunks.push(buf.subarray(0, n));
-          startSpilling();
-          return next();
-        }
-        chunks.push(buf.subarray(0, n));
+        if (error) return finish(input.result('error'));
+        if (n === 0) return finish(input.result());
+        // A fresh buffer for every read: the chunk kept is never written over.
+        if (!input.add(buf.subarray(0, n))) return finish({ text: '', problem: 'too_large' });
         next();
       });
     };

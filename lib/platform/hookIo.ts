@@ -23,46 +23,74 @@ export interface ReadStdinOptions {
 
 export const HOOK_STDIN_MAX_BYTES = 4 * 1024 * 1024;
 
-/** Reads all of stdin, giving up past `maxBytes` or `timeoutMs` (the partial text is then unusable and dropped). */
-export function readStdinBounded(options: ReadStdinOptions = {}): Promise<StdinResult> {
+/**
+ * What a stdin reader keeps of the input, shared by both readers (this stream one and fastHookIo's fs.read one): the
+ * chunks while they fit in `maxBytes`; past it, with `spill`, every byte that arrived goes to `spill`, in order, and
+ * nothing more is kept.
+ */
+export interface StdinCollector {
+  /** Takes a chunk; false when it went past the cap with no `spill` (the read has failed as too large). */
+  add(chunk: Buffer): boolean;
+  /** Passes everything kept, and every later chunk, to `spill` (a read that ends with a problem passes all it got). */
+  spillAll(): void;
+  readonly spilling: boolean;
+  /** How the read ended: the text, or its problem (a read that spilled was too large, whatever ended it). */
+  result(problem?: 'timeout' | 'error'): StdinResult;
+}
+
+export function collectStdin(maxBytes: number, spill?: (chunk: Buffer) => void): StdinCollector {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let spilling = false;
+  const spillAll = () => {
+    if (spilling || !spill) return;
+    spilling = true;
+    for (const chunk of chunks.splice(0)) spill(chunk);
+  };
+  return {
+    add(chunk) {
+      total += chunk.length;
+      if (spilling) spill!(chunk);
+      else if (total <= maxBytes) chunks.push(chunk);
+      else if (!spill) return false;
+      else {
+        spillAll();
+        spill(chunk);
+      }
+      return true;
+    },
+    spillAll,
+    get spilling() { return spilling; },
+    result: (problem) => (spilling ? { text: '', problem: 'too_large' } : problem ? { text: '', problem } : { text: Buffer.concat(chunks).toString('utf8') }),
+  };
+}
+
+/**
+ * Reads all of stdin, giving up past `maxBytes` or `timeoutMs` (the partial text is then unusable and dropped).
+ * `collector`: go on with the input another reader began (its cap and `spill` apply).
+ */
+export function readStdinBounded(options: ReadStdinOptions & { collector?: StdinCollector } = {}): Promise<StdinResult> {
   const stream = options.stream ?? process.stdin;
-  const maxBytes = options.maxBytes ?? HOOK_STDIN_MAX_BYTES;
   const timeoutMs = options.timeoutMs ?? 2_000;
   if (stream.isTTY) return Promise.resolve({ text: '' });
+  const input = options.collector ?? collectStdin(options.maxBytes ?? HOOK_STDIN_MAX_BYTES, options.spill);
   return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    const spill = options.spill;
-    let total = 0;
     let done = false;
-    let spilling = false;
-    const startSpilling = () => {
-      if (spilling || !spill) return;
-      spilling = true;
-      for (const chunk of chunks.splice(0)) spill(chunk);
-    };
     const finish = (result: StdinResult) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      if (result.problem) startSpilling();
+      if (result.problem) input.spillAll();
       stream.removeAllListeners('data');
       if (result.problem) stream.destroy?.();
       resolve(result);
     };
-    const timer = setTimeout(() => finish({ text: '', problem: spilling ? 'too_large' : 'timeout' }), timeoutMs);
+    const timer = setTimeout(() => finish(input.result('timeout')), timeoutMs);
     stream.on('data', (chunk: Buffer | string) => {
-      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      total += buf.length;
-      if (spilling) return spill!(buf);
-      if (total > maxBytes) {
-        if (!spill) return finish({ text: '', problem: 'too_large' });
-        startSpilling();
-        return spill(buf);
-      }
-      chunks.push(buf);
+      if (!input.add(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) finish({ text: '', problem: 'too_large' });
     });
-    stream.on('end', () => finish(spilling ? { text: '', problem: 'too_large' } : { text: Buffer.concat(chunks).toString('utf8') }));
-    stream.on('error', () => finish({ text: '', problem: spilling ? 'too_large' : 'error' }));
+    stream.on('end', () => finish(input.result()));
+    stream.on('error', () => finish(input.result('error')));
   });
 }
 

@@ -3,10 +3,14 @@
  * never closes gets the deadline's answer (for an AgentStack call that could not be read whole: ask), and the process ends (SIGKILL on itself: a read blocked in Node's thread
  * pool would hold a normal exit), so Cursor is never kept waiting past the hook's own deadline.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PRE_MCP_SCRIPT, SESSION_START_SCRIPT } from '../helpers/sessionStart.js';
 import { tempDir } from '../helpers/repo.js';
+
+const HAS_PYTHON = spawnSync('python3', ['-c', 'pass']).status === 0;
 
 function start(script: string, args: string[]) {
   const dir = tempDir('agentstack-stdin-');
@@ -69,4 +73,54 @@ describe('hook stdin, read without process.stdin', () => {
     expect(r.stdout).toBe('{}\n');
     expect(r.stderr).toBe('');
   });
+
+  // A writer that is not Node may hand over a non-blocking descriptor (the flag belongs to the shared open file; a
+  // Node parent makes its children's stdio blocking): fs.read then fails with EAGAIN while no data is there, and the
+  // hook goes on reading the same input through the stream reader. Python opens and passes such a descriptor here.
+  it.skipIf(process.platform === 'win32' || !HAS_PYTHON)('pre-mcp: a non-blocking stdin that gets its input late is read whole, even over the cap', async () => {
+    const dir = tempDir('agentstack-nonblock-');
+    try {
+      const answer = async (input: string) => {
+        const fifo = join(dir.path, `in-${Math.random().toString(36).slice(2)}`);
+        expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+        const opener = [
+          'import os, sys',
+          'fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)',
+          'os.dup2(fd, 0)',
+          'os.execv(sys.argv[2], sys.argv[2:])',
+        ].join('\n');
+        const child = spawn('python3', ['-c', opener, fifo, process.execPath, PRE_MCP_SCRIPT], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { PATH: process.env.PATH, HOME: dir.path, AGENTSTACK_CURSOR_DIR: dir.path },
+        });
+        let stdout = '';
+        child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+        const ended = new Promise<number | null>((resolve) => child.on('close', resolve));
+        // The writer opens once the hook holds its end (a FIFO with no writer would read as empty), and writes only
+        // after the hook's first read found the pipe empty.
+        let writer = -1;
+        for (let tries = 0; writer < 0 && tries < 200; tries++) {
+          try { writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK); } catch { await new Promise((r) => setTimeout(r, 10)); }
+        }
+        expect(writer).toBeGreaterThanOrEqual(0);
+        await new Promise((r) => setTimeout(r, 500));
+        const bytes = Buffer.from(input);
+        for (let off = 0; off < bytes.length;) {
+          try { off += writeSync(writer, bytes, off, Math.min(65_536, bytes.length - off)); } catch { await new Promise((r) => setTimeout(r, 2)); }
+        }
+        closeSync(writer);
+        expect(await ended).toBe(0);
+        return JSON.parse(stdout) as Record<string, unknown>;
+      };
+      const call = (toolName: string, padding = '') => JSON.stringify({ tool_name: toolName, tool_input: JSON.stringify({ steps: [{ id: '1', action: 'projects.list' }] }), url: 'https://agentstack.tech/mcp', mcp_server_name: 'user-agentstack', padding });
+      // Read whole: an execute call with no snapshot gets no decision, only the sign-in hint.
+      expect(await answer(call('agentstack.execute'))).toMatchObject({ agent_message: expect.stringMatching(/snapshot does not exist yet/) });
+      // Over the 4 MiB cap: the outer names are still seen, so an execute call gets ask and another tool {}.
+      const big = 'x'.repeat(5 * 1024 * 1024);
+      expect(await answer(call('agentstack.execute', big))).toMatchObject({ permission: 'ask' });
+      expect(await answer(call('read_file', big))).toEqual({});
+    } finally {
+      dir.cleanup();
+    }
+  }, 30_000);
 });
