@@ -8,7 +8,7 @@
 import { randomHex } from '../../platform/randomHex.js';
 import { unlinkSync } from 'node:fs';
 import { PluginError } from '../../platform/errors.js';
-import { LOCK_CLOCK_SKEW_MS, breakStaleLock, isBeingWritten, isLockHolderAlive, readLockFile } from '../../platform/fs/fileLock.js';
+import { LOCK_CLOCK_SKEW_MS, breakStaleLock, isBeingWritten, isLockHolderAlive, parseLockText, readLockFile } from '../../platform/fs/fileLock.js';
 import { processStartTime } from '../../platform/processStart.js';
 import { isOpenableUrl } from './browser.js';
 import { DeviceLockSchema, type DeviceLock } from '../../schemas/state.js';
@@ -23,12 +23,15 @@ export interface HeldDeviceLock {
 
 export type DeviceLockResult = { kind: 'acquired'; lock: HeldDeviceLock } | { kind: 'held'; holder: DeviceLock };
 
+function deviceLockOf(raw: Record<string, unknown>): DeviceLock | null {
+  const parsed = DeviceLockSchema.safeParse(raw);
+  return parsed.success ? parsed.data : null;
+}
+
 /** The current lock's content, or null when there is none or it is unreadable. */
 export function readDeviceLock(path: string): DeviceLock | null {
   const raw = readLockFile(path);
-  if (!raw) return null;
-  const parsed = DeviceLockSchema.safeParse(raw);
-  return parsed.success ? parsed.data : null;
+  return raw ? deviceLockOf(raw) : null;
 }
 
 /** The longest a device lock lives: its device code's `expires_in`, itself capped at this. */
@@ -128,7 +131,8 @@ export function acquireDeviceLock(path: string, options: { expiresAt: Date; now?
       pause(BEING_WRITTEN_PAUSE_MS);
       continue;
     }
-    const holder = readDeviceLock(path);
+    // Judged from the bytes that would be broken, never from a second read (see acquireLock in fileLock.ts).
+    const holder = deviceLockOf(parseLockText(text));
     if (!isStaleDeviceLock(holder, now())) return { kind: 'held', holder: holder! };
     breakStaleLock(path, text);
   }

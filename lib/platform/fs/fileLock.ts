@@ -35,6 +35,16 @@ export function isLockHolderAlive(pid: unknown, recordedStart: unknown, platform
 /** How far in the future a lock's own time may be (clock adjustments) before the lock is judged forged or broken. */
 export const LOCK_CLOCK_SKEW_MS = 60_000;
 
+/** A lock file's JSON from its text; `{}` when it holds garbage. */
+export function parseLockText(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
 /** Reads a lock file's JSON, or null when it is missing; `{}` when it holds garbage. */
 export function readLockFile(path: string): Record<string, unknown> | null {
   let text: string;
@@ -44,12 +54,7 @@ export function readLockFile(path: string): Record<string, unknown> | null {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
-  try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
+  return parseLockText(text);
 }
 
 /**
@@ -133,7 +138,9 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
       throw new PluginError('io', `Cannot use the lock file ${path} (${code}); move it aside, then try again.`, { cause: error, details: { path, errno: code } });
     }
-    const holder = readLockFile(path) ?? {};
+    // Judged from the very bytes that would be broken: reading the file again could see it gone (a holder that just
+    // released) and take that for a dead holder, then move aside the lock another process took in between.
+    const holder = parseLockText(text);
     const acquiredAt = Date.parse(String(holder.acquired_at ?? ''));
     const age = Date.now() - acquiredAt;
     const stale = !isBeingWritten(path, text) && (!isLockHolderAlive(holder.pid, holder.pid_start) || !Number.isFinite(acquiredAt) || age > staleMs || age < -LOCK_CLOCK_SKEW_MS);
