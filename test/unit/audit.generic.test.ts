@@ -135,7 +135,7 @@ const MUTATIONS: Record<string, Mutation> = {
   'an agent without name (advice)': { base: fullSvg, mutate: put('agents/reviewer.md', '---\ndescription: Reviews.\n---\n'), changes: { 'agents.frontmatter': 'WARN' }, summary: /reviewer\.md has no "name"/ },
   'a command without frontmatter (advice)': { base: fullSvg, mutate: put('commands/ship.md', 'Ship it.\n'), changes: { 'commands.frontmatter': 'WARN' }, summary: /ship\.md has no frontmatter/ },
   'an SVG logo that is not well-formed': { base: fullSvg, mutate: put('assets/logo.svg', '<svg viewBox="0 0 10 10"><g></svg>'), changes: { logo: 'FAIL' }, summary: /not well-formed SVG/ },
-  'an SVG logo without viewBox': { base: fullSvg, mutate: put('assets/logo.svg', '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>'), changes: { logo: 'FAIL' }, summary: /no usable viewBox/ },
+  'an SVG logo without viewBox (advice: it renders, unscaled)': { base: fullSvg, mutate: put('assets/logo.svg', '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>'), changes: { logo: 'WARN' }, summary: /no usable viewBox, so it may not scale/ },
   'a logo neither PNG nor SVG': { base: hostedMcp, mutate: put('assets/logo.png', Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 74, 70, 73, 70])), changes: { logo: 'FAIL' }, summary: /neither a PNG nor an SVG/ },
   'a logo that is missing': { base: hostedMcp, mutate: (f) => { const { 'assets/logo.png': _gone, ...rest } = f; return rest; }, changes: { logo: 'FAIL', 'manifest.paths': 'FAIL' }, summary: /logo assets\/logo\.png is missing/ },
   'a PNG logo that is not square (advice)': { base: hostedMcp, mutate: put('assets/logo.png', png(256, 128)), changes: { logo: 'WARN' }, summary: /256x128 PNG: not square/ },

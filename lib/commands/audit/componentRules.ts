@@ -161,7 +161,8 @@ export function logoRule(p: PluginFiles): Check {
   }
   const svg = svgInfo(logo.bytes.toString('utf8'));
   if (svg.kind !== 'ok') return fail(id, `logo ${logo.path} is not well-formed SVG: ${svg.reason}`, 'Fix the SVG (it must parse as XML with an <svg> root)');
-  if (!svg.viewBox) return fail(id, `logo ${logo.path} has no usable viewBox`, 'Add viewBox="0 0 <w> <h>" to the <svg> element so it scales');
+  // Without a viewBox the SVG still renders, at its own size: advice, not a fault.
+  if (!svg.viewBox) return warn(id, `logo ${logo.path} has no usable viewBox, so it may not scale`, 'Add viewBox="0 0 <w> <h>" to the <svg> element so it scales');
   const off = [svg.viewBox.width !== svg.viewBox.height ? `viewBox ${svg.viewBox.width}x${svg.viewBox.height} is not square` : null, tooBig,
     svg.gradients ? 'it uses gradients, which can render blank in Cursor' : null].filter(Boolean);
   return off.length
