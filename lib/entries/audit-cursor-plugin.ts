@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { auditFolder, PROFILES, type ProfileChoice } from '../commands/audit/auditPlugin.js';
+import { PROFILES, type ProfileChoice } from '../commands/audit/auditPlugin.js';
+import { auditTarget } from '../commands/audit/target.js';
 import { parseCommandLine, usageError } from '../platform/cli.js';
 import { exitCodeFor, renderJson, renderTable } from '../platform/report.js';
 import { pluginRootFrom } from '../agentstack/plugin/runtimeCopies.js';
@@ -9,7 +10,8 @@ const { values, positionals } = parseCommandLine({
   usage: `Usage: node audit-cursor-plugin.mjs [DIR] [--profile auto|generic|agentstack] [--rebuild | --no-rebuild] [--json]
 
 Audits a Cursor plugin folder, or a marketplace repository plugin by plugin (default: this plugin).
-Generic rules hold for any plugin; AgentStack's rules apply to AgentStack's plugin. Exit 1 on any FAIL.
+Generic rules hold for any plugin; AgentStack's rules apply to AgentStack's plugin. Exit 1 on any FAIL,
+2 when DIR is missing, not a folder or unreadable (or on bad usage).
 Never runs code from the folder it audits, unless you pass --rebuild.
 
 Options:
@@ -28,7 +30,12 @@ if (!PROFILES.includes(profile)) usageError('audit-cursor-plugin', `--profile mu
 if (values.rebuild && values['no-rebuild']) usageError('audit-cursor-plugin', 'give --rebuild or --no-rebuild, not both');
 const ownTree = pluginRootFrom(import.meta.url);
 const dir = positionals[0] ? resolve(positionals[0]) : ownTree;
-const report = auditFolder(dir, { profile, ownTree, rebuild: values.rebuild === true, noRebuild: values['no-rebuild'] === true });
+const target = auditTarget(dir, { profile, ownTree, rebuild: values.rebuild === true, noRebuild: values['no-rebuild'] === true });
+if (target.kind === 'unusable') {
+  process.stderr.write(`audit-cursor-plugin: ${target.line}\n`);
+  process.exit(2);
+}
+const { report } = target;
 const title = report.kind === 'marketplace'
   ? `Cursor marketplace audit: ${dir} (${report.plugins.length} plugins)`
   : `Cursor plugin audit: ${dir} (profile ${report.profile})`;

@@ -1,8 +1,9 @@
 /**
  * Plugin folders written by us in the shapes Cursor's official plugins use (Aug 2026: hosted-MCP plugins with only
  * mcp.json, README, CHANGELOG and assets; `Authorization: Bearer ${VAR}` with `variables`; PNG or SVG logos;
- * skills-only plugins; hooks with `version: 1`, `stop` / `afterAgentResponse`, no timeout), plus a marketplace
- * repository. Each fixture is a map of relative path -> content, written into a temporary folder by the tests.
+ * skills-only plugins; hooks with `version: 1`, `stop` / `afterAgentResponse`, no timeout; a static OAuth `auth`
+ * block, a `url` that is a variable, a skill named like a title), the forms Cursor's docs accept beyond them (hooks
+ * without `version`, prompt hooks, marketplace entries with `minClientVersions`), plus marketplace repositories. Each fixture is a map of relative path -> content, written into a temporary folder by the tests.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -119,6 +120,55 @@ export const hooksRelative = (): FixtureFiles => ({
   'hooks/note.mjs': 'import { readFileSync } from "node:fs";\nreadFileSync(0);\nprocess.stdout.write("{}");\n',
 });
 
+/** A static OAuth client in `auth` ({CLIENT_ID, CLIENT_SECRET} as variables), a server without `type`. */
+export const staticOAuth = (): FixtureFiles => ({
+  '.cursor-plugin/plugin.json': json({
+    name: 'calls-kit', displayName: 'Calls Kit', description: 'Call transcripts as MCP tools.', version: '1.0.0', author, license: 'MIT',
+    logo: 'assets/logo.svg', category: 'integrations', tags: ['mcp'], mcpServers: './mcp.json',
+    variables: { type: 'object', properties: { CALLS_CLIENT_ID: { type: 'string', title: 'Client ID' }, CALLS_CLIENT_SECRET: { type: 'string', title: 'Client secret' } }, required: ['CALLS_CLIENT_ID'] },
+  }),
+  'mcp.json': json({ mcpServers: { calls: { url: 'https://mcp.calls.example.com/mcp', auth: { CLIENT_ID: '${CALLS_CLIENT_ID}', CLIENT_SECRET: '${CALLS_CLIENT_SECRET}' } } } }),
+  'README.md': readme('Calls Kit'),
+  'CHANGELOG.md': '# Changelog\n\n## 1.0.0\n\n- First version.\n',
+  'assets/logo.svg': SVG_LOGO,
+});
+
+/** The server's whole `url` is a variable the person fills in, with an `auth` block that names `scopes`. */
+export const variableUrl = (): FixtureFiles => ({
+  '.cursor-plugin/plugin.json': json({
+    name: 'org-records', displayName: 'Org Records', description: 'Records of your org.', version: '1.0.0', author, license: 'MIT',
+    logo: 'assets/logo.png', mcpServers: './mcp.json', minClientVersions: { cursor: '3.13.0' },
+    variables: { type: 'object', properties: { ORG_MCP_URL: { type: 'string', description: 'Your org\'s MCP URL (https://…)' }, ORG_CLIENT_ID: { type: 'string' } }, required: ['ORG_MCP_URL', 'ORG_CLIENT_ID'] },
+  }),
+  'mcp.json': json({ mcpServers: { records: { type: 'http', url: '${ORG_MCP_URL}', auth: { CLIENT_ID: '${ORG_CLIENT_ID}', scopes: ['records_api', 'refresh_token'] } } } }),
+  'README.md': readme('Org Records'),
+  'CHANGELOG.md': '## 1.0.0\n\n- First version.\n',
+  'assets/logo.png': png(256, 256),
+});
+
+/** A skill whose `name` is a title, not its folder's kebab-case name, with extra frontmatter keys; no logo. */
+export const titledSkill = (): FixtureFiles => ({
+  '.cursor-plugin/plugin.json': json({ name: 'work-style', description: 'A way of working.', version: '0.4.0', author, category: 'productivity', tags: ['style'], skills: './skills/' }),
+  'README.md': readme('Work Style'),
+  'CHANGELOG.md': '## 0.4.0\n\n- Focus mode.\n',
+  'skills/focus-mode/SKILL.md': '---\nname: Focus Mode\ndescription: Short answers, one change at a time, checked before done. Use when asked for focus mode.\ndisable-model-invocation: true\nicon: target\n---\n\nSteps.\n',
+});
+
+/** hooks.json as the docs also allow it: no `version` (it defaults to 1), a prompt hook, an extra key on an entry. */
+export const documentedHooks = (): FixtureFiles => ({
+  '.cursor-plugin/plugin.json': json({ name: 'turn-guard', description: 'Checks each agent turn.', version: '1.1.0', author, logo: 'assets/logo.png', hooks: './hooks/hooks.json' }),
+  'README.md': readme('Turn Guard'),
+  'CHANGELOG.md': '## 1.1.0\n\n- Prompt hook.\n',
+  'assets/logo.png': png(128, 128),
+  'hooks/hooks.json': json({
+    hooks: {
+      stop: [{ type: 'prompt', prompt: 'Did the agent finish what was asked? Answer yes or no.', timeout: 20 }],
+      afterAgentResponse: [{ command: 'bun run ${CURSOR_PLUGIN_ROOT}/hooks/note.ts', timeout: 5, loop_limit: null }],
+    },
+  }),
+  'hooks/note.ts': 'const input = await Bun.stdin.text();\nconsole.log(JSON.stringify({ seen: input.length }));\n',
+});
+
 const prefixed = (prefix: string, files: FixtureFiles): FixtureFiles => Object.fromEntries(Object.entries(files).map(([k, v]) => [`${prefix}/${k}`, v]));
 
 /** A marketplace repository with three plugins, in a folder and in a `third_party/` folder as the official one does. */
@@ -135,6 +185,21 @@ export const marketplace = (): FixtureFiles => ({
   ...prefixed('pdf-tools', skillsOnly()),
   ...prefixed('third_party/linear-lite', hostedMcp()),
   ...prefixed('third_party/acme-api', bearerVariables()),
+});
+
+/** A marketplace whose entries carry `minClientVersions` (one without a description), with the newer shapes as its plugins. */
+export const marketplaceWithVersions = (): FixtureFiles => ({
+  '.cursor-plugin/marketplace.json': json({
+    name: 'example-labs', owner: { name: 'Example Labs' }, metadata: { description: 'More plugins by Example Labs.' },
+    plugins: [
+      { name: 'org-records', source: 'third_party/org-records', description: 'Records of your org.', minClientVersions: { cursor: '3.13.0' } },
+      { name: 'calls-kit', source: 'third_party/calls-kit', minClientVersions: { cursor: '3.13.0', 'cursor-cli': '2026.8.11' } },
+      { name: 'work-style', source: 'work-style', description: 'A way of working.' },
+    ],
+  }),
+  ...prefixed('third_party/org-records', variableUrl()),
+  ...prefixed('third_party/calls-kit', staticOAuth()),
+  ...prefixed('work-style', titledSkill()),
 });
 
 export function writeFixture(dir: string, files: FixtureFiles): string {

@@ -4,15 +4,25 @@
  * 1 with the rule named; other plugins and marketplace repositories get the generic layer.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { copyPlugin } from '../helpers/pluginCopy.js';
 import { hostedMcp, marketplace, writeFixture } from '../helpers/pluginFixtures.js';
+import { IS_WINDOWS } from '../helpers/platform.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 
 const SCRIPT = join(REPO_ROOT, 'scripts/audit-cursor-plugin.mjs');
 const audit = (...args: string[]) => spawnSync(process.execPath, [SCRIPT, ...args], { encoding: 'utf8', timeout: 180_000 });
+
+/** Exit 2, nothing on stdout, exactly one line on stderr (no stack trace) that matches `line`. */
+function expectOneLine(r: ReturnType<typeof audit>, line: RegExp) {
+  expect(r.status, r.stderr).toBe(2);
+  expect(r.stdout).toBe('');
+  expect(r.stderr.endsWith('\n')).toBe(true);
+  expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+  expect(r.stderr).toMatch(line);
+}
 
 describe('audit-cursor-plugin', () => {
   it('passes on this repository, bundles rebuilt and compared', () => {
@@ -75,6 +85,44 @@ describe('audit-cursor-plugin', () => {
       const report = JSON.parse(audit(dir.path, '--json').stdout);
       expect(report).toMatchObject({ kind: 'marketplace', profile: 'auto', ok: true });
       expect(report.plugins.map((p: { name: string; profile: string }) => `${p.name}:${p.profile}`)).toEqual(['pdf-tools:generic', 'linear-lite:generic', 'acme-api:generic']);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('a missing folder or a file instead of a folder: one line, exit 2', () => {
+    const dir = tempDir('agentstack-audit-cli-');
+    try {
+      expectOneLine(audit(join(dir.path, 'does-not-exist')), /^audit-cursor-plugin: .*does-not-exist does not exist$/m);
+      writeFileSync(join(dir.path, 'plugin.json'), '{}');
+      expectOneLine(audit(join(dir.path, 'plugin.json'), '--json'), /^audit-cursor-plugin: .*plugin\.json is a file, not a plugin folder/m);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it.skipIf(IS_WINDOWS)('a link that loops, a folder that cannot be listed: one line, exit 2', () => {
+    const dir = tempDir('agentstack-audit-cli-');
+    try {
+      symlinkSync(join(dir.path, 'loop'), join(dir.path, 'loop'));
+      expectOneLine(audit(join(dir.path, 'loop')), /^audit-cursor-plugin: .*loop is a symbolic link that loops$/m);
+      // root reads any folder: run a copy of the (self-contained) bundle as `nobody` so 0000 means unreadable
+      const uid = process.getuid?.() === 0 ? 65534 : undefined;
+      chmodSync(dir.path, 0o755);
+      const script = join(dir.path, 'audit.mjs');
+      copyFileSync(SCRIPT, script);
+      const locked = join(dir.path, 'locked');
+      mkdirSync(locked, { mode: 0o000 });
+      chmodSync(locked, 0o000);
+      const r = spawnSync(process.execPath, [script, locked], { encoding: 'utf8', timeout: 60_000, uid, cwd: dir.path });
+      expectOneLine(r, /^audit-cursor-plugin: .*locked cannot be read \(permission denied\)$/m);
+      const plugin = writeFixture(join(dir.path, 'plugin'), hostedMcp());
+      mkdirSync(join(plugin, 'skills'), { mode: 0o000 });
+      chmodSync(join(plugin, 'skills'), 0o000);
+      const inner = spawnSync(process.execPath, [script, plugin], { encoding: 'utf8', timeout: 60_000, uid, cwd: dir.path });
+      expectOneLine(inner, /^audit-cursor-plugin: .*plugin\/skills cannot be read \(permission denied\)$/m);
+      chmodSync(join(plugin, 'skills'), 0o755);
+      chmodSync(locked, 0o755);
     } finally {
       dir.cleanup();
     }

@@ -113,9 +113,12 @@ const MUTATIONS: Record<string, Mutation> = {
   'license not a string': fields(/"license" must be a string/, (m) => { m.license = { type: 'MIT' }; }),
   'category not a string': fields(/"category" must be a string/, (m) => { m.category = ['productivity']; }),
   'publisher empty': fields(/"publisher" must be a non-empty string/, (m) => { m.publisher = ''; }),
-  'minClientVersions not an object of version strings': fields(/"minClientVersions" "cursor" must be a version string/, (m) => { m.minClientVersions = { cursor: 1.7 }; }),
-  'a variables entry without type': {
-    base: bearerVariables, mutate: manifest((m) => { m.variables.properties.ACME_API_KEY = { description: 'key' }; }), changes: { 'manifest.fields': 'FAIL' }, summary: /"variables" entry "ACME_API_KEY" has no "type"/,
+  'minClientVersions not an object of version strings': fields(/"minClientVersions" "cursor" must be a version "X\.Y\.Z"/, (m) => { m.minClientVersions = { cursor: 1.7 }; }),
+  'minClientVersions not a strict semantic version': fields(/"minClientVersions" "cursor" must be a version "X\.Y\.Z"/, (m) => { m.minClientVersions = { cursor: '3.13' }; }),
+  'minClientVersions empty': fields(/"minClientVersions" must be an object of client name to version/, (m) => { m.minClientVersions = {}; }),
+  'variables not a JSON Schema object': fields(/"variables" must be \{"type": "object"/, (m) => { m.variables = { ACME_API_KEY: { type: 'string' } }; }),
+  'a variables entry without type (advice: the validator does not look)': {
+    base: bearerVariables, mutate: manifest((m) => { m.variables.properties.ACME_API_KEY = { description: 'key' }; }), changes: { 'manifest.fields': 'WARN' }, summary: /"variables" entry "ACME_API_KEY" has no "type"/,
   },
   'commands pointing at nothing': paths('commands', './command/', { 'commands.frontmatter': null }),
   'skills pointing at nothing': paths('skills', './skill/', { 'skills.frontmatter': null }),
@@ -124,14 +127,15 @@ const MUTATIONS: Record<string, Mutation> = {
   'hooks pointing at nothing': paths('hooks', './hooks/hook.json', { 'hooks.format': 'FAIL', 'hooks.anchored': 'PASS', 'hooks.timeouts': 'PASS', 'hooks.targets': 'PASS' }),
   'a path leaving the plugin': paths('commands', '../commands/', { 'commands.frontmatter': null }),
   'a skill without description': { base: fullSvg, mutate: put('skills/verify/SKILL.md', '---\nname: verify\n---\n'), changes: { 'skills.frontmatter': 'FAIL' }, summary: /SKILL\.md has no "description"/ },
-  'a skill named unlike its folder': { base: fullSvg, mutate: put('skills/verify/SKILL.md', '---\nname: check\ndescription: Checks.\n---\n'), changes: { 'skills.frontmatter': 'FAIL' }, summary: /differs from its folder "verify"/ },
+  'a skill named unlike its folder (advice)': { base: fullSvg, mutate: put('skills/verify/SKILL.md', '---\nname: check\ndescription: Checks.\n---\n'), changes: { 'skills.frontmatter': 'WARN' }, summary: /differs from its folder "verify"/ },
+  'a skill without frontmatter': { base: fullSvg, mutate: put('skills/verify/SKILL.md', '# Verify\n'), changes: { 'skills.frontmatter': 'FAIL' }, summary: /SKILL\.md has no frontmatter/ },
   'a rule whose alwaysApply is not a boolean': { base: fullSvg, mutate: put('rules/always.mdc', '---\nalwaysApply: yes please\n---\n'), changes: { 'rules.frontmatter': 'FAIL' }, summary: /"alwaysApply" must be true or false/ },
   'a rule whose globs is not a string or list': { base: fullSvg, mutate: put('rules/style.mdc', '---\ndescription: x\nglobs: 5\n---\n'), changes: { 'rules.frontmatter': 'FAIL' }, summary: /"globs" must be a string or a list/ },
   'a rule that never applies by itself (advice)': { base: fullSvg, mutate: put('rules/always.mdc', 'No frontmatter.\n'), changes: { 'rules.frontmatter': 'WARN' }, summary: /applied only when named by hand: rules\/always\.mdc/ },
   'an agent without name (advice)': { base: fullSvg, mutate: put('agents/reviewer.md', '---\ndescription: Reviews.\n---\n'), changes: { 'agents.frontmatter': 'WARN' }, summary: /reviewer\.md has no "name"/ },
   'a command without frontmatter (advice)': { base: fullSvg, mutate: put('commands/ship.md', 'Ship it.\n'), changes: { 'commands.frontmatter': 'WARN' }, summary: /ship\.md has no frontmatter/ },
   'an SVG logo that is not well-formed': { base: fullSvg, mutate: put('assets/logo.svg', '<svg viewBox="0 0 10 10"><g></svg>'), changes: { logo: 'FAIL' }, summary: /not well-formed SVG/ },
-  'an SVG logo without viewBox': { base: fullSvg, mutate: put('assets/logo.svg', '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>'), changes: { logo: 'FAIL' }, summary: /no usable viewBox/ },
+  'an SVG logo without viewBox (advice: it renders, unscaled)': { base: fullSvg, mutate: put('assets/logo.svg', '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>'), changes: { logo: 'WARN' }, summary: /no usable viewBox, so it may not scale/ },
   'a logo neither PNG nor SVG': { base: hostedMcp, mutate: put('assets/logo.png', Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 74, 70, 73, 70])), changes: { logo: 'FAIL' }, summary: /neither a PNG nor an SVG/ },
   'a logo that is missing': { base: hostedMcp, mutate: (f) => { const { 'assets/logo.png': _gone, ...rest } = f; return rest; }, changes: { logo: 'FAIL', 'manifest.paths': 'FAIL' }, summary: /logo assets\/logo\.png is missing/ },
   'a PNG logo that is not square (advice)': { base: hostedMcp, mutate: put('assets/logo.png', png(256, 128)), changes: { logo: 'WARN' }, summary: /256x128 PNG: not square/ },
@@ -174,7 +178,7 @@ describe('marketplace faults', () => {
   it('an entry with a key other than name, source and description', () => {
     const check = statusOf(withEntry((p) => { p[0].version = '1.0.0'; }), 'marketplace.json');
     expect(check.status).toBe('FAIL');
-    expect(check.summary).toMatch(/plugins\[0\] has "version": only name, source and description/);
+    expect(check.summary).toMatch(/plugins\[0\] has "version": only name, source, description and minClientVersions/);
   });
 
   it('a source that does not exist, or leaves the repository', () => {

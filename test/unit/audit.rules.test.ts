@@ -39,6 +39,7 @@ export const FIXTURES: Record<string, Mutation> = {
   'mcp.no-placeholders': editJson('mcp.json', (d) => { d.mcpServers.docs = { url: 'https://docs.example.com/${workspaceFolder}' }; }),
   'mcp.servers': editJson('mcp.json', (d) => { d.mcpServers.docs = { type: 'http' }; }),
   'mcp.variables': editJson('mcp.json', (d) => { d.mcpServers.docs = { url: 'https://docs.example.com/mcp', headers: { 'X-Key': '${DOCS_KEY}' } }; }),
+  'mcp.auth': editJson('mcp.json', (d) => { d.mcpServers.docs = { url: 'https://docs.example.com/mcp', auth: { CLIENT_ID: 42 } }; }),
   'mcp.url': editJson('mcp.json', (d) => { d.mcpServers.agentstack.url = 'http://agentstack.tech/api'; }),
   'hooks.format': editJson('hooks/hooks.json', (h) => { h.version = 2; }),
   'hooks.anchored': editJson('hooks/hooks.json', (h) => { h.hooks.sessionStart[0].command = 'node ./hooks/scripts/session-start.cjs --from-hook'; }),
@@ -68,7 +69,7 @@ describe('audit rules, one fixture plugin per rule', () => {
   it('has a fixture for every rule, and runs every rule that applies to this plugin', () => {
     expect(Object.keys(FIXTURES).sort()).toEqual(AUDIT_RULES.map((r) => r.id).sort());
     const ids = auditPlugin(valid, { noRebuild: true }).map((c) => c.id);
-    const noComponent = ['skills.frontmatter', 'rules.frontmatter', 'agents.frontmatter'];
+    const noComponent = ['mcp.auth', 'skills.frontmatter', 'rules.frontmatter', 'agents.frontmatter'];
     expect(ids).toEqual(AUDIT_RULES.map((r) => r.id).filter((id) => !noComponent.includes(id)));
   });
 

@@ -9,7 +9,7 @@ import { readHooks, type HooksRead } from './formats/hooksFile.js';
 import { NAME_PATTERN } from './formats/manifestSchema.js';
 import { pngSize } from './png.js';
 import type { PluginFiles, TextFile } from './readPlugin.js';
-import { docProblem, list } from './rule.js';
+import { docProblem, list, verdict } from './rule.js';
 import { svgInfo } from './formats/svg.js';
 
 export const hasHooks = (p: PluginFiles) => p.hooksJson !== null;
@@ -17,7 +17,7 @@ export const hasHooks = (p: PluginFiles) => p.hooksJson !== null;
 function hooksOf(p: PluginFiles): HooksRead & { broken: string | null } {
   const doc = p.hooksJson!;
   const broken = docProblem(doc);
-  return broken ? { broken, problems: [], commands: [] } : { broken: null, ...readHooks(doc.value, doc.path) };
+  return broken ? { broken, problems: [], commands: [], prompts: 0 } : { broken: null, ...readHooks(doc.value, doc.path) };
 }
 
 export function hooksFormatRule(p: PluginFiles): Check {
@@ -25,8 +25,8 @@ export function hooksFormatRule(p: PluginFiles): Check {
   const hooks = hooksOf(p);
   const problems = hooks.broken ? [hooks.broken] : hooks.problems;
   return problems.length
-    ? fail(id, list(problems), 'Write hooks as {"version": 1, "hooks": {"<event>": [{"command": "…"}]}}')
-    : pass(id, `${hooks.commands.length} hook command(s) in ${p.hooksJson!.path}`);
+    ? fail(id, list(problems), 'Write hooks as {"version": 1, "hooks": {"<event>": [{"command": "…"}]}} (or {"type": "prompt", "prompt": "…"})')
+    : pass(id, `${hooks.commands.length} hook command(s)${hooks.prompts ? ` and ${hooks.prompts} prompt hook(s)` : ''} in ${p.hooksJson!.path}`);
 }
 
 export function hooksAnchoredRule(p: PluginFiles): Check {
@@ -88,20 +88,27 @@ export function commandsFrontmatterRule(p: PluginFiles): Check {
     : pass(id, `${p.commands.length} command(s) have a description`);
 }
 
-/** Skills: Cursor's skill schema requires `name` (kebab-case, the folder's name) and `description`. */
+/**
+ * Skills. Without frontmatter or a `description` the agent has nothing to choose the skill by: FAIL. The docs ask
+ * for a `name` in kebab-case equal to the skill's folder, but Cursor's validator does not read skills and Cursor
+ * loads one named otherwise ("Poteto Mode"): a WARN that quotes the doc's rule.
+ */
 export function skillsFrontmatterRule(p: PluginFiles): Check {
-  const id = 'skills.frontmatter';
-  const bad = frontmatterProblems(p.skills, (f, fields) => {
-    const problem = nameAndDescription(f, fields);
-    if (problem) return problem;
-    const name = stringField(fields, 'name')!;
-    if (!NAME_PATTERN.test(name)) return `"name" ${JSON.stringify(name)} is not kebab-case`;
+  const advice: string[] = [];
+  const rejects = frontmatterProblems(p.skills, (f, fields) => {
+    if (!stringField(fields, 'description')) return 'has no "description"';
+    const name = stringField(fields, 'name');
     const folder = posix.basename(posix.dirname(f.path));
-    return folder !== name && folder !== '.' && folder !== 'skills' ? `"name" ${JSON.stringify(name)} differs from its folder "${folder}"` : null;
+    if (name === null) advice.push(`${f.path} has no "name"`);
+    else if (!NAME_PATTERN.test(name)) advice.push(`${f.path} "name" ${JSON.stringify(name)} is not kebab-case`);
+    else if (folder !== name && folder !== '.' && folder !== 'skills') advice.push(`${f.path} "name" ${JSON.stringify(name)} differs from its folder "${folder}"`);
+    return null;
   }, 'has no frontmatter (name, description)');
-  return bad.length
-    ? fail(id, list(bad), 'Start each SKILL.md with ---, name: <folder name>, description: <what it does and when>, ---')
-    : pass(id, `${p.skills.length} skill(s) have name and description`);
+  return verdict('skills.frontmatter', { rejects, advice }, {
+    pass: `${p.skills.length} skill(s) have name and description`,
+    fix: 'Start each SKILL.md with ---, name: <folder name>, description: <what it does and when>, ---',
+    adviceFix: 'The docs ask for a "name" in lowercase kebab-case equal to the skill\'s folder (name: <folder name>)',
+  });
 }
 
 /** Rules (.mdc): `description` a string, `alwaysApply` a boolean, `globs` a string or list; else Cursor cannot read them. */
@@ -154,7 +161,8 @@ export function logoRule(p: PluginFiles): Check {
   }
   const svg = svgInfo(logo.bytes.toString('utf8'));
   if (svg.kind !== 'ok') return fail(id, `logo ${logo.path} is not well-formed SVG: ${svg.reason}`, 'Fix the SVG (it must parse as XML with an <svg> root)');
-  if (!svg.viewBox) return fail(id, `logo ${logo.path} has no usable viewBox`, 'Add viewBox="0 0 <w> <h>" to the <svg> element so it scales');
+  // Without a viewBox the SVG still renders, at its own size: advice, not a fault.
+  if (!svg.viewBox) return warn(id, `logo ${logo.path} has no usable viewBox, so it may not scale`, 'Add viewBox="0 0 <w> <h>" to the <svg> element so it scales');
   const off = [svg.viewBox.width !== svg.viewBox.height ? `viewBox ${svg.viewBox.width}x${svg.viewBox.height} is not square` : null, tooBig,
     svg.gradients ? 'it uses gradients, which can render blank in Cursor' : null].filter(Boolean);
   return off.length

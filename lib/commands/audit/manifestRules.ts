@@ -6,7 +6,7 @@ import { fail, pass, warn, type Check } from '../../platform/report.js';
 import { isObject } from '../../platform/text/isObject.js';
 import { fieldProblems, nameProblem, unknownKeys } from './formats/manifestSchema.js';
 import type { PluginFiles } from './readPlugin.js';
-import { docProblem, list, manifestOf } from './rule.js';
+import { docProblem, list, manifestOf, verdict } from './rule.js';
 
 export function manifestKeysRule(p: PluginFiles): Check {
   const id = 'manifest.keys';
@@ -33,9 +33,13 @@ export function manifestFieldsRule(p: PluginFiles): Check {
   if (!m) return fail(id, 'plugin.json cannot be read', 'Fix plugin.json first');
   const problems = fieldProblems(m);
   const known = Object.keys(m).filter((k) => k !== 'name').length;
-  return problems.length
-    ? fail(id, list(problems.map((f) => `plugin.json ${f.message}`), 6), "Give each field the form Cursor's schema expects", { problems })
-    : pass(id, `${known} field(s) besides "name" have the form Cursor's schema expects`);
+  const words = (advice: boolean) => problems.filter((f) => !!f.advice === advice).map((f) => `plugin.json ${f.message}`);
+  return verdict(id, { rejects: words(false), advice: words(true) }, {
+    pass: `${known} field(s) besides "name" have the form Cursor's schema expects`,
+    fix: "Give each field the form Cursor's schema expects",
+    adviceFix: 'Give each field the form Cursor\'s docs show',
+    max: 6,
+  });
 }
 
 /** Every path the manifest names is relative, stays inside the plugin, and exists (globs: their folder). */

@@ -3,7 +3,7 @@
  * validator rejects or what breaks in Cursor, WARN for advice); `agentstack` rules hold AgentStack's plugin to its
  * own contract and run only in that profile, where the generic layer's advice (WARN) is a FAIL too.
  */
-import type { Check } from '../../platform/report.js';
+import { fail, pass, warn, type Check } from '../../platform/report.js';
 import { isObject } from '../../platform/text/isObject.js';
 import type { JsonDoc, PluginFiles } from './readPlugin.js';
 
@@ -39,3 +39,14 @@ export function docProblem(doc: JsonDoc): string | null {
 }
 
 export const manifestOf = (p: PluginFiles) => (isObject(p.manifest.value) ? p.manifest.value : null);
+
+/** What a rule found: `rejects` (Cursor's validator rejects it, or it cannot work in Cursor) and `advice` (the docs ask for it, Cursor loads it anyway). */
+export type Findings = { rejects: string[]; advice: string[] };
+
+/** FAIL on any reject (advice listed after it), else WARN on advice, else PASS. */
+export function verdict(id: string, found: Findings, words: { pass: string; fix: string; adviceFix?: string; max?: number }): Check {
+  const all = [...found.rejects, ...found.advice];
+  if (found.rejects.length) return fail(id, list(all, words.max), words.fix, { problems: found.rejects, advice: found.advice });
+  if (found.advice.length) return warn(id, list(all, words.max), words.adviceFix ?? words.fix, { advice: found.advice });
+  return pass(id, words.pass);
+}

@@ -12,7 +12,7 @@ import {
 } from './componentRules.js';
 import { bundlesSelfContainedRule, hasBundles, secretsRule } from './fileRules.js';
 import { manifestFieldsRule, manifestKeysRule, manifestNameRule, manifestPathsRule, versionsRule } from './manifestRules.js';
-import { hasMcp, mcpSchemaKeyRule, mcpServersRule, mcpVariablesRule } from './mcpRules.js';
+import { hasAuth, hasMcp, mcpAuthRule, mcpSchemaKeyRule, mcpServersRule, mcpVariablesRule } from './mcpRules.js';
 import type { PluginFiles } from './readPlugin.js';
 import type { AuditRule } from './rule.js';
 
@@ -27,6 +27,7 @@ export const AUDIT_RULES: readonly AuditRule[] = [
   { id: 'mcp.no-$schema', layer: 'generic', appliesTo: hasMcp, run: mcpSchemaKeyRule },
   { id: 'mcp.servers', layer: 'generic', appliesTo: hasMcp, run: mcpServersRule },
   { id: 'mcp.variables', layer: 'generic', appliesTo: hasMcp, run: mcpVariablesRule },
+  { id: 'mcp.auth', layer: 'generic', appliesTo: hasAuth, run: mcpAuthRule },
   { id: 'hooks.format', layer: 'generic', appliesTo: hasHooks, run: hooksFormatRule },
   { id: 'hooks.anchored', layer: 'generic', appliesTo: hasHooks, run: hooksAnchoredRule },
   { id: 'hooks.timeouts', layer: 'generic', appliesTo: hasHooks, run: hooksTimeoutsRule },

@@ -15,10 +15,12 @@ export const NAME_PATTERN = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/;
 /** The component fields that hold paths or globs relative to the plugin root. */
 export const PATH_FIELDS = ['commands', 'agents', 'skills', 'rules'] as const;
 
-export type FieldProblem = { field: string; message: string };
+/** `advice`: the docs ask for it but Cursor's validator accepts the manifest anyway. */
+export type FieldProblem = { field: string; message: string; advice?: true };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const VERSION = /^(\d+(\.\d+){0,3}([-+][0-9A-Za-z.-]+)?|never)$/;
+/** The schema's strict semantic version: `X.Y.Z` with an optional pre-release, no leading zeros, no build part. */
+const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?$/;
 const show = (v: unknown) => (v === undefined ? 'missing' : JSON.stringify(v)?.slice(0, 60) ?? String(v));
 const isStrings = (v: unknown) => Array.isArray(v) && v.every((s) => typeof s === 'string');
 
@@ -43,24 +45,26 @@ function author(v: unknown): string | null {
   return null;
 }
 
-function minClientVersions(v: unknown): string | null {
-  if (!isObject(v)) return 'must be an object of client name to version string ({"cursor": "1.7.0"})';
-  const bad = Object.entries(v).filter(([, ver]) => typeof ver !== 'string' || !VERSION.test(ver)).map(([k]) => `"${k}"`);
-  return bad.length ? `${bad.join(', ')} must be a version string ("1.7.0")` : null;
+/** `minClientVersions`, on a manifest or a marketplace entry: at least one client, each a strict semantic version. */
+export function minClientVersionsProblem(v: unknown): string | null {
+  if (!isObject(v) || !Object.keys(v).length) return 'must be an object of client name to version ({"cursor": "3.13.0"})';
+  const bad = Object.entries(v).filter(([, ver]) => typeof ver !== 'string' || !SEMVER.test(ver)).map(([k]) => `"${k}"`);
+  return bad.length ? `${bad.join(', ')} must be a version "X.Y.Z" ("3.13.0")` : null;
 }
 
-/** `variables`: a JSON Schema of the person's settings ({"type": "object", "properties": {NAME: {"type": …}}}). */
-function variables(v: unknown): string | null {
-  if (!isObject(v)) return 'must be an object';
-  const schemaForm = 'type' in v || 'properties' in v || 'required' in v;
-  const entries = schemaForm ? v.properties ?? {} : v;
-  if (schemaForm && v.type !== 'object') return '"type" must be "object"';
-  if (!isObject(entries)) return '"properties" must be an object';
-  if (schemaForm && v.required !== undefined && (!isStrings(v.required) || new Set(v.required as string[]).size !== (v.required as string[]).length)) {
-    return '"required" must be an array of distinct variable names';
+/**
+ * `variables`: a JSON Schema of the person's settings, `{"type": "object", "properties": {NAME: {"type": …}}}`; the
+ * validator requires `"type": "object"`, the docs give each entry a `type` (advice: the validator does not look).
+ */
+function variables(v: unknown): FieldProblem[] {
+  const at = (message: string, advice?: true): FieldProblem[] => [{ field: 'variables', message: `"variables" ${message}`, ...(advice ? { advice } : {}) }];
+  if (!isObject(v) || v.type !== 'object') return at('must be {"type": "object", "properties": {"NAME": {"type": "string"}}}');
+  if (v.properties !== undefined && !isObject(v.properties)) return at('"properties" must be an object');
+  if (v.required !== undefined && (!isStrings(v.required) || new Set(v.required as string[]).size !== (v.required as string[]).length)) {
+    return at('"required" must be an array of distinct variable names');
   }
-  const untyped = Object.entries(entries).filter(([, e]) => !isObject(e) || typeof e.type !== 'string').map(([k]) => `"${k}"`);
-  return untyped.length ? `entry ${untyped.join(', ')} has no "type"` : null;
+  const untyped = Object.entries(v.properties ?? {}).filter(([, e]) => !isObject(e) || typeof e.type !== 'string').map(([k]) => `"${k}"`);
+  return untyped.length ? at(`entry ${untyped.join(', ')} has no "type" (the docs give each variable one)`, true) : [];
 }
 
 const mcpServers: FieldCheck = (v) => {
@@ -68,7 +72,7 @@ const mcpServers: FieldCheck = (v) => {
   return one(v) || (Array.isArray(v) && v.every(one)) ? null : 'must be a path, an object of servers, or an array of either';
 };
 
-const FIELD_CHECKS: Record<Exclude<(typeof MANIFEST_KEYS)[number], 'name'>, FieldCheck> = {
+const FIELD_CHECKS: Record<Exclude<(typeof MANIFEST_KEYS)[number], 'name' | 'variables'>, FieldCheck> = {
   displayName: string,
   description: string,
   version: string,
@@ -81,13 +85,12 @@ const FIELD_CHECKS: Record<Exclude<(typeof MANIFEST_KEYS)[number], 'name'>, Fiel
   keywords: strings,
   category: string,
   tags: strings,
-  minClientVersions,
+  minClientVersions: minClientVersionsProblem,
   commands: pathOrPaths,
   agents: pathOrPaths,
   skills: pathOrPaths,
   rules: pathOrPaths,
   hooks: (v) => (typeof v === 'string' || isObject(v) ? null : 'must be a path to hooks.json or an inline hooks object'),
-  variables,
   mcpServers,
 };
 
@@ -102,7 +105,7 @@ export function nameProblem(manifest: Record<string, unknown>): string | null {
   return typeof name === 'string' && NAME_PATTERN.test(name) ? null : `"name" ${show(name)} must be lowercase kebab-case: letters, digits, "-" and "." (like "my-plugin")`;
 }
 
-/** Every known field present, judged by its form (name is judged by nameProblem). */
+/** Every known field present, judged by its form (name is judged by nameProblem); `advice` marks what the validator accepts. */
 export function fieldProblems(manifest: Record<string, unknown>): FieldProblem[] {
   const out: FieldProblem[] = [];
   for (const [field, check] of Object.entries(FIELD_CHECKS)) {
@@ -110,5 +113,6 @@ export function fieldProblems(manifest: Record<string, unknown>): FieldProblem[]
     const problem = check(manifest[field]);
     if (problem) out.push({ field, message: `"${field}" ${problem}` });
   }
+  if (manifest.variables !== undefined) out.push(...variables(manifest.variables));
   return out;
 }
