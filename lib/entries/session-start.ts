@@ -3,7 +3,7 @@ import { quoteShort } from '../platform/errors.js';
 import { exitHook, logHookFast, readStdinFast } from '../platform/fastHookIo.js';
 import { parseHookJson } from '../platform/hookIo.js';
 import { useChunkCache } from '../platform/chunkLoader.js';
-import { chunkCacheRoot } from '../agentstack/server/paths.js';
+import { chunkCacheRoot, cursorPaths } from '../agentstack/server/paths.js';
 import type { NetModule } from '../commands/sessionStart/run.js';
 import { POLLER_FLAG } from '../agentstack/signIn/pollerFlag.js';
 
@@ -46,22 +46,17 @@ async function hook(): Promise<object> {
     setTimeout(() => res({ additional_context: `AgentStack plugin: the status check did not finish in time. Plugin root: ${pluginRoot}. Run node "${pluginRoot}/scripts/diagnose-local.mjs" for details.` }), SESSION_START_BUDGET_MS + 1_500).unref();
   });
   let outcome = 'timed-out';
-  const card = runSessionStart({ env: process.env, pluginRoot, script, loadNet, log: (m) => logHookFast(NAME, m) }).then((text) => {
-    outcome = 'answered';
-    return { additional_context: text };
-  });
+  const card = runSessionStart({ env: process.env, pluginRoot, script, loadNet, log: (m) => logHookFast(NAME, m) })
+    .then((text) => ((outcome = 'answered'), { additional_context: text }));
   const answer = await Promise.race([card, deadline]);
   await recordRun(input, outcome);
   return answer;
 }
 
-/** The heartbeat diagnose-local reads: that this hook ran, and how it ended. */
-async function recordRun(input: Record<string, unknown> | null, outcome: string): Promise<void> {
-  try {
-    const [{ recordHookRun }, { cursorPaths }] = await Promise.all([import('../agentstack/plugin/hookRuns.js'), import('../agentstack/server/paths.js')]);
-    recordHookRun(cursorPaths(process.env).hookRuns, 'session-start', { now: Date.now(), input, pluginVersion: __PLUGIN_VERSION__, outcome });
-  } catch { /* no usable Cursor dir: nothing to record */ }
-}
+/** The heartbeat diagnose-local reads: that this hook ran, and how it ended (never a failure of its own). */
+const recordRun = (input: Record<string, unknown> | null, outcome: string): Promise<unknown> => import('../agentstack/plugin/hookRuns.js')
+  .then(({ recordHookRun }) => recordHookRun(cursorPaths(process.env).hookRuns, 'session-start', { now: Date.now(), input, pluginVersion: __PLUGIN_VERSION__, outcome }))
+  .catch(() => { /* no usable Cursor dir: nothing to record */ });
 
 try {
   useChunkCache({ root: chunkCacheRoot(process.env), version: __PLUGIN_VERSION__ });
