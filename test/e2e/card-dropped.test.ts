@@ -67,6 +67,8 @@ describe('a Cursor that drops the session card', () => {
     await host.startSession();
     expect(host.dropped.join('\n')).toContain('invalid_grant'); // what the card said, and no one saw
     expect(host.person).toEqual([]);
+    // What the agent always reads, hooks or not: what to do when AgentStack's tools are unauthorized.
+    expect(host.alwaysAppliedRules().join('\n')).toMatch(/run `\/agentstack-authorize`/);
 
     // The agent's first call: the hook asks, and says what to do; the person declines this call.
     expect(await host.callTool('agentstack.execute', list, () => false)).toEqual({ kind: 'blocked', by: 'person' });

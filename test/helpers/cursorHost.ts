@@ -7,7 +7,7 @@
  * recorded as dropped and shown to no one.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -66,11 +66,20 @@ export class CursorHost {
   /** The session cards this build dropped (never shown to anyone). */
   readonly dropped: string[] = [];
   private readonly hooks: Record<string, HookDef[]>;
+  private readonly manifest: Json;
 
   constructor(private readonly options: HostOptions) {
     const manifest = JSON.parse(readFileSync(join(options.pluginRoot, '.cursor-plugin/plugin.json'), 'utf8')) as Json;
+    this.manifest = manifest;
     const hooksPath = typeof manifest.hooks === 'string' ? manifest.hooks : './hooks/hooks.json';
     this.hooks = (JSON.parse(readFileSync(join(options.pluginRoot, hooksPath), 'utf8')) as { hooks: Record<string, HookDef[]> }).hooks;
+  }
+
+  /** The rules Cursor injects into every chat: the manifest's `rules` folder, `.mdc` files with `alwaysApply: true`. */
+  alwaysAppliedRules(): string[] {
+    const dir = join(this.options.pluginRoot, typeof this.manifest.rules === 'string' ? this.manifest.rules : 'rules');
+    return readdirSync(dir).filter((f) => f.endsWith('.mdc')).map((f) => readFileSync(join(dir, f), 'utf8'))
+      .filter((text) => /^---\n[\s\S]*?^alwaysApply: true$[\s\S]*?^---$/m.test(text));
   }
 
   get cursorDir(): string {
