@@ -31,10 +31,15 @@ async function main(): Promise<object> {
   try {
     useChunkCache({ root: chunkCacheRoot(process.env), version: __PLUGIN_VERSION__ });
   } catch { /* no usable Cursor dir: no cache */ }
-  const { runPreMcp } = await import('../commands/preMcp/run.js');
+  const [{ runPreMcp }, { recordHookRun }, { cursorPaths }] = await Promise.all([import('../commands/preMcp/run.js'), import('../agentstack/plugin/hookRuns.js'), import('../agentstack/server/paths.js')]);
   // The script lives in <root>/hooks/scripts/.
   const pluginRoot = resolve(dirname(__filename), '../..');
-  return runPreMcp(front.raw, { pluginRoot, log: (m) => logHookFast(NAME, m) });
+  const answer = runPreMcp(front.raw, { pluginRoot, log: (m) => logHookFast(NAME, m) });
+  // The heartbeat diagnose-local reads (recorded for the calls this stage checks, so other servers' calls stay cheap).
+  try {
+    recordHookRun(cursorPaths(process.env).hookRuns, 'pre-mcp', { now: Date.now(), input: front.raw, pluginVersion: __PLUGIN_VERSION__, outcome: answer.permission ?? 'neutral' });
+  } catch { /* no usable Cursor dir: nothing to record */ }
+  return answer;
 }
 
 main()

@@ -3,7 +3,7 @@ import { quoteShort } from '../platform/errors.js';
 import { exitHook, logHookFast, readStdinFast } from '../platform/fastHookIo.js';
 import { parseHookJson } from '../platform/hookIo.js';
 import { useChunkCache } from '../platform/chunkLoader.js';
-import { chunkCacheRoot } from '../agentstack/server/paths.js';
+import { chunkCacheRoot, cursorPaths } from '../agentstack/server/paths.js';
 import type { NetModule } from '../commands/sessionStart/run.js';
 import { POLLER_FLAG } from '../agentstack/signIn/pollerFlag.js';
 
@@ -37,16 +37,26 @@ async function hook(): Promise<object> {
   const { runSessionStart, SESSION_START_BUDGET_MS } = await import('../commands/sessionStart/run.js');
   const { SessionStartInputSchema } = await import('../schemas/hooks.js');
   const stdin = await reading;
+  const input = stdin.problem ? null : parseHookJson(stdin.text);
   if (stdin.problem) logHookFast(NAME, `stdin ${stdin.problem}; continuing without it`);
   // Nothing in the input changes what the hook does; an unexpected shape is only logged.
-  else if (!SessionStartInputSchema.safeParse(parseHookJson(stdin.text)).success) logHookFast(NAME, 'stdin is not a sessionStart JSON object; continuing');
+  else if (!SessionStartInputSchema.safeParse(input).success) logHookFast(NAME, 'stdin is not a sessionStart JSON object; continuing');
   const deadline = new Promise<object>((res) => {
     // A last resort: every step has its own timeout, but the hook must answer even if one does not hold.
     setTimeout(() => res({ additional_context: `AgentStack plugin: the status check did not finish in time. Plugin root: ${pluginRoot}. Run node "${pluginRoot}/scripts/diagnose-local.mjs" for details.` }), SESSION_START_BUDGET_MS + 1_500).unref();
   });
-  const card = runSessionStart({ env: process.env, pluginRoot, script, loadNet, log: (m) => logHookFast(NAME, m) }).then((text) => ({ additional_context: text }));
-  return Promise.race([card, deadline]);
+  let outcome = 'timed-out';
+  const card = runSessionStart({ env: process.env, pluginRoot, script, loadNet, log: (m) => logHookFast(NAME, m) })
+    .then((text) => ((outcome = 'answered'), { additional_context: text }));
+  const answer = await Promise.race([card, deadline]);
+  await recordRun(input, outcome);
+  return answer;
 }
+
+/** The heartbeat diagnose-local reads: that this hook ran, and how it ended (never a failure of its own). */
+const recordRun = (input: Record<string, unknown> | null, outcome: string): Promise<unknown> => import('../agentstack/plugin/hookRuns.js')
+  .then(({ recordHookRun }) => recordHookRun(cursorPaths(process.env).hookRuns, 'session-start', { now: Date.now(), input, pluginVersion: __PLUGIN_VERSION__, outcome }))
+  .catch(() => { /* no usable Cursor dir: nothing to record */ });
 
 try {
   useChunkCache({ root: chunkCacheRoot(process.env), version: __PLUGIN_VERSION__ });
@@ -62,6 +72,6 @@ if (process.argv.includes(POLLER_FLAG)) {
       const message = err?.message ?? String(error);
       const what = quoteShort(err?.code && !message.startsWith(err.code) ? `${err.code}: ${message}` : message, 200);
       logHookFast(NAME, `unexpected failure (${err?.name ?? 'error'}): ${what}`);
-      exitHook({ additional_context: `AgentStack plugin: the status check failed (${what}). Plugin root: ${pluginRoot}. Run node "${pluginRoot}/scripts/diagnose-local.mjs" for details.` });
+      void recordRun(null, 'failed').finally(() => exitHook({ additional_context: `AgentStack plugin: the status check failed (${what}). Plugin root: ${pluginRoot}. Run node "${pluginRoot}/scripts/diagnose-local.mjs" for details.` }));
     });
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { REPO_ROOT } from './repo.js';
 
 /** What an installed plugin folder holds: the repo's shipped files, without its build tooling or sources. */
-export const PLUGIN_FILES = ['.cursor-plugin', 'mcp.json', 'hooks', 'scripts', 'commands', 'assets', 'package.json', 'CHANGELOG.md', 'README.md', 'LICENSE'];
+export const PLUGIN_FILES = ['.cursor-plugin', 'mcp.json', 'hooks', 'scripts', 'commands', 'rules', 'assets', 'package.json', 'CHANGELOG.md', 'README.md', 'LICENSE'];
 
 /** Copies this repo's plugin files into `dest` (a plain plugin folder, as Cursor installs it). */
 export function copyPlugin(dest: string): string {

@@ -2,6 +2,7 @@
  * diagnose-local as a person runs it: the committed bundle, spawned with AGENTSTACK_CURSOR_DIR pointing at a temp
  * Cursor dir that holds a plugin install and a token issued by the reference core (real HTTP on 127.0.0.1).
  */
+import { recordHookRun } from '../../lib/agentstack/plugin/hookRuns.js';
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -77,6 +78,8 @@ describe('diagnose-local against the reference core', () => {
     expect(r.stdout).toMatch(/^WARN\s+device\.lock\s+stale device lock/m);
     expect(r.stdout).toMatch(/^WARN\s+capabilities\.snapshot .*not yet approved: data\.read/m);
     expect(r.stdout).toMatch(/^PASS\s+plugin\.installed\s+local /m);
+    expect(r.stdout).toMatch(/^WARN\s+hooks\.ran\s+no hook of this plugin has run/m);
+    expect(r.stdout).toMatch(/^PASS\s+sign-in\.kind\s+both: Device Code: user-agentstack/m);
     expect(r.stdout).toMatch(/^PASS\s+token\.expiry\s+token eyJ\w\*+ valid for/m);
     expect(r.stdout).toContain('-> Run diagnose-local --fix');
   });
@@ -97,11 +100,13 @@ describe('diagnose-local against the reference core', () => {
     expect(mcp.mcpServers.agentstack.url).toBe(core.mcpUrl);
   });
 
-  it('then every gate PASSes and it exits 0', async () => {
+  it('then (once a hook has run) every gate PASSes and it exits 0', async () => {
+    recordHookRun(join(cursor.path, 'agentstack-hook-runs.json'), 'session-start', { now: Date.now() - 60_000, input: { cursor_version: '3.20.17' }, pluginVersion: '0.5.0', outcome: 'answered' });
     const r = await runAndKeep(['--json']);
     const report = JSON.parse(r.stdout) as Report;
     expect(report.checks.filter((c) => c.status !== 'PASS')).toEqual([]);
     expect(r.status).toBe(0);
+    expect(report.checks.find((c) => c.id === 'hooks.ran')?.summary).toMatch(/^session-start last ran \d+ s ago \(Cursor 3\.20\.17\), answered/);
   });
 
   it('--online adds GET /api/auth/me and the MCP probe against the core', async () => {

@@ -58,6 +58,11 @@ export const FIXTURES: Record<string, Mutation> = {
   'antipattern.placeholder-auth': editJson('mcp.json', (d) => { d.mcpServers.agentstack.headers = { Authorization: 'Bearer YOUR_TOKEN' }; }),
   'antipattern.second-tool': addFile('commands/run.md', command('run', 'Call the agentstack_execute tool with the steps.')),
   'antipattern.connect-endpoint': addFile('commands/connect.md', command('connect', 'Open https://agentstack.tech/mcp/.well-known/oauth-authorize to connect.')),
+  'manifest.minClientVersions': editJson('.cursor-plugin/plugin.json', (m) => { m.minClientVersions = { cursor: '3.12.17' }; }),
+  'agent.sign-in-rule': (dir) => {
+    const f = join(dir, 'rules/agentstack-sign-in.mdc');
+    writeFileSync(f, `${readFileSync(f, 'utf8')}\n${'Some more advice the agent reads in every chat. '.repeat(20)}\n`);
+  },
 };
 
 describe('audit rules, one fixture plugin per rule', () => {
@@ -69,7 +74,7 @@ describe('audit rules, one fixture plugin per rule', () => {
   it('has a fixture for every rule, and runs every rule that applies to this plugin', () => {
     expect(Object.keys(FIXTURES).sort()).toEqual(AUDIT_RULES.map((r) => r.id).sort());
     const ids = auditPlugin(valid, { noRebuild: true }).map((c) => c.id);
-    const noComponent = ['mcp.auth', 'skills.frontmatter', 'rules.frontmatter', 'agents.frontmatter'];
+    const noComponent = ['mcp.auth', 'skills.frontmatter', 'agents.frontmatter'];
     expect(ids).toEqual(AUDIT_RULES.map((r) => r.id).filter((id) => !noComponent.includes(id)));
   });
 
@@ -88,6 +93,22 @@ describe('audit rules, one fixture plugin per rule', () => {
     expect(target.status, `${rule}: ${target.summary}`).toBe('FAIL');
     expect(target.fix).toBeTruthy();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the sign-in rule must be always applied, name /agentstack-authorize and say never to paste a token', () => {
+    const variants: Record<string, (text: string) => string> = {
+      'not always applied': (t) => t.replace('alwaysApply: true', 'alwaysApply: false'),
+      'no command': (t) => t.replaceAll('/agentstack-authorize', '/sign-in'),
+      'no token warning': (t) => t.replace(/^- Never .*$/m, '- Be kind.'),
+    };
+    for (const [name, edit] of Object.entries(variants)) {
+      const dir = join(root.path, `sign-in-rule-${name.replaceAll(' ', '-')}`);
+      mkdirSync(dir);
+      copyPlugin(dir);
+      const f = join(dir, 'rules/agentstack-sign-in.mdc');
+      writeFileSync(f, edit(readFileSync(f, 'utf8')));
+      expect(auditPlugin(dir, { noRebuild: true }).find((c) => c.id === 'agent.sign-in-rule')?.status, name).toBe('FAIL');
+    }
   });
 
   it('never prints the secret it found', () => {

@@ -65,6 +65,19 @@ describe('which server', () => {
     expect(chooseBaseUrl(undefined)).toBe(DEFAULT_BASE_URL);
   });
 
+  it('keeps a static OAuth client (`auth` with CLIENT_ID, as Cursor documents it) whole, in place; drops it with the credentials when the server changes', () => {
+    const auth = { CLIENT_ID: 'my-client', CLIENT_SECRET: 'my-secret', scopes: ['projects:read'] };
+    const config = { mcpServers: { agentstack: { url: `${DEFAULT_BASE_URL}/mcp`, auth, tools: ['x'], headers: { Authorization: 'Bearer tok123' } } } };
+    const out = normalizeMcpConfig(config).config as any;
+    expect(out.mcpServers.agentstack).toEqual({ url: `${DEFAULT_BASE_URL}/mcp`, auth, headers: { Authorization: 'Bearer tok123' }, type: 'http' });
+    expect(Object.keys(out.mcpServers.agentstack)).toEqual(['url', 'auth', 'headers', 'type']);
+    expect(normalizeMcpConfig(out).changed).toBe(false);
+    expect(applyBearer(out, { token: 'fresh', baseUrl: DEFAULT_BASE_URL }).config.mcpServers).toMatchObject({ agentstack: { auth } });
+    expect((normalizeMcpConfig(config, { envBaseUrl: STAGING }).config as any).mcpServers.agentstack.auth).toBeUndefined();
+    const noClient = { mcpServers: { agentstack: { url: `${DEFAULT_BASE_URL}/mcp`, auth: { CLIENT_ID: '' } } } };
+    expect((normalizeMcpConfig(noClient).config as any).mcpServers.agentstack.auth).toBeUndefined();
+  });
+
   it('credentials never follow a change of server: a Bearer or API key for another server is dropped', () => {
     const entry = (url?: string) => ({ mcpServers: { agentstack: { ...(url ? { url } : {}), headers: { Authorization: 'Bearer for-the-old-server', 'X-Project-ID': '7' } } } });
     const moved = normalizeMcpConfig(entry(`${DEFAULT_BASE_URL}/mcp`), { envBaseUrl: STAGING }).config as any;

@@ -99,7 +99,19 @@ export function credentialsBelongTo(entry: unknown, baseUrl: string, issued?: Is
   return origins.length === 0 || origins.includes(new URL(baseUrl).origin);
 }
 
-/** The lean entry `{type, url, headers: {Authorization?, X-API-Key?, X-Project-ID?}}` built from an existing one. */
+/**
+ * The entry's `auth` when it is a static OAuth client as Cursor documents it (`CLIENT_ID`, optional `CLIENT_SECRET`
+ * and `scopes`), else undefined. Kept whole: it is the person's own client registration, not ours to trim.
+ */
+export function staticOAuthClient(entry: Json): Json | undefined {
+  const auth = entry.auth;
+  return isObject(auth) && typeof auth.CLIENT_ID === 'string' && auth.CLIENT_ID.trim() !== '' ? auth : undefined;
+}
+
+/**
+ * The lean entry `{type, url, headers: {Authorization?, X-API-Key?, X-Project-ID?}, auth?}` built from an existing
+ * one. `auth` (a static OAuth client) stays only while the entry's credentials do: its secret belongs to one server.
+ */
 export function leanEntry(existing: unknown, options: LeanEntryOptions): Json {
   const old = isObject(existing) ? existing : {};
   const oldHeaders = isObject(old.headers) ? old.headers : {};
@@ -116,6 +128,8 @@ export function leanEntry(existing: unknown, options: LeanEntryOptions): Json {
     url: mcpUrlFor(options.baseUrl),
   };
   if (Object.keys(headers).length) entry.headers = orderLike(headers, oldHeaders);
+  const auth = keepCredentials ? staticOAuthClient(old) : undefined;
+  if (auth) entry.auth = auth;
   return orderLike(entry, old);
 }
 

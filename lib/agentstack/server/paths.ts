@@ -22,6 +22,10 @@ export const CURSOR_FILES = {
   settings: SETTINGS,
   settingsLock: lockPathFor(SETTINGS),
   signedOut: 'agentstack-signed-out',
+  /** When each hook last ran (no secret): diagnose-local tells from it whether Cursor runs the plugin's hooks. */
+  hookRuns: 'agentstack-hook-runs.json',
+  /** When the pre-MCP hook last told the person about an unusable credential, per state (no secret). */
+  credentialTold: 'agentstack-credential-told.json',
 } as const;
 
 export type CursorPaths = { dir: string } & { [K in keyof typeof CURSOR_FILES]: string };

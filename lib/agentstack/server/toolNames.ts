@@ -5,6 +5,10 @@ export const EXECUTE_TOOL_NAMES: readonly string[] = [EXECUTE_TOOL, EXECUTE_TOOL
 
 /** The key of our entry in `mcpServers`, in the plugin's mcp.json and in ~/.cursor/mcp.json. */
 export const MCP_SERVER_KEY = 'agentstack';
+/** How Cursor names the Device Code entry of ~/.cursor/mcp.json (`user-<key>`) and the plugin's own server, which
+ * Cursor's Connect authorizes (`plugin-<plugin>-<key>`). */
+export const DEVICE_CODE_SERVER_NAME = `user-${MCP_SERVER_KEY}`;
+export const CONNECT_SERVER_NAME = `plugin-agentstack-${MCP_SERVER_KEY}`;
 
 export function isExecuteTool(name: unknown): boolean {
   return typeof name === 'string' && EXECUTE_TOOL_NAMES.includes(name);

@@ -9,22 +9,15 @@ import { spawn } from 'node:child_process';
 import { closeSync } from 'node:fs';
 import { PluginError, quoteShort } from '../../platform/errors.js';
 import { readLockFile } from '../../platform/fs/fileLock.js';
-import { isStaleDeviceLock, readDeviceLock, shownDeviceLock } from './lock.js';
+import { readDeviceLock } from './lock.js';
+import { running, runningFlow, type SignInOutcome } from './running.js';
 import type { CursorPaths } from '../server/paths.js';
 import { processStartTime } from '../../platform/processStart.js';
 import { POLLER_FLAG } from './pollerFlag.js';
 import { scopePresetFrom } from '../settings/keys.js';
 import { openRegularFileForAppend, writeFileAtomic } from '../../platform/fs/secureFile.js';
 import type { DevicePollerHandoff } from './poller.js';
-import type { DeviceLock } from '../../schemas/state.js';
 import type { HeldDeviceLock } from './lock.js';
-import { isDisplayableUserCode } from '../auth/userCode.js';
-import { isOpenableUrl } from './browser.js';
-
-export type SignInOutcome =
-  | { kind: 'running'; url: string | null; code: string | null; expiresAt: string }
-  | { kind: 'started'; url: string; code: string; expiresAt: string }
-  | { kind: 'failed'; message: string };
 
 export interface SignInArgs {
   paths: CursorPaths;
@@ -37,23 +30,6 @@ export interface SignInArgs {
   /** The bundle to run as the poller (this script). */
   script: string;
   now?: () => number;
-}
-
-export type RunningFlow = Extract<SignInOutcome, { kind: 'running' }>;
-
-/** What the card may show of a running flow: its code and link only when they pass the rules a server's must, and the
- * link only when it is on one of `origins`. */
-function running(holder: DeviceLock, origins: readonly string[]): RunningFlow {
-  const shown = shownDeviceLock(holder, origins);
-  const url = [shown.verification_uri_complete, shown.verification_uri].find((u) => isOpenableUrl(u)) ?? null;
-  return { kind: 'running', url, code: isDisplayableUserCode(holder.user_code) ? holder.user_code : null, expiresAt: quoteShort(shown.expires_at, 40) };
-}
-
-/** The device flow running right now (its code, and its URL when that is on one of `origins`), or null. */
-export function runningFlow(path: string, now: number, origins: readonly string[]): RunningFlow | null {
-  const holder = readDeviceLock(path);
-  if (!holder || isStaleDeviceLock(holder, now)) return null;
-  return running(holder, origins);
 }
 
 /** Rewrites our lock with the poller's pid and start time (same nonce and code), so the lock lives as long as the poller. */

@@ -9,6 +9,7 @@ import { bannerEntry } from './bundleRules.js';
 import { serverEntries } from './mcpRules.js';
 import type { PluginFiles } from './readPlugin.js';
 import { docProblem, list, manifestOf, type AuditContext } from './rule.js';
+import { parseFrontmatter } from './formats/frontmatter.js';
 
 export function mcpServersPointerRule(p: PluginFiles): Check {
   const id = 'manifest.mcpServers';
@@ -122,4 +123,40 @@ export function bundlesFreshRule(p: PluginFiles, { freshness }: AuditContext): C
   return noBanner.length
     ? fail(id, `bundle(s) without the generated banner: ${list(noBanner)}`, 'Ship only bundles produced by npm run build')
     : pass(id, `${freshness.why}; ${p.bundles.length} bundle(s) carry the generated banner`);
+}
+
+/** The rule the agent always reads is injected into every chat: it stays this short. */
+export const SIGN_IN_RULE_MAX_CHARS = 1_200;
+
+/**
+ * The always-applied rule that tells the agent what to do when AgentStack's tools are missing or unauthorized:
+ * Cursor may drop the session card, and a rule is injected whether or not any hook ran.
+ */
+export function signInRuleRule(p: PluginFiles): Check {
+  const id = 'agent.sign-in-rule';
+  const fix = `Ship rules/<name>.mdc with alwaysApply: true that says to run /agentstack-authorize and never to paste a token, under ${SIGN_IN_RULE_MAX_CHARS} characters`;
+  const always = p.rules.filter((r) => {
+    const front = parseFrontmatter(r.text);
+    return front.kind === 'ok' && front.fields.alwaysApply === true && r.text.includes('/agentstack-authorize');
+  });
+  if (!always.length) return fail(id, 'no always-applied rule names /agentstack-authorize', fix);
+  const rule = always[0]!;
+  if (rule.text.length > SIGN_IN_RULE_MAX_CHARS) return fail(id, `${rule.path} is ${rule.text.length} characters (at most ${SIGN_IN_RULE_MAX_CHARS}: it is in every chat)`, fix);
+  if (!/never[^.\n]*\btoken\b/i.test(rule.text)) return fail(id, `${rule.path} does not say never to ask for or paste a token`, fix);
+  return pass(id, `${rule.path}: always applied, ${rule.text.length} characters, names /agentstack-authorize`);
+}
+
+/** Cursor 3.13: the plugin hook contract (hooks from the manifest, ${CURSOR_PLUGIN_ROOT}) Cursor's own plugins declare. */
+const MIN_CURSOR = [3, 13] as const;
+
+/** The oldest Cursor whose hook contract the plugin relies on is declared, so an older one does not install it. */
+export function minClientVersionRule(p: PluginFiles): Check {
+  const id = 'manifest.minClientVersions';
+  const declared = manifestOf(p)?.minClientVersions;
+  const cursor = isObject(declared) ? declared.cursor : undefined;
+  const parts = typeof cursor === 'string' ? cursor.split('.').map(Number) : [];
+  const atLeast = parts.length >= 2 && (parts[0]! > MIN_CURSOR[0] || (parts[0] === MIN_CURSOR[0] && parts[1]! >= MIN_CURSOR[1]));
+  return atLeast
+    ? pass(id, `plugin.json "minClientVersions" asks for Cursor ${cursor}`)
+    : fail(id, `plugin.json "minClientVersions.cursor" is ${JSON.stringify(cursor ?? null)}, not ${MIN_CURSOR.join('.')}.0 or later`, `Set "minClientVersions": {"cursor": "${MIN_CURSOR.join('.')}.0"}`);
 }

@@ -4,7 +4,7 @@
  */
 import {
   bundlesFreshRule, connectEndpointRule, inlineMcpServersRule, mcpHeadersRule, mcpPlaceholderRule, mcpServersPointerRule,
-  mcpUrlRule, placeholderAuthRule, secondToolRule, toolsMapRule,
+  mcpUrlRule, minClientVersionRule, placeholderAuthRule, secondToolRule, signInRuleRule, toolsMapRule,
 } from './agentstackRules.js';
 import {
   agentsFrontmatterRule, commandsFrontmatterRule, hasHooks, hooksAnchoredRule, hooksFormatRule, hooksTargetsRule,
@@ -50,4 +50,6 @@ export const AUDIT_RULES: readonly AuditRule[] = [
   { id: 'antipattern.placeholder-auth', layer: 'agentstack', run: placeholderAuthRule },
   { id: 'antipattern.second-tool', layer: 'agentstack', run: secondToolRule },
   { id: 'antipattern.connect-endpoint', layer: 'agentstack', run: connectEndpointRule },
+  { id: 'manifest.minClientVersions', layer: 'agentstack', run: minClientVersionRule },
+  { id: 'agent.sign-in-rule', layer: 'agentstack', run: signInRuleRule },
 ];

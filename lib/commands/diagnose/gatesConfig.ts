@@ -11,7 +11,7 @@ import { tilde } from '../../platform/text/tilde.js';
 export const SIGN_IN = 'Sign in: run /agentstack-authorize in the agent chat (or node <plugin>/hooks/scripts/device-code.mjs)';
 export const RUN_FIX = 'Run diagnose-local --fix';
 const MIN_NODE_MAJOR = 20;
-const LEAN_KEYS = new Set(['type', 'url', 'headers']);
+const LEAN_KEYS = new Set(['type', 'url', 'headers', 'auth']);
 const LEAN_HEADERS = new Set(['authorization', 'x-project-id', 'x-api-key']);
 
 export const octal = (mode: number) => `0${mode.toString(8).padStart(3, '0')}`;

@@ -14,12 +14,15 @@ import { onlineChecks } from './online.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
 import { tilde } from '../../platform/text/tilde.js';
 import { readLocalState, type LocalState } from './state.js';
+import { hooksRanGate, signInKindGate } from './gatesHooks.js';
 
 /** Pure: every offline gate, in the order a person reads them. */
 export function localChecks(state: LocalState, platform: NodeJS.Platform = process.platform): Check[] {
   return [
     nodeGate(state.nodeVersion, state.hookNode),
     pluginInstalledGate(state.plugin),
+    hooksRanGate(state.hookRuns ?? {}, state.now),
+    signInKindGate(state),
     shippedMcpGate(state.plugin),
     mcpReadableGate(state.mcp),
     mcpEntryGate(state.mcp),

@@ -23,6 +23,7 @@ import { isObject } from '../../platform/text/isObject.js';
 import { settingsTable, type SettingRow } from '../../agentstack/settings/effective.js';
 import type { SettingsRead } from '../../agentstack/settings/file.js';
 import { findOnPath } from '../../platform/findExecutable.js';
+import { readHookRuns, type HookRuns } from '../../agentstack/plugin/hookRuns.js';
 
 export interface PluginState {
   /** The install Cursor most likely loads, or null when none is found. */
@@ -70,6 +71,8 @@ export interface LocalState {
   /** `holderAlive`: its pid lives and is still the process that took the lock; `origins`: where its page may be. */
   lock: { exists: boolean; text: string | null; data: DeviceLock | null; holderAlive: boolean; origins: string[] };
   copies: CopyReport[];
+  /** When each hook last ran (empty when none has); undefined when not read. */
+  hookRuns?: HookRuns;
 }
 
 const message = (error: unknown) => (error as Error).message;
@@ -182,5 +185,6 @@ export function readLocalState(options: ReadOptions): LocalState {
     snapshot: readSnapshotState(paths.capabilities, paths.capabilitiesFailure),
     lock: readLockState(paths.deviceLock, signInOrigins(baseUrl, [recorded])),
     copies: inspectCopies(options.source, env),
+    hookRuns: readHookRuns(paths.hookRuns),
   };
 }

@@ -6,13 +6,9 @@
  * narrows what Cursor allows.
  */
 import { baseUrlFromMcpUrl } from '../../agentstack/server/baseUrl.js';
-import { MCP_SERVER_KEY, isExecuteTool } from '../../agentstack/server/toolNames.js';
+import { CONNECT_SERVER_NAME, DEVICE_CODE_SERVER_NAME, MCP_SERVER_KEY, isExecuteTool } from '../../agentstack/server/toolNames.js';
 
-export const AGENTSTACK_SERVER_NAMES: ReadonlySet<string> = new Set([
-  MCP_SERVER_KEY,
-  `user-${MCP_SERVER_KEY}`,
-  `plugin-agentstack-${MCP_SERVER_KEY}`,
-]);
+export const AGENTSTACK_SERVER_NAMES: ReadonlySet<string> = new Set([MCP_SERVER_KEY, DEVICE_CODE_SERVER_NAME, CONNECT_SERVER_NAME]);
 
 /** Splits `MCP:<server>:<tool>` (a form some Cursor builds send) into its parts; a bare name has no server. */
 export function splitToolName(toolName: string): { server: string | null; tool: string } {

@@ -16,6 +16,7 @@ import { unreadableReason } from './front.js';
 import { readSnapshotIndex } from '../../agentstack/snapshot/actionIndex.js';
 import { applySettings } from '../../agentstack/settings/effective.js';
 import { displayLines } from '../../platform/text/displayText.js';
+import { credentialNoticeFor } from './credentialNotice.js';
 
 /** The messages quote action names from the call and the server's snapshot: no hidden characters reach anyone. */
 function shownSafely(answer: PreMcpAnswer): PreMcpAnswer {
@@ -96,6 +97,9 @@ export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMc
   for (const problem of settings.problems) log(problem);
   const bases = knownBaseUrls(config, settings.env);
   if (!isAgentStackServer(input, bases)) return NEUTRAL;
+  // A Device Code credential that cannot work is said first (ask, at most once per state every ten minutes).
+  const notice = credentialNoticeFor({ paths, config, env: settings.env, serverName: input.mcp_server_name ?? splitToolName(input.tool_name).server, now: options.now ?? Date.now(), log });
+  if (notice) return shownSafely(notice);
   const bearer = bearerOf(config);
   const parsedArgs = parseExecuteArgs(input.tool_input);
   const wanted = parsedArgs.kind === 'ok' ? new Set(parsedArgs.args.steps.map((s) => s.action)) : new Set<string>();

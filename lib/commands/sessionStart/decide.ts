@@ -4,7 +4,7 @@
  * input (another reason not to start) is one more field of SignInFacts and one more line in decideSignIn.
  */
 import { needsSignIn, type CredentialState } from '../../agentstack/mcpJson/credential.js';
-import type { RunningFlow, SignInOutcome } from '../../agentstack/signIn/background.js';
+import type { RunningFlow, SignInOutcome } from '../../agentstack/signIn/running.js';
 
 export interface SignInFacts {
   state: CredentialState;

@@ -4,7 +4,7 @@
  */
 export { setProxyOptions } from '../../platform/http.js';
 export { refreshSingleFlight } from '../../agentstack/auth/tokenRefresh.js';
-export { runningFlow, startSignIn } from '../../agentstack/signIn/background.js';
+export { startSignIn } from '../../agentstack/signIn/background.js';
 export { refreshSnapshot } from '../../agentstack/snapshot/refresh.js';
 export { runDevicePoller } from '../../agentstack/signIn/poller.js';
 export { lookUpIdentity } from '../../agentstack/auth/identity.js';

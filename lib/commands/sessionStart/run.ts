@@ -18,7 +18,7 @@ import { issuedFor, readRefreshFile, refreshBelongsTo, type StoredRefresh } from
 import { renderCard } from './card.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
 import { displayLines } from '../../platform/text/displayText.js';
-import { runningFlow, type SignInOutcome } from '../../agentstack/signIn/background.js';
+import { runningFlow, type SignInOutcome } from '../../agentstack/signIn/running.js';
 import { signInOrigins } from '../../agentstack/signIn/lock.js';
 import { identityFor, readIdentity } from '../../agentstack/auth/identityCache.js';
 import { snapshotStep } from './snapshot.js';

@@ -39,17 +39,20 @@ function writeAll(fd: number, data: string | Uint8Array): void {
 
 /**
  * Replaces `path` with `data` atomically. When `path` is a symlink, the link itself is replaced by a regular file
- * (we never write through a link into a file we did not choose).
+ * (we never write through a link into a file we did not choose). `durable: false` skips the fsyncs: still atomic
+ * (a reader sees the old or the new file), but a crash may lose the write; for records a hook rewrites on every run.
  */
-export function writeFileAtomic(path: string, data: string | Uint8Array, options: { mode?: number } & RenameOptions = {}): void {
+export function writeFileAtomic(path: string, data: string | Uint8Array, options: { mode?: number; durable?: boolean } & RenameOptions = {}): void {
   const dir = dirname(path);
-  const tmp = writeTempBeside(path, data, options.mode ?? SECRET_FILE_MODE);
+  const durable = options.durable ?? true;
+  const tmp = writeTempBeside(path, data, options.mode ?? SECRET_FILE_MODE, durable);
   try {
     renameWithRetry(tmp, path, options);
   } catch (error) {
     try { unlinkSync(tmp); } catch { /* already gone */ }
     throw error;
   }
+  if (!durable) return;
   try {
     const dfd = openSync(dir, 'r');
     try { fsyncSync(dfd); } finally { closeSync(dfd); }
@@ -57,14 +60,14 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
 }
 
 /** Writes `data` to a new temp file next to `path` (same folder, so rename and link stay atomic) and returns it. */
-function writeTempBeside(path: string, data: string | Uint8Array, mode: number): string {
+function writeTempBeside(path: string, data: string | Uint8Array, mode: number, durable = true): string {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomHex(6)}.tmp`);
   const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
   try {
     writeAll(fd, data);
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
     try { unlinkSync(tmp); } catch { /* already gone */ }

@@ -1,0 +1,45 @@
+/**
+ * diagnose-local's rows on what Cursor does with the plugin: whether its hooks have run (from the records each hook
+ * leaves, hookRuns.ts), and which of the two ways to reach AgentStack this machine has set up. Pure.
+ */
+import { pass, warn, type Check } from '../../platform/report.js';
+import { bearerToken, headerValue, isRealApiKey } from '../../agentstack/mcpJson/credential.js';
+import { CONNECT_SERVER_NAME, DEVICE_CODE_SERVER_NAME } from '../../agentstack/server/toolNames.js';
+import type { HookRunRecord, HookRuns } from '../../agentstack/plugin/hookRuns.js';
+import { formatDuration } from './gatesState.js';
+import type { LocalState } from './state.js';
+
+export const WHERE_HOOKS_SHOW =
+  'Look in Cursor Settings > Hooks and the "Hooks" and "MCP Logs" output channels; plugin hooks need Cursor 3.13 or later; ' +
+  'enterprise accounts may have local plugin imports off; a marketplace install of the same name wins over a local copy';
+
+function ago(record: HookRunRecord, now: number): string {
+  const at = Date.parse(record.at);
+  return at > now ? `at ${record.at} (in the future)` : `${formatDuration(now - at)} ago`;
+}
+
+export function hooksRanGate(runs: HookRuns, now: number): Check {
+  const id = 'hooks.ran';
+  const session = runs['session-start'];
+  const preMcp = runs['pre-mcp'];
+  if (!session && !preMcp) return warn(id, 'no hook of this plugin has run on this machine', WHERE_HOOKS_SHOW);
+  const cursor = (session ?? preMcp)!.cursor_version;
+  const parts = [
+    session ? `session-start last ran ${ago(session, now)}${cursor ? ` (Cursor ${cursor})` : ''}, ${session.outcome}` : 'session-start has not run',
+    preMcp ? `pre-MCP ${ago(preMcp, now)}, ${preMcp.outcome}${!session && cursor ? ` (Cursor ${cursor})` : ''}` : 'pre-MCP has not run on an agentstack.execute call yet',
+  ];
+  return session ? pass(id, parts.join('; ')) : warn(id, parts.join('; '), WHERE_HOOKS_SHOW);
+}
+
+/** Which of Connect (the plugin's own server, authorized by Cursor) and Device Code (the ~/.cursor/mcp.json entry) is set up. */
+export function signInKindGate(s: Pick<LocalState, 'plugin' | 'mcp'>): Check {
+  const id = 'sign-in.kind';
+  const entry = s.mcp.entry;
+  const signedIn = entry !== null && (bearerToken(headerValue(entry.headers, 'Authorization')) !== null || isRealApiKey(headerValue(entry.headers, 'X-API-Key')));
+  const deviceCode = entry === null ? null : `Device Code: ${DEVICE_CODE_SERVER_NAME} from ~/.cursor/mcp.json${signedIn ? ', signed in' : ', no credential'}`;
+  const connect = s.plugin.install ? `Connect: ${CONNECT_SERVER_NAME} from the installed plugin (whether Connect was clicked is kept by Cursor, not readable here)` : null;
+  if (deviceCode && connect) return pass(id, `both: ${deviceCode}; ${connect}. Cursor shows two AgentStack servers; turn one off in Cursor's MCP settings if you use only the other`);
+  if (deviceCode) return pass(id, `${deviceCode}; no installed plugin, so no Connect server`);
+  if (connect) return pass(id, `${connect}; no Device Code entry (run /agentstack-authorize to add one)`);
+  return warn(id, 'neither: no Device Code entry and no installed plugin', 'Install the plugin, then click Connect next to AgentStack in Cursor\'s MCP settings or run /agentstack-authorize');
+}
