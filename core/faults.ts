@@ -51,6 +51,11 @@ export interface CoreFaults {
   expireSessions: boolean;
   /** Answer an unknown session with a JSON-RPC error of this code (HTTP 200) instead of HTTP 404. */
   sessionNotFoundCode: number | null;
+  /**
+   * The HTTP status of that answer (default: 404, or 200 when `sessionNotFoundCode` is set): servers seen in the
+   * wild answer 400 or 500 with -32001 / -32016 in the body.
+   */
+  sessionNotFoundStatus: number | null;
   /** Replaces verification_uri and verification_uri_complete in the device authorization response. */
   hostileVerificationUri: string | null;
   /** Every /.well-known document answers 404. */
@@ -87,6 +92,7 @@ export function defaultFaults(): CoreFaults {
     secondTool: false,
     expireSessions: false,
     sessionNotFoundCode: null,
+    sessionNotFoundStatus: null,
     hostileVerificationUri: null,
     noDiscovery: false,
     noRefreshTokens: false,

@@ -117,12 +117,9 @@ export class McpSessions {
 
   private notFound(res: ServerResponse, body: unknown): void {
     const id = body && typeof body === 'object' && 'id' in body ? (body as { id: unknown }).id : null;
-    const code = this.state.faults.sessionNotFoundCode;
-    if (code !== null && code !== undefined) {
-      sendJson(res, 200, { jsonrpc: '2.0', id: id ?? null, error: { code, message: 'Session not found' } });
-    } else {
-      sendJson(res, 404, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
-    }
+    const { sessionNotFoundCode: code, sessionNotFoundStatus: status } = this.state.faults;
+    const answer = status ?? (code === null ? 404 : 200);
+    sendJson(res, answer, { jsonrpc: '2.0', id: answer === 200 ? id ?? null : null, error: { code: code ?? -32001, message: 'Session not found' } });
   }
 
   async handle(req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, caller: VerifiedCaller, token: string): Promise<void> {

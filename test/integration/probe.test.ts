@@ -16,6 +16,19 @@ import { closedPort } from '../helpers/closedPort.js';
 const statusOf = (checks: Check[], id: string) => checks.find((c) => c.id === id)?.status;
 const failures = (checks: Check[]) => checks.filter((c) => c.status === 'FAIL').map((c) => `${c.id}: ${c.summary}`);
 
+/** A fetch that expires every live session of `core` right before the first tools/call goes out. */
+function expiringAtFirstCall(core: { setFaults(f: { expireSessions: boolean }): void }): typeof fetch {
+  const inner = boundedFetch({ timeoutMs: 5000 });
+  let done = false;
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    if (typeof init?.body === 'string' && init.body.includes('"tools/call"') && !done) {
+      done = true;
+      core.setFaults({ expireSessions: true });
+    }
+    return inner(input, init);
+  }) as typeof fetch;
+}
+
 describe('probe against the reference core', () => {
   let core: Awaited<ReturnType<typeof startCore>>;
   let token: string;
@@ -56,6 +69,22 @@ describe('probe against the reference core', () => {
     expect(session.status).toBe('WARN');
     expect(session.summary).toMatch(/expired during tools\/call agentstack_execute \(HTTP 404.*re-initialized/);
     expect(report.exchanges.filter((x) => x.rpcMethod === 'initialize')).toHaveLength(2);
+  });
+
+  // Servers in the wild answer an expired session with 400 or 500 and the JSON-RPC code in the body; the SDK's
+  // client transport then puts the HTTP status in error.code and the JSON-RPC error in the message.
+  it.each([[400, -32001], [500, -32016], [400, -32016], [500, -32001]])('re-initializes when the expired session is answered HTTP %i with JSON-RPC %i', async (status, code) => {
+    core.setFaults({ sessionNotFoundStatus: status, sessionNotFoundCode: code });
+    try {
+      const report = await probeMcpSurface({ mcpUrl: core.mcpUrl, bearer: token, fetch: expiringAtFirstCall(core) });
+      expect(failures(report.checks)).toEqual([]);
+      const session = report.checks.find((c) => c.id === 'mcp.session')!;
+      expect(session).toMatchObject({ status: 'WARN', summary: expect.stringMatching(new RegExp(`expired during tools/call agentstack_execute \\(.*${code}.*re-initialized`)) });
+      expect(report.exchanges.filter((x) => x.rpcMethod === 'initialize')).toHaveLength(2);
+      expect(report.exchanges.filter((x) => x.rpcMethod === 'tools/call').map((x) => x.status)).toEqual([status, 200, 200]);
+    } finally {
+      core.setFaults({ sessionNotFoundStatus: null, sessionNotFoundCode: null });
+    }
   });
 
   it('fails clearly without a Bearer (401), and on a port nobody listens on', async () => {

@@ -143,6 +143,10 @@ describe('session expiry and error text', () => {
     expect(sessionExpiryReason(Object.assign(new Error('MCP error -32016: Session not found'), { code: -32016 }))).toMatch(/-32016/);
     expect(sessionExpiryReason(Object.assign(new Error('MCP error -32001: Request timed out'), { code: -32001, data: { timeout: 10 } }))).toBeNull();
     expect(sessionExpiryReason(Object.assign(new Error('Streamable HTTP error: x'), { code: 400 }))).toBeNull();
+    const httpRpc = (status: number, code: number) => Object.assign(new Error(`Streamable HTTP error: Error POSTing to endpoint: {"jsonrpc":"2.0","id":null,"error":{"code":${code},"message":"Session not found"}}`), { code: status });
+    expect(sessionExpiryReason(httpRpc(400, -32001))).toBe('HTTP 400, JSON-RPC error -32001 (Session not found)');
+    expect(sessionExpiryReason(httpRpc(500, -32016))).toBe('HTTP 500, JSON-RPC error -32016 (Session not found)');
+    expect(sessionExpiryReason(httpRpc(500, -32603))).toBeNull();
     expect(sessionExpiryReason(new PluginError('timeout', 'No answer'))).toBeNull();
   });
 

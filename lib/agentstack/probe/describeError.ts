@@ -16,20 +16,31 @@ export function httpStatusOf(error: unknown): number | null {
   return m ? Number(m[1]) : null;
 }
 
-function bodyHint(message: string): string | null {
+/** The JSON body an SDK transport error quotes after its text (`Error POSTing to endpoint: {…}`), or null. */
+function bodyOf(message: string): { error?: unknown; error_description?: unknown } | null {
   const start = message.indexOf('{');
   if (start < 0) return null;
   try {
-    const body = JSON.parse(message.slice(start)) as { error?: unknown; error_description?: unknown };
-    if (body.error && typeof body.error === 'object') {
-      const rpc = body.error as { code?: unknown; message?: unknown };
-      return `JSON-RPC ${String(rpc.code)} ${quoteShort(rpc.message ?? '', 80)}`.trim();
-    }
-    if (typeof body.error === 'string') {
-      return `${quoteShort(body.error, 40)}${typeof body.error_description === 'string' ? `: ${quoteShort(body.error_description, 80)}` : ''}`;
-    }
+    const body = JSON.parse(message.slice(start)) as unknown;
+    return body && typeof body === 'object' ? body : null;
   } catch {
-    // not JSON: say nothing about the body
+    return null; // not JSON: say nothing about the body
+  }
+}
+
+/** The JSON-RPC error of an HTTP error's body (`{"error": {"code": …, "message": …}}`), or null. */
+export function rpcErrorInBody(message: string): { code: unknown; message: string } | null {
+  const error = bodyOf(message)?.error as { code?: unknown; message?: unknown } | undefined;
+  if (!error || typeof error !== 'object') return null;
+  return { code: error.code, message: typeof error.message === 'string' ? error.message : '' };
+}
+
+function bodyHint(message: string): string | null {
+  const rpc = rpcErrorInBody(message);
+  if (rpc) return `JSON-RPC ${String(rpc.code)} ${quoteShort(rpc.message, 80)}`.trim();
+  const body = bodyOf(message);
+  if (typeof body?.error === 'string') {
+    return `${quoteShort(body.error, 40)}${typeof body.error_description === 'string' ? `: ${quoteShort(body.error_description, 80)}` : ''}`;
   }
   return null;
 }

@@ -11,6 +11,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { quoteShort } from '../../platform/errors.js';
+import { httpStatusOf, rpcErrorInBody } from './describeError.js';
 import { LooseResultSchema } from './toolsList.js';
 import type { Era, ProbeEvent } from './types.js';
 
@@ -39,18 +40,27 @@ export interface ConnectOptions {
 /** Codes meaning "this session is gone, start a new one". */
 export const SESSION_NOT_FOUND_CODES: readonly number[] = [-32001, -32016];
 
+const rpcText = (message: string) => quoteShort(message.replace(/^MCP error -?\d+:\s*/, ''), 60) || 'session not found';
+
 /**
- * Why `error` means an expired session, or null. -32001 is also the SDK's own client-side "Request timed out", so a
- * -32001 that carries `data.timeout` or says it timed out is not a lost session.
+ * Why `error` means an expired session, or null. The SDK's transport puts an HTTP failure's status in `code` and the
+ * body (with any JSON-RPC error) in the message: 404 is the spec's answer, 400 or 500 carrying -32001 / -32016 are
+ * others'. -32001 is also the SDK's own client-side "Request timed out", so a -32001 that carries `data.timeout` or
+ * says it timed out is not a lost session.
  */
 export function sessionExpiryReason(error: unknown): string | null {
   const e = error as { code?: unknown; message?: unknown; data?: { timeout?: unknown } } | null;
   if (!e || typeof e !== 'object') return null;
   const message = typeof e.message === 'string' ? e.message : '';
+  const status = httpStatusOf(error);
+  if (status !== null) {
+    const rpc = rpcErrorInBody(message);
+    if (rpc && typeof rpc.code === 'number' && SESSION_NOT_FOUND_CODES.includes(rpc.code)) return `HTTP ${status}, JSON-RPC error ${rpc.code} (${rpcText(rpc.message)})`;
+  }
   if (e.code === 404 && /streamable http error/i.test(message)) return 'HTTP 404 (session not found)';
   if (typeof e.code === 'number' && SESSION_NOT_FOUND_CODES.includes(e.code)) {
     if (e.data?.timeout !== undefined || /timed out/i.test(message)) return null;
-    return `JSON-RPC error ${e.code} (${quoteShort(message.replace(/^MCP error -?\d+:\s*/, ''), 60) || 'session not found'})`;
+    return `JSON-RPC error ${e.code} (${rpcText(message)})`;
   }
   return null;
 }
