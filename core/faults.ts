@@ -56,6 +56,11 @@ export interface CoreFaults {
    * wild answer 400 or 500 with -32001 / -32016 in the body.
    */
   sessionNotFoundStatus: number | null;
+  /**
+   * Once this many sessions were opened, initialize answers HTTP 503 with JSON-RPC -32000 "Too many open sessions"
+   * (the SDK's example server at its limit); null = no limit.
+   */
+  initializeLimit: number | null;
   /** Replaces verification_uri and verification_uri_complete in the device authorization response. */
   hostileVerificationUri: string | null;
   /** Every /.well-known document answers 404. */
@@ -93,6 +98,7 @@ export function defaultFaults(): CoreFaults {
     expireSessions: false,
     sessionNotFoundCode: null,
     sessionNotFoundStatus: null,
+    initializeLimit: null,
     hostileVerificationUri: null,
     noDiscovery: false,
     noRefreshTokens: false,

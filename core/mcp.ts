@@ -43,6 +43,8 @@ function parseSteps(args: Record<string, unknown> | undefined): { steps: Step[];
 
 export class McpSessions {
   private readonly sessions = new Map<string, Session>();
+  /** Sessions opened so far (for the `initializeLimit` fault). */
+  private opened = 0;
   constructor(private readonly state: CoreState) {}
 
   get size(): number {
@@ -152,6 +154,12 @@ export class McpSessions {
       return;
     }
     if (req.method === 'POST' && isInitializeRequest(body)) {
+      const limit = this.state.faults.initializeLimit;
+      if (limit !== null && this.opened >= limit) {
+        sendJson(res, 503, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Too many open sessions' } });
+        return;
+      }
+      this.opened += 1;
       const server = this.createServer();
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),

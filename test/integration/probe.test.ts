@@ -9,6 +9,7 @@ import { startCore } from '../../core/index.js';
 import { boundedFetch } from '../../lib/platform/http.js';
 import { probeMcpSurface } from '../../lib/agentstack/probe/probe.js';
 import type { Check } from '../../lib/platform/report.js';
+import { startSessionProxy } from '../fixtures/sessionProxy.js';
 import { startStatelessServer } from '../fixtures/statelessServer.js';
 import { REPO_ROOT } from '../helpers/repo.js';
 import { closedPort } from '../helpers/closedPort.js';
@@ -99,6 +100,22 @@ describe('probe against the reference core', () => {
     expect(down.checks[0]!.summary).toMatch(/Could not reach/);
     const unsafe = await probeMcpSurface({ mcpUrl: 'http://example.com/mcp', bearer: token });
     expect(unsafe.exchanges).toHaveLength(0);
+  });
+});
+
+describe('probe when the session is lost and cannot be re-established', () => {
+  it('a refused re-initialize (503) FAILs mcp.session, and tools/list blames the session, not itself', async () => {
+    const core = await startCore({ port: 0, faults: { expireSessions: true, initializeLimit: 1 } });
+    try {
+      const report = await probeMcpSurface({ mcpUrl: core.mcpUrl, bearer: (await core.issueTokens()).access_token, timeoutMs: 5000 });
+      expect(report.exchanges.filter((x) => x.rpcMethod === 'initialize').map((x) => x.status)).toEqual([200, 503]);
+      const session = report.checks.find((c) => c.id === 'mcp.session')!;
+      expect(session).toMatchObject({ status: 'FAIL', summary: expect.stringMatching(/expired during tools\/list page 1 \(HTTP 404.*\); re-initializing failed: HTTP 503 \(JSON-RPC -32000 Too many open sessions\)/) });
+      expect(session.summary).not.toMatch(/retry passed/);
+      expect(report.checks.find((c) => c.id === 'mcp.tools_list')).toMatchObject({ status: 'FAIL', summary: expect.stringMatching(/the session was lost .* a new initialize failed .*see mcp\.session/) });
+    } finally {
+      await core.close();
+    }
   });
 });
 
@@ -200,5 +217,33 @@ describe('probe against @modelcontextprotocol/server-everything', () => {
     expect(statusOf(report.checks, 'mcp.call_alias')).toBe('WARN');
     expect(statusOf(report.checks, 'mcp.call_canonical')).toBe('WARN');
     expect(statusOf(report.checks, 'mcp.terminate')).toBe('PASS');
+  });
+
+  // A gateway in front of it that forgets its sessions: server-everything answers the forgotten id with HTTP 400,
+  // JSON-RPC -32000 "Bad Request: No valid session ID provided".
+  it('behind a proxy that forgets the session once: re-initializes and says the session was lost', async () => {
+    let forgotten = false;
+    const proxy = await startSessionProxy({ backendUrl: mcpUrl, forgetBefore: (m) => m === 'tools/list' && !forgotten && (forgotten = true) });
+    try {
+      const report = await probeMcpSurface({ mcpUrl: proxy.mcpUrl, timeoutMs: 5000 });
+      expect(proxy.seen.filter((x) => x.method === 'tools/list').map((x) => x.status)).toEqual([400, 200]);
+      expect(statusOf(report.checks, 'mcp.tools_list')).toBe('PASS');
+      expect(report.checks.find((c) => c.id === 'mcp.session')).toMatchObject({ status: 'WARN', summary: expect.stringMatching(/expired during tools\/list page 1 \(HTTP 400, JSON-RPC error -32000 \(Bad Request: No valid session ID provided\)\); re-initialized/) });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('behind a proxy that forgets every session: the session check FAILs, never "held for the whole probe"', async () => {
+    const proxy = await startSessionProxy({ backendUrl: mcpUrl, forgetBefore: (m) => m === 'tools/list' });
+    try {
+      const report = await probeMcpSurface({ mcpUrl: proxy.mcpUrl, timeoutMs: 5000 });
+      const session = report.checks.find((c) => c.id === 'mcp.session')!;
+      expect(session.summary).not.toMatch(/held/);
+      expect(session).toMatchObject({ status: 'FAIL', summary: expect.stringMatching(/expired during tools\/list page 1 .*even right after a fresh initialize/) });
+      expect(report.checks.find((c) => c.id === 'mcp.tools_list')).toMatchObject({ status: 'FAIL', summary: expect.stringMatching(/session/) });
+    } finally {
+      await proxy.close();
+    }
   });
 });

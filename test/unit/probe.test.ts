@@ -127,6 +127,23 @@ describe('contract checks', () => {
     expect(sessionCheck('modern', undefined, []).status).toBe('PASS');
   });
 
+  it('session: a refused re-initialize FAILs, a retry that failed otherwise is never "the retry passed"', () => {
+    const lost = { kind: 'reinitialized' as const, during: 'tools/list page 1', reason: 'HTTP 404 (session not found)' };
+    const refused = sessionCheck('legacy', 'sid', [lost, { kind: 'reinitialize_failed', during: 'tools/list page 1', reason: 'HTTP 503' }]);
+    expect(refused).toMatchObject({ status: 'FAIL', summary: 'session expired during tools/list page 1 (HTTP 404 (session not found)); re-initializing failed: HTTP 503' });
+    const other = sessionCheck('legacy', 'sid', [lost, { kind: 'retry_failed', during: 'tools/list page 1', reason: 'HTTP 500' }]);
+    expect(other.status).toBe('WARN');
+    expect(other.summary).toMatch(/re-initialized on a new transport, but the retry failed for another reason \(HTTP 500/);
+    expect(other.summary).not.toMatch(/retry passed/);
+  });
+
+  it('session: never "held" when a request carrying the session id was answered 400 or 404', () => {
+    const x = (status: number, sessionId?: string) => ({ seq: 3, httpMethod: 'POST', url: 'u', rpcMethod: 'tools/list', sent: { authorization: false, ...(sessionId ? { sessionId } : {}) }, status, durationMs: 1, atMs: 0 });
+    const c = sessionCheck('legacy', 'sid-0123456789', [], [x(400, 'sid-***')]);
+    expect(c).toMatchObject({ status: 'WARN', summary: expect.stringMatching(/answered HTTP 400 on tools\/list.*not re-initialized/) });
+    expect(sessionCheck('legacy', 'sid-0123456789', [], [x(200, 'sid-***'), x(400)]).status).toBe('PASS');
+  });
+
   it('terminate: 200 and 405 pass, other answers warn', () => {
     const del = (status: number) => [{ seq: 1, httpMethod: 'DELETE', url: 'u', sent: { authorization: true }, status, durationMs: 1, atMs: 0 }];
     expect(terminateCheck('legacy', { terminated: true }, del(200)).status).toBe('PASS');

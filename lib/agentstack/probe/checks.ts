@@ -160,20 +160,43 @@ export function authFailureCheck(status: number | null, hadBearer: boolean, mcpU
   return null;
 }
 
-export function sessionCheck(era: Era, sessionId: string | undefined, events: readonly ProbeEvent[]): Check {
+/** Exchanges that carried a session id and were answered 400 or 404: the server did not take that session. */
+function refusedSessionExchanges(exchanges: readonly Exchange[]): Exchange[] {
+  return exchanges.filter((x) => x.sent.sessionId !== undefined && x.httpMethod === 'POST' && (x.status === 400 || x.status === 404));
+}
+
+export function sessionCheck(era: Era, sessionId: string | undefined, events: readonly ProbeEvent[], exchanges: readonly Exchange[] = []): Check {
   if (era === 'modern') return pass('mcp.session', `${MODERN_PROTOCOL} has no sessions; every request stood alone`);
+  const lost = (e: ProbeEvent) => events.find((r) => r.kind === 'reinitialized' && r.during === e.during)?.reason ?? 'session not found';
+  const refused = events.find((e) => e.kind === 'reinitialize_failed');
+  if (refused) {
+    return fail('mcp.session', `session expired during ${refused.during} (${lost(refused)}); re-initializing failed: ${refused.reason}`,
+      'the server must accept a new initialize once a session is gone (check its session limit and restarts)', { events });
+  }
   const again = events.find((e) => e.kind === 'session_expired_again');
   if (again) {
-    return fail('mcp.session', `session expired during ${again.during} (${again.reason}) even right after a fresh initialize`,
-      'the server forgets sessions immediately: check its session store (sticky routing, restarts)', { events });
+    return fail('mcp.session', `session expired during ${again.during} (${lost(again)}), and again (${again.reason}) even right after a fresh initialize`,
+      'the server (or a proxy in front of it) forgets sessions immediately: check its session store, sticky routing, restarts', { events });
   }
   const reinit = events.filter((e) => e.kind === 'reinitialized');
+  const retryFailed = events.find((e) => e.kind === 'retry_failed');
+  if (retryFailed) {
+    return warn('mcp.session', `session expired during ${retryFailed.during} (${lost(retryFailed)}); re-initialized on a new transport, but the retry failed for another reason (${retryFailed.reason}, see that row)`,
+      'fine after a server restart; if it happens often, check the server\'s session lifetime', { events });
+  }
   if (reinit.length) {
     const first = reinit[0]!;
     return warn('mcp.session', `session expired during ${first.during} (${first.reason}); re-initialized on a new transport and the retry passed${reinit.length > 1 ? ` (${reinit.length} times)` : ''}`,
       'fine after a server restart; if it happens often, check the server\'s session lifetime', { events });
   }
-  return pass('mcp.session', sessionId ? `session ${maskSecret(sessionId)} held for the whole probe` : 'stateless server (no Mcp-Session-Id); nothing to expire');
+  const refusedIds = refusedSessionExchanges(exchanges);
+  if (refusedIds.length) {
+    const first = refusedIds[0]!;
+    return warn('mcp.session', `the session id was answered HTTP ${first.status} on ${first.rpcMethod ?? 'a request'}${refusedIds.length > 1 ? ` (${refusedIds.length} times)` : ''}, in a way the probe does not read as an expired session; it was not re-initialized`,
+      'answer an unknown or expired session with HTTP 404 (JSON-RPC -32001), so clients start a new one', { refused: refusedIds.map((x) => ({ seq: x.seq, status: x.status, rpcMethod: x.rpcMethod ?? null })) });
+  }
+  if (!sessionId) return pass('mcp.session', 'stateless server (no Mcp-Session-Id); nothing to expire');
+  return pass('mcp.session', `session ${maskSecret(sessionId)} held for the whole probe`);
 }
 
 /** Only when the transport resumed a response stream (GET with Last-Event-ID): how that went. */

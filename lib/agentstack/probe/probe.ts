@@ -120,7 +120,7 @@ export async function probeMcpSurface(options: ProbeOptions): Promise<ProbeRepor
   for (const name of calls.names) report.checks.push(callCheck(name, await callTool(connection, name, Boolean(options.bearer))));
   const resumed = resumeCheck(recorder.exchanges);
   if (resumed) report.checks.push(resumed);
-  report.checks.push(sessionCheck(connection.era, connection.sessionId, report.events));
+  report.checks.push(sessionCheck(connection.era, connection.sessionId, report.events, recorder.exchanges));
   const closed = await connection.close();
   report.checks.push(terminateCheck(connection.era, closed, recorder.exchanges));
   return finish();

@@ -10,8 +10,8 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { quoteShort } from '../../platform/errors.js';
-import { httpStatusOf, rpcErrorInBody } from './describeError.js';
+import { PluginError, quoteShort } from '../../platform/errors.js';
+import { describeError, httpStatusOf, rpcErrorInBody } from './describeError.js';
 import { LooseResultSchema } from './toolsList.js';
 import type { Era, ProbeEvent } from './types.js';
 
@@ -48,14 +48,18 @@ const rpcText = (message: string) => quoteShort(message.replace(/^MCP error -?\d
  * others'. -32001 is also the SDK's own client-side "Request timed out", so a -32001 that carries `data.timeout` or
  * says it timed out is not a lost session.
  */
-export function sessionExpiryReason(error: unknown): string | null {
+export function sessionExpiryReason(error: unknown, sentSession = false): string | null {
   const e = error as { code?: unknown; message?: unknown; data?: { timeout?: unknown } } | null;
   if (!e || typeof e !== 'object') return null;
   const message = typeof e.message === 'string' ? e.message : '';
   const status = httpStatusOf(error);
   if (status !== null) {
     const rpc = rpcErrorInBody(message);
-    if (rpc && typeof rpc.code === 'number' && SESSION_NOT_FOUND_CODES.includes(rpc.code)) return `HTTP ${status}, JSON-RPC error ${rpc.code} (${rpcText(rpc.message)})`;
+    const known = rpc && typeof rpc.code === 'number' && SESSION_NOT_FOUND_CODES.includes(rpc.code);
+    // The SDK's example servers (server-everything among them) answer an id they do not know with 400 / -32000
+    // "No valid session ID provided": a lost session too, when the request carried one.
+    const refusedId = sentSession && status === 400 && rpc?.code === -32000 && /session/i.test(rpc.message);
+    if (rpc && (known || refusedId)) return `HTTP ${status}, JSON-RPC error ${String(rpc.code)} (${rpcText(rpc.message)})`;
   }
   if (e.code === 404 && /streamable http error/i.test(message)) return 'HTTP 404 (session not found)';
   if (typeof e.code === 'number' && SESSION_NOT_FOUND_CODES.includes(e.code)) {
@@ -63,6 +67,11 @@ export function sessionExpiryReason(error: unknown): string | null {
     return `JSON-RPC error ${e.code} (${rpcText(message)})`;
   }
   return null;
+}
+
+/** The error a request fails with when its session could not be re-established: the rows it fails blame the session. */
+function sessionLost(message: string, cause: unknown): PluginError {
+  return new PluginError('server', message, { cause, details: { sessionLost: true } });
 }
 
 export const RESUME_OPTIONS = { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5000, reconnectionDelayGrowFactor: 2 } as const;
@@ -98,18 +107,28 @@ export async function connectLegacy(options: ConnectOptions): Promise<McpConnect
       try {
         return (await once()) as Record<string, unknown>;
       } catch (error) {
-        const reason = sessionExpiryReason(error);
+        const reason = sessionExpiryReason(error, current.transport.sessionId !== undefined);
         if (!reason) throw error;
         options.events.push({ kind: 'reinitialized', during: what, reason });
         await current.transport.close().catch(() => {});
-        current = await openV1(options);
+        try {
+          current = await openV1(options);
+        } catch (refused) {
+          const why = describeError(refused);
+          options.events.push({ kind: 'reinitialize_failed', during: what, reason: why });
+          throw sessionLost(`the session was lost (${reason}) and a new initialize failed (${why}); see mcp.session`, refused);
+        }
         describe(connection, current);
         try {
           return (await once()) as Record<string, unknown>;
         } catch (again) {
-          const second = sessionExpiryReason(again);
-          if (second) options.events.push({ kind: 'session_expired_again', during: what, reason: second });
-          throw again;
+          const second = sessionExpiryReason(again, current.transport.sessionId !== undefined);
+          if (!second) {
+            options.events.push({ kind: 'retry_failed', during: what, reason: describeError(again) });
+            throw again;
+          }
+          options.events.push({ kind: 'session_expired_again', during: what, reason: second });
+          throw sessionLost(`the session was lost (${reason}), and again right after a new initialize (${second}); see mcp.session`, again);
         }
       }
     },
