@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { exitCodeFor, fail, pass, renderJson, renderTable, warn } from '../../lib/platform/report.js';
 import { canonicalJson } from '../../lib/commands/verify/fetchJson.js';
 import { authorizationServerUrls, connectReadinessCheck, protectedResourceUrls } from '../../lib/commands/verify/oauthChecks.js';
+import { resourceCovers } from '../../lib/agentstack/auth/resourceMetadata.js';
 import { bearerFromEnv, bearerFromMcpJson } from '../../lib/commands/verify/bearerSource.js';
 import { describeRowDrift } from '../../lib/commands/verify/restChecks.js';
 import { settled, settledVerify } from '../../lib/commands/verify/runVerify.js';
@@ -35,6 +36,18 @@ describe('report', () => {
 describe('discovery URLs and Connect readiness', () => {
   it('builds RFC 9728 path-suffixed then root URLs', () => {
     expect(protectedResourceUrls('https://h.example/mcp')).toEqual(['https://h.example/.well-known/oauth-protected-resource/mcp', 'https://h.example/.well-known/oauth-protected-resource']);
+  });
+
+  it('a resource covers the MCP URL when it is the same origin and an ancestor path (the MCP SDK\'s rule)', () => {
+    expect(resourceCovers('https://h.example/mcp', 'https://h.example/mcp')).toBe(true);
+    expect(resourceCovers('https://h.example/mcp/', 'https://h.example/mcp')).toBe(true);
+    expect(resourceCovers('https://h.example', 'https://h.example/mcp')).toBe(true);
+    expect(resourceCovers('https://h.example/', 'https://h.example/mcp')).toBe(true);
+    expect(resourceCovers('https://h.example/mc', 'https://h.example/mcp')).toBe(false);
+    expect(resourceCovers('https://h.example/mcp/v2', 'https://h.example/mcp')).toBe(false);
+    expect(resourceCovers('https://other.example', 'https://h.example/mcp')).toBe(false);
+    expect(resourceCovers('http://h.example', 'https://h.example/mcp')).toBe(false);
+    expect(resourceCovers('not a url', 'https://h.example/mcp')).toBe(false);
   });
 
   it('builds RFC 8414 then OpenID URLs, path-aware', () => {

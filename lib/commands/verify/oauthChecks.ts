@@ -7,19 +7,14 @@
 import { isSafeWebUrl } from '../../agentstack/server/baseUrl.js';
 import { quoteShort } from '../../platform/errors.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
-import { ProtectedResourceMetadataSchema, scopesSupportedOf } from '../../schemas/server.js';
+import { scopesSupportedOf } from '../../schemas/server.js';
+import { protectedResourceUrls, readResourceMetadata } from '../../agentstack/auth/resourceMetadata.js';
 import { connectRegistrationCheck } from './connectCheck.js';
 import { requestJson, statusLine, type VerifyContext } from './fetchJson.js';
 
 export const CONNECT_ANTIPATTERN_PATH = '/mcp/.well-known/oauth-authorize';
 
-/** RFC 9728 §3.1: the well-known segment goes between the origin and the resource's path. */
-export function protectedResourceUrls(mcpUrl: string): string[] {
-  const u = new URL(mcpUrl);
-  const path = u.pathname.replace(/\/+$/, '');
-  const root = `${u.origin}/.well-known/oauth-protected-resource`;
-  return path && path !== '/' ? [`${root}${path}`, root] : [root];
-}
+export { protectedResourceUrls };
 
 /** RFC 8414 §3 first, then the OpenID Connect forms, as the MCP authorization spec orders them. */
 export function authorizationServerUrls(issuer: string): string[] {
@@ -49,18 +44,19 @@ async function protectedResourceCheck(ctx: VerifyContext): Promise<{ check: Chec
       tried.push(`${new URL(url).pathname}: HTTP ${answer.res.status}`);
       continue;
     }
-    const parsed = ProtectedResourceMetadataSchema.safeParse(answer.json);
-    if (!parsed.success) return { check: fail(id, `${url} is not RFC 9728 metadata (no resource string)`, 'serve {resource, authorization_servers}') };
-    const { resource, authorization_servers } = parsed.data;
-    if (resource.replace(/\/+$/, '') !== ctx.mcpUrl.replace(/\/+$/, '')) {
-      return { check: fail(id, `${new URL(url).pathname} says resource ${JSON.stringify(quoteShort(resource, 120))}, not ${ctx.mcpUrl} (RFC 9728 §3.3: clients must reject it)`, `set resource to exactly ${ctx.mcpUrl}`) };
+    const read = readResourceMetadata(answer.json, ctx.mcpUrl);
+    if (!read.ok && read.problem === 'not_metadata') return { check: fail(id, `${url} is not RFC 9728 metadata (no resource string)`, 'serve {resource, authorization_servers}') };
+    if (!read.ok) {
+      return { check: fail(id, `${new URL(url).pathname} says resource ${JSON.stringify(quoteShort(read.resource ?? '', 120))}, which does not cover ${ctx.mcpUrl} (RFC 9728 §3.3: clients must reject it)`,
+        `set resource to ${ctx.mcpUrl} (or, at the root location, to ${new URL(ctx.mcpUrl).origin})`) };
     }
+    const { resource, authorization_servers } = read.metadata;
     const issuer = authorization_servers?.[0];
     if (!issuer) return { check: fail(id, `${new URL(url).pathname} names no authorization_servers`, 'list the authorization server issuer in authorization_servers') };
     if (!isSafeWebUrl(issuer)) {
       return { check: fail(id, `${new URL(url).pathname} names the authorization server ${JSON.stringify(quoteShort(issuer, 120))}, which is not a valid https URL`, 'list the issuer as an absolute https URL in authorization_servers') };
     }
-    const scopes = scopesSupportedOf(parsed.data);
+    const scopes = scopesSupportedOf(read.metadata);
     return { check: pass(id, `RFC 9728 metadata at ${new URL(url).pathname}: resource ${resource}, authorization server ${quoteShort(issuer, 120)}`), issuer, ...(scopes ? { scopes } : {}) };
   }
   return { check: fail(id, `no RFC 9728 protected-resource metadata (${tried.join('; ')})`, `serve it at /.well-known/oauth-protected-resource/mcp: Cursor's Connect and the device login start there`, { tried }) };
