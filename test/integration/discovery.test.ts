@@ -46,7 +46,7 @@ describe('protected-resource metadata at the root location (resource = the origi
   it('verify passes oauth.protected_resource and goes on to the authorization server and Connect', async () => {
     const c = await coreWith('root-resource-metadata');
     const checks = await verifyOAuth(c);
-    expect(byId(checks, 'oauth.protected_resource')).toMatchObject({ status: 'PASS', summary: expect.stringMatching(/\/\.well-known\/oauth-protected-resource: resource http:\/\/127\.0\.0\.1:\d+,/) });
+    expect(byId(checks, 'oauth.protected_resource')).toMatchObject({ status: 'PASS', summary: expect.stringMatching(/\/\.well-known\/oauth-protected-resource( \(named by the 401 challenge\))?: resource http:\/\/127\.0\.0\.1:\d+,/) });
     expect(byId(checks, 'oauth.as_metadata').status).toBe('PASS');
     expect(byId(checks, 'oauth.connect_ready').status).toBe('PASS');
   });
@@ -64,6 +64,24 @@ describe('protected-resource metadata at the root location (resource = the origi
     expect(endpoints.tokenEndpoint.startsWith(c.issuer)).toBe(true);
     expect(c.issuer).not.toBe(c.baseUrl);
     expect(await signIn(c)).toMatch(/\S{20,}/);
+  });
+});
+
+describe('protected-resource metadata named only by the 401 challenge (resource_metadata)', () => {
+  it('verify follows resource_metadata: oauth.protected_resource passes with oauth.www_authenticate', async () => {
+    const c = await coreWith('challenge-metadata');
+    const checks = await verifyOAuth(c);
+    expect(byId(checks, 'oauth.www_authenticate').status).toBe('PASS');
+    expect(byId(checks, 'oauth.protected_resource')).toMatchObject({ status: 'PASS', summary: expect.stringMatching(/\/auth\/protected-resource-metadata \(named by the 401 challenge\)/) });
+    expect(byId(checks, 'oauth.as_metadata').status).toBe('PASS');
+  });
+
+  it('the sign-in follows it too, to an authorization server on another origin', async () => {
+    const c = await coreWith('challenge-metadata', 'other-issuer');
+    const endpoints = await discoverEndpoints(c.baseUrl, { timeoutMs: 5000 });
+    expect(endpoints).toMatchObject({ source: 'discovery', issuer: c.issuer });
+    expect(await signIn(c)).toMatch(/\S{20,}/);
+    expect(c.counters.requests['GET /auth/protected-resource-metadata']).toBeGreaterThan(0);
   });
 });
 

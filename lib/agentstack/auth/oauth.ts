@@ -10,7 +10,7 @@ import { PluginError, quoteShort, redactError } from '../../platform/errors.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
 import { boundedFetch } from '../../platform/http.js';
 import { scopesSupportedOf } from '../../schemas/server.js';
-import { protectedResourceUrls, readResourceMetadata, type ResourceMetadata } from './resourceMetadata.js';
+import { challengeResourceMetadata, protectedResourceUrls, readResourceMetadata, type ResourceMetadata } from './resourceMetadata.js';
 import { DEFAULT_CLIENT_ID } from '../settings/keys.js';
 import { USER_CODE_MAX_LENGTH, isDisplayableUserCode } from './userCode.js';
 
@@ -157,13 +157,31 @@ async function fetchResourceMetadata(url: string, resource: string, options: Req
   }
 }
 
+/** The `resource_metadata` URL of the MCP endpoint's 401 challenge to a request without a token, or null. */
+async function challengeMetadataUrl(resource: string, options: RequestOptions): Promise<string | null> {
+  try {
+    const res = await boundedFetch({ timeoutMs: options.timeoutMs })(resource, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      signal: options.signal,
+    });
+    await res.body?.cancel().catch(() => {});
+    const url = res.status === 401 ? challengeResourceMetadata(res.headers.get('www-authenticate')) : null;
+    return url && isSafeWebUrl(url) ? url : null;
+  } catch (error) {
+    if (options.signal?.aborted) throw toPluginError(error, 'Discovery');
+    return null;
+  }
+}
+
 /**
- * RFC 9728 metadata of `resource`, where the MCP authorization spec looks: the path-suffixed well-known URL, then
- * the root one. A document is used when its `resource` covers the MCP URL (the root form names the origin). Null
- * when none is usable.
+ * RFC 9728 metadata of `resource`, where the MCP authorization spec looks: the URL the 401 challenge names, then the
+ * path-suffixed well-known URL, then the root one. A document is used when its `resource` covers the MCP URL (the
+ * root form names the origin). Null when none is usable.
  */
 async function protectedResourceMetadata(resource: string, options: RequestOptions): Promise<ResourceMetadata | null> {
-  for (const url of protectedResourceUrls(resource)) {
+  for (const url of protectedResourceUrls(resource, await challengeMetadataUrl(resource, options))) {
     const metadata = await fetchResourceMetadata(url, resource, options);
     if (metadata) return metadata;
   }

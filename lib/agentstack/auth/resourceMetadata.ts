@@ -5,12 +5,33 @@
  */
 import { ProtectedResourceMetadataSchema } from '../../schemas/server.js';
 
-/** RFC 9728 §3.1: the well-known segment goes between the origin and the resource's path; then the root form. */
-export function protectedResourceUrls(mcpUrl: string): string[] {
+/**
+ * Where to look, in order: the URL the 401 challenge names (the MCP authorization spec: clients MUST use it when
+ * present), then RFC 9728 §3.1's well-known URL with the resource's path after the segment, then the root form.
+ */
+export function protectedResourceUrls(mcpUrl: string, fromChallenge?: string | null): string[] {
   const u = new URL(mcpUrl);
   const path = u.pathname.replace(/\/+$/, '');
   const root = `${u.origin}/.well-known/oauth-protected-resource`;
-  return path && path !== '/' ? [`${root}${path}`, root] : [root];
+  const wellKnown = path && path !== '/' ? [`${root}${path}`, root] : [root];
+  return fromChallenge && !wellKnown.includes(fromChallenge) ? [fromChallenge, ...wellKnown] : wellKnown;
+}
+
+/**
+ * The `resource_metadata` URL of a `WWW-Authenticate` header (RFC 9728 §5.1), quoted or not, when it is an
+ * absolute http(s) URL; null otherwise. The caller decides whether it may be fetched (https, or http to loopback).
+ */
+export function challengeResourceMetadata(header: string | null | undefined): string | null {
+  if (!header) return null;
+  const m = /(?:^|[\s,])resource_metadata\s*=\s*(?:"([^"]*)"|([^\s,]+))/i.exec(header);
+  const value = m?.[1] ?? m?.[2];
+  if (!value) return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
