@@ -145,12 +145,20 @@ export function callSkippedCheck(reason: string): Check[] {
       `point the URL at AgentStack's <base>/mcp; the probe only calls ${EXECUTE_TOOL} where the server lists it`));
 }
 
-/** A 401/403 on the MCP endpoint, worded by whether the probe sent a Bearer; null for any other status. */
-export function authFailureCheck(status: number | null, hadBearer: boolean, mcpUrl: string, id = 'mcp.initialize'): Check | null {
+/**
+ * A 401/403 on the MCP endpoint, worded by whether the probe sent a Bearer; null for any other status. A plain-text
+ * `reason` from the server (already sanitized) is shown as the server's words, in place of our guess at the cause.
+ */
+export function authFailureCheck(status: number | null, hadBearer: boolean, mcpUrl: string, id = 'mcp.initialize', reason: string | null = null): Check | null {
+  const said = reason ? `; the server said: "${reason}"` : '';
   if (status === 401) {
     return hadBearer
-      ? fail(id, `${mcpUrl} answered 401 although a Bearer was sent: the Bearer was not accepted (expired or revoked?)`, 'sign in again (device-code login), or pass a fresh token with --token-env NAME')
-      : fail(id, `${mcpUrl} answered 401: no Bearer was sent`, 'sign in first, or pass a token with --token-env NAME');
+      ? fail(id, `${mcpUrl} answered 401 although a Bearer was sent: the Bearer was not accepted (expired or revoked?)${said}`, 'sign in again (device-code login), or pass a fresh token with --token-env NAME')
+      : fail(id, `${mcpUrl} answered 401: no Bearer was sent${said}`, 'sign in first, or pass a token with --token-env NAME');
+  }
+  if (status === 403 && reason) {
+    return fail(id, `${mcpUrl} answered 403 ${hadBearer ? 'although a Bearer was sent' : 'to a request without a Bearer'}${said}`,
+      'do what the server\'s reason asks (often the host name or address it allows: use that URL, or change its allowed hosts); a token does not change a Host or Origin check');
   }
   if (status === 403) {
     return hadBearer

@@ -3,6 +3,7 @@
  * error code/message or an OAuth `error`/`error_description`, cut short. Never the raw body.
  */
 import { isPluginError, quoteShort } from '../../platform/errors.js';
+import { scrubSecrets } from '../../platform/text/scrub.js';
 
 /** The HTTP status of an SDK transport error (v1 `StreamableHTTPError`, v2 `SdkHttpError`), or null. */
 export function httpStatusOf(error: unknown): number | null {
@@ -69,4 +70,18 @@ export function describeWithBearer(error: unknown, hadBearer: boolean): string {
   const status = httpStatusOf(error);
   if (status !== 401 && status !== 403) return text;
   return `${text}${hadBearer ? ' although a Bearer was sent' : ' to a request without a Bearer'}`;
+}
+
+/**
+ * The plain-text reason in an HTTP error's body (a Host or Origin check's "Access is only allowed at …"), with
+ * `secrets` masked, control characters shown, cut short; null for a JSON or HTML body (JSON is read by
+ * describeError, HTML is never quoted) or none.
+ */
+export function plainTextReason(error: unknown, secrets: ReadonlyArray<string | undefined> = []): string | null {
+  if (httpStatusOf(error) === null) return null;
+  const message = (error as { message?: unknown }).message;
+  const m = typeof message === 'string' ? /Error POSTing to endpoint(?: \(HTTP \d{3}\))?:\s*([\s\S]*)$/.exec(message) : null;
+  const text = m?.[1]?.trim() ?? '';
+  if (!text || /^[{[<]/.test(text) || /^Redirect (to|not followed)/.test(text)) return null;
+  return quoteShort(scrubSecrets(text, secrets), 120);
 }
