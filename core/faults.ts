@@ -82,6 +82,11 @@ export interface CoreFaults {
    * resume with GET + Last-Event-ID to get it; a number closes only that many calls.
    */
   closeCallStream: boolean | number;
+  /**
+   * tools/call is answered 200 text/event-stream that closes at once, with no event at all (no id to resume from,
+   * no result): what a proxy that cuts streams, or a server that crashed mid-call, leaves a client with.
+   */
+  dropCallStream: boolean;
   /** The `retry` (ms) of the priming event on each response stream of sessions opened while it is set; null = none. */
   sseRetryMs: number | null;
 }
@@ -108,6 +113,7 @@ export function defaultFaults(): CoreFaults {
     connectStub: false,
     restToolsDrift: false,
     closeCallStream: false,
+    dropCallStream: false,
     sseRetryMs: null,
   };
 }

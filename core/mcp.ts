@@ -150,6 +150,10 @@ export class McpSessions {
         void session.transport.close();
         return this.notFound(res, body);
       }
+      if (this.state.faults.dropCallStream && (body as { method?: unknown } | undefined)?.method === 'tools/call') {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }).end();
+        return;
+      }
       await session.transport.handleRequest(req, res, body);
       return;
     }

@@ -146,6 +146,26 @@ describe('probe when a response stream closes before its result (Streamable HTTP
   });
 });
 
+describe('probe when a response stream closes with no event id and no result', () => {
+  it('reports the closed stream at once instead of waiting out the deadline', async () => {
+    const core = await startCore({ port: 0, faults: { dropCallStream: true } });
+    try {
+      const timeoutMs = 8000;
+      const report = await probeMcpSurface({ mcpUrl: core.mcpUrl, bearer: (await core.issueTokens()).access_token, timeoutMs });
+      for (const id of ['mcp.call_alias', 'mcp.call_canonical']) {
+        const row = report.checks.find((c) => c.id === id)!;
+        expect(row).toMatchObject({ status: 'FAIL', summary: expect.stringMatching(/the response stream closed before its result, with no event id to resume from/) });
+        expect(row.summary).not.toMatch(/timed out/i);
+      }
+      expect(statusOf(report.checks, 'mcp.tools_list')).toBe('PASS');
+      // Both calls together well under one deadline: nothing waited for it.
+      expect(report.durationMs).toBeLessThan(timeoutMs);
+    } finally {
+      await core.close();
+    }
+  });
+});
+
 describe('probe against a 2026-07-28-only server', () => {
   it('falls back from initialize to server/discover and passes, sending the revision\'s headers', async () => {
     const server = await startStatelessServer();

@@ -88,6 +88,7 @@ export async function probeMcpSurface(options: ProbeOptions): Promise<ProbeRepor
     fetch: recorder.fetch,
     timeoutMs,
     events: report.events,
+    closedEarly: recorder.closedEarly,
   };
   const connected = await connect({ ...connectOptions, ...(options.bearer ? { bearer: options.bearer } : {}) });
   if (!('request' in connected)) {

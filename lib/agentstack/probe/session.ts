@@ -10,7 +10,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { PluginError, quoteShort } from '../../platform/errors.js';
+import { PluginError, isPluginError, quoteShort } from '../../platform/errors.js';
 import { describeError, httpStatusOf, rpcErrorInBody } from './describeError.js';
 import { LooseResultSchema } from './toolsList.js';
 import type { Era, ProbeEvent } from './types.js';
@@ -35,6 +35,8 @@ export interface ConnectOptions {
   fetch: typeof fetch;
   timeoutMs: number;
   events: ProbeEvent[];
+  /** A fresh signal per request, aborted when its response stream closes with nothing to resume (recordingFetch). */
+  closedEarly?: () => AbortSignal;
 }
 
 /** Codes meaning "this session is gone, start a new one". */
@@ -74,6 +76,20 @@ function sessionLost(message: string, cause: unknown): PluginError {
   return new PluginError('server', message, { cause, details: { sessionLost: true } });
 }
 
+/**
+ * Sends one request with the deadline and the signal that ends the wait when its stream closed early. The SDK wraps
+ * an abort reason in its own -32001 "timed out" error, so the reason (ours, a PluginError) is thrown instead.
+ */
+export async function sendOnce<T>(options: ConnectOptions, send: (o: { timeout: number; signal?: AbortSignal }) => Promise<T>): Promise<T> {
+  const signal = options.closedEarly?.();
+  try {
+    return await send({ timeout: options.timeoutMs, ...(signal ? { signal } : {}) });
+  } catch (error) {
+    if (signal?.aborted && isPluginError(signal.reason)) throw signal.reason;
+    throw error;
+  }
+}
+
 export const RESUME_OPTIONS = { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5000, reconnectionDelayGrowFactor: 2 } as const;
 
 type V1 = { client: Client; transport: StreamableHTTPClientTransport };
@@ -103,7 +119,7 @@ export async function connectLegacy(options: ConnectOptions): Promise<McpConnect
   const connection: McpConnection = {
     era: 'legacy',
     request: async (method, params, what) => {
-      const once = () => current.client.request({ method, ...(params ? { params } : {}) } as never, LooseResultSchema, { timeout: options.timeoutMs });
+      const once = () => sendOnce(options, (o) => current.client.request({ method, ...(params ? { params } : {}) } as never, LooseResultSchema, o));
       try {
         return (await once()) as Record<string, unknown>;
       } catch (error) {
