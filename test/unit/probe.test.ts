@@ -93,6 +93,11 @@ describe('contract checks', () => {
 
   it('warns (never fails) about the dot in the tool name', () => {
     expect(toolNameDotCheck(walkOf(['agentstack.execute']))?.status).toBe('WARN');
+    // The alias is not listed: clients that check a name against tools/list before calling (MCP Inspector 2.12)
+    // refuse it, so the advice must say whom it helps.
+    const dot = toolNameDotCheck(walkOf(['agentstack.execute']))!;
+    expect(dot.fix).toMatch(/clients that pass any tool name to tools\/call \(the MCP SDK client, an agent told the name\)/);
+    expect(dot.fix).toMatch(/clients that only call names tools\/list returned \(MCP Inspector\) cannot/);
   });
 
   it('fails missing tool icons, warns missing server icons', () => {

@@ -82,7 +82,7 @@ export function singleToolCheck(walk: ToolsWalk): Check {
 export function toolNameDotCheck(walk: ToolsWalk): Check | null {
   if (!walk.tools.some((t) => t.name === EXECUTE_TOOL)) return null;
   return warn('mcp.tool_name_dot', `${EXECUTE_TOOL} contains a dot; some Cursor builds drop such tool names (reported)`,
-    `if the tool is missing in Cursor, it can call ${EXECUTE_TOOL_ALIAS}, which the server accepts on tools/call`);
+    `where the tool is missing, ${EXECUTE_TOOL_ALIAS} (accepted on tools/call, never listed) helps clients that pass any tool name to tools/call (the MCP SDK client, an agent told the name); clients that only call names tools/list returned (MCP Inspector) cannot use it`);
 }
 
 export function toolIconsCheck(walk: ToolsWalk): Check | null {
