@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore } from '../../core/index.js';
 import { boundedFetch } from '../../lib/platform/http.js';
 import { probeMcpSurface } from '../../lib/agentstack/probe/probe.js';
+import { probeChecks } from '../../lib/commands/diagnose/online.js';
 import type { Check } from '../../lib/platform/report.js';
 import { startSessionProxy } from '../fixtures/sessionProxy.js';
 import { startStatelessServer } from '../fixtures/statelessServer.js';
@@ -100,6 +101,19 @@ describe('probe against the reference core', () => {
     expect(down.checks[0]!.summary).toMatch(/Could not reach/);
     const unsafe = await probeMcpSurface({ mcpUrl: 'http://example.com/mcp', bearer: token });
     expect(unsafe.exchanges).toHaveLength(0);
+  });
+});
+
+describe('diagnose-local --online (its probe kernel, in-process)', () => {
+  it('re-initializes an expired session answered HTTP 400 with JSON-RPC -32001 too', async () => {
+    const core = await startCore({ port: 0, faults: { expireSessions: true, sessionNotFoundStatus: 400, sessionNotFoundCode: -32001 } });
+    try {
+      const checks = await probeChecks(core.mcpUrl, (await core.issueTokens()).access_token);
+      expect(failures(checks)).toEqual([]);
+      expect(checks.find((c) => c.id === 'mcp.session')).toMatchObject({ status: 'WARN', summary: expect.stringMatching(/HTTP 400, JSON-RPC error -32001 .*re-initialized/) });
+    } finally {
+      await core.close();
+    }
   });
 });
 
