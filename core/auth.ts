@@ -136,7 +136,7 @@ export async function issueTokensDirect(
   const scope = opts.scope ?? allScopes(state).join(' ');
   const headers = { [INTERNAL_HEADER]: state.internalToken, 'content-type': 'application/x-www-form-urlencoded' };
   const post = async (path: string, params: Record<string, string>) => {
-    const res = await fetch(`${state.baseUrl}${path}`, { method: 'POST', headers, body: new URLSearchParams(params) });
+    const res = await fetch(`${state.issuer}${path}`, { method: 'POST', headers, body: new URLSearchParams(params) });
     const body = (await res.json()) as Record<string, unknown>;
     if (!res.ok) throw new Error(`issueTokens: ${path} answered ${res.status} ${JSON.stringify(body)}`);
     return body;

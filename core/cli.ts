@@ -16,6 +16,7 @@ const HELP = `Usage: npm run dev-core -- [options]
   --second-tool MODE       same-page | page2
   --expire-sessions        the first MCP session answers 404 once right after its handshake
   --session-not-found-code N   e.g. -32016
+  --session-not-found-status N HTTP status of that answer, e.g. 400 or 500
   --hostile-verification-uri URI
   --no-discovery  --no-refresh-tokens  --no-icons  --bad-icon  --actions-count-mismatch
   --connect-stub           serve a home-made Connect page at /mcp/.well-known/oauth-authorize
@@ -40,6 +41,7 @@ const OPTIONS = {
   'second-tool': { type: 'string' },
   'expire-sessions': { type: 'boolean' },
   'session-not-found-code': { type: 'string' },
+  'session-not-found-status': { type: 'string' },
   'hostile-verification-uri': { type: 'string' },
   'no-discovery': { type: 'boolean' },
   'no-refresh-tokens': { type: 'boolean' },
@@ -92,6 +94,8 @@ else if (secondTool !== undefined) usageError(`--second-tool must be same-page o
 if (values['expire-sessions']) faults.expireSessions = true;
 const snf = int('session-not-found-code', values['session-not-found-code']);
 if (snf !== undefined) faults.sessionNotFoundCode = snf;
+const snfStatus = int('session-not-found-status', values['session-not-found-status']);
+if (snfStatus !== undefined) faults.sessionNotFoundStatus = snfStatus;
 if (values['hostile-verification-uri']) faults.hostileVerificationUri = values['hostile-verification-uri'];
 if (values['no-discovery']) faults.noDiscovery = true;
 if (values['no-refresh-tokens']) faults.noRefreshTokens = true;

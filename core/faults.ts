@@ -51,6 +51,16 @@ export interface CoreFaults {
   expireSessions: boolean;
   /** Answer an unknown session with a JSON-RPC error of this code (HTTP 200) instead of HTTP 404. */
   sessionNotFoundCode: number | null;
+  /**
+   * The HTTP status of that answer (default: 404, or 200 when `sessionNotFoundCode` is set): servers seen in the
+   * wild answer 400 or 500 with -32001 / -32016 in the body.
+   */
+  sessionNotFoundStatus: number | null;
+  /**
+   * Once this many sessions were opened, initialize answers HTTP 503 with JSON-RPC -32000 "Too many open sessions"
+   * (the SDK's example server at its limit); null = no limit.
+   */
+  initializeLimit: number | null;
   /** Replaces verification_uri and verification_uri_complete in the device authorization response. */
   hostileVerificationUri: string | null;
   /** Every /.well-known document answers 404. */
@@ -72,6 +82,11 @@ export interface CoreFaults {
    * resume with GET + Last-Event-ID to get it; a number closes only that many calls.
    */
   closeCallStream: boolean | number;
+  /**
+   * tools/call is answered 200 text/event-stream that closes at once, with no event at all (no id to resume from,
+   * no result): what a proxy that cuts streams, or a server that crashed mid-call, leaves a client with.
+   */
+  dropCallStream: boolean;
   /** The `retry` (ms) of the priming event on each response stream of sessions opened while it is set; null = none. */
   sseRetryMs: number | null;
 }
@@ -87,6 +102,8 @@ export function defaultFaults(): CoreFaults {
     secondTool: false,
     expireSessions: false,
     sessionNotFoundCode: null,
+    sessionNotFoundStatus: null,
+    initializeLimit: null,
     hostileVerificationUri: null,
     noDiscovery: false,
     noRefreshTokens: false,
@@ -96,6 +113,7 @@ export function defaultFaults(): CoreFaults {
     connectStub: false,
     restToolsDrift: false,
     closeCallStream: false,
+    dropCallStream: false,
     sseRetryMs: null,
   };
 }

@@ -43,6 +43,8 @@ function parseSteps(args: Record<string, unknown> | undefined): { steps: Step[];
 
 export class McpSessions {
   private readonly sessions = new Map<string, Session>();
+  /** Sessions opened so far (for the `initializeLimit` fault). */
+  private opened = 0;
   constructor(private readonly state: CoreState) {}
 
   get size(): number {
@@ -117,12 +119,9 @@ export class McpSessions {
 
   private notFound(res: ServerResponse, body: unknown): void {
     const id = body && typeof body === 'object' && 'id' in body ? (body as { id: unknown }).id : null;
-    const code = this.state.faults.sessionNotFoundCode;
-    if (code !== null && code !== undefined) {
-      sendJson(res, 200, { jsonrpc: '2.0', id: id ?? null, error: { code, message: 'Session not found' } });
-    } else {
-      sendJson(res, 404, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
-    }
+    const { sessionNotFoundCode: code, sessionNotFoundStatus: status } = this.state.faults;
+    const answer = status ?? (code === null ? 404 : 200);
+    sendJson(res, answer, { jsonrpc: '2.0', id: answer === 200 ? id ?? null : null, error: { code: code ?? -32001, message: 'Session not found' } });
   }
 
   async handle(req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, caller: VerifiedCaller, token: string): Promise<void> {
@@ -151,10 +150,20 @@ export class McpSessions {
         void session.transport.close();
         return this.notFound(res, body);
       }
+      if (this.state.faults.dropCallStream && (body as { method?: unknown } | undefined)?.method === 'tools/call') {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }).end();
+        return;
+      }
       await session.transport.handleRequest(req, res, body);
       return;
     }
     if (req.method === 'POST' && isInitializeRequest(body)) {
+      const limit = this.state.faults.initializeLimit;
+      if (limit !== null && this.opened >= limit) {
+        sendJson(res, 503, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Too many open sessions' } });
+        return;
+      }
+      this.opened += 1;
       const server = this.createServer();
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),

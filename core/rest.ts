@@ -4,6 +4,7 @@ import type { TokenAuth, VerifiedCaller } from './auth.js';
 import { countMismatch, type RouteName } from './faults.js';
 import { HttpError, readJson, sendJson } from './http.js';
 import { allScopes } from './oauth.js';
+import { CHALLENGE_METADATA_PATH } from './variants.js';
 import { buildCatalog } from './registry.js';
 import type { CoreState } from './state.js';
 import { EXECUTE_TOOL } from '../lib/agentstack/server/toolNames.js';
@@ -28,7 +29,7 @@ export interface RestContext {
 
 export function protectedResourceMetadata(state: CoreState) {
   return {
-    resource: state.mcpUrl,
+    resource: state.variants.has('root-resource-metadata') ? state.baseUrl : state.mcpUrl,
     authorization_servers: [state.issuer],
     scopes_supported: allScopes(state),
     bearer_methods_supported: ['header'],
@@ -36,6 +37,22 @@ export function protectedResourceMetadata(state: CoreState) {
     ...state.variants.extras('protected_resource'),
   };
 }
+
+/** Where this core serves RFC 9728 metadata, as its 401 challenge names it. */
+export function resourceMetadataUrl(state: CoreState): string {
+  if (state.variants.has('challenge-metadata')) return `${state.baseUrl}${CHALLENGE_METADATA_PATH}`;
+  if (state.variants.has('root-resource-metadata')) return `${state.baseUrl}/.well-known/oauth-protected-resource`;
+  return `${state.baseUrl}/.well-known/oauth-protected-resource/mcp`;
+}
+
+/** The metadata at `path`, or a 404 where this core's variant does not serve it. */
+const metadataAt = (path: string) => ({ state, res }: RestContext) => {
+  if (resourceMetadataUrl(state) !== `${state.baseUrl}${path}` && (state.variants.has('challenge-metadata') || state.variants.has('root-resource-metadata'))) {
+    sendJson(res, 404, { error: 'not_found', error_description: 'no protected-resource metadata here' });
+    return;
+  }
+  sendJson(res, 200, protectedResourceMetadata(state), { 'access-control-allow-origin': '*' });
+};
 
 const BAD_ICON = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"/>');
 
@@ -56,9 +73,10 @@ const tools = ({ state, res }: RestContext) => {
 
 export const REST_ROUTES: RestRoute[] = [
   { name: 'protected_resource', methods: ['GET'], path: '/.well-known/oauth-protected-resource', auth: 'public',
-    handle: ({ state, res }) => sendJson(res, 200, protectedResourceMetadata(state), { 'access-control-allow-origin': '*' }) },
+    handle: metadataAt('/.well-known/oauth-protected-resource') },
   { name: 'protected_resource', methods: ['GET'], path: '/.well-known/oauth-protected-resource/mcp', auth: 'public',
-    handle: ({ state, res }) => sendJson(res, 200, protectedResourceMetadata(state), { 'access-control-allow-origin': '*' }) },
+    handle: metadataAt('/.well-known/oauth-protected-resource/mcp') },
+  { name: 'protected_resource', methods: ['GET'], path: CHALLENGE_METADATA_PATH, auth: 'public', handle: metadataAt(CHALLENGE_METADATA_PATH) },
   { name: 'actions', methods: ['GET'], path: '/mcp/actions', auth: 'bearer',
     handle: ({ state, req, res }) => {
       const catalog = catalogFor(state);

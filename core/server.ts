@@ -15,7 +15,7 @@ import { McpSessions } from './mcp.js';
 import { OAUTH_ROUTES, createProvider } from './oauth.js';
 import { CONNECT_STUB_PATH, connectStubPage } from './pages.js';
 import { CoreStore } from './registry.js';
-import { REST_ROUTES, catalogFor } from './rest.js';
+import { REST_ROUTES, catalogFor, resourceMetadataUrl } from './rest.js';
 import { newCounters, type CoreCounters, type CoreState } from './state.js';
 
 export interface CoreOptions {
@@ -94,11 +94,14 @@ export async function startCore(options: CoreOptions = {}): Promise<RunningCore>
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
   const baseOrigin = new URL(baseUrl).origin;
+  // The `other-issuer` variant: same listener, another origin (a host name instead of the address) for the AS.
+  const issuer = variants.has('other-issuer') ? `http://localhost:${port}` : baseUrl;
+  const issuerHost = new URL(issuer).host;
 
   const state: CoreState = {
     baseUrl,
     mcpUrl: `${baseUrl}${MCP_PATH}`,
-    issuer: baseUrl,
+    issuer,
     faults,
     variants,
     counters: newCounters(),
@@ -121,7 +124,7 @@ export async function startCore(options: CoreOptions = {}): Promise<RunningCore>
   }
 
   const unauthorized = (res: ServerResponse, hadToken: boolean) => {
-    const challenge = `Bearer resource_metadata="${baseUrl}/.well-known/oauth-protected-resource/mcp"${hadToken ? ', error="invalid_token"' : ''}`;
+    const challenge = `Bearer resource_metadata="${resourceMetadataUrl(state)}"${hadToken ? ', error="invalid_token"' : ''}`;
     sendJson(res, 401, { error: hadToken ? 'invalid_token' : 'unauthorized', error_description: hadToken ? 'the access token is invalid or expired' : 'a Bearer token is required' }, { 'www-authenticate': challenge });
   };
 
@@ -134,7 +137,7 @@ export async function startCore(options: CoreOptions = {}): Promise<RunningCore>
     const route = routeNameFor(method, path);
 
     const origin = req.headers.origin;
-    if (typeof origin === 'string' && origin !== baseOrigin && route !== 'icon') {
+    if (typeof origin === 'string' && origin !== baseOrigin && origin !== new URL(issuer).origin && route !== 'icon') {
       sendError(res, 403, 'forbidden_origin', `origin ${origin.slice(0, 200)} is not allowed`);
       return;
     }
@@ -168,6 +171,10 @@ export async function startCore(options: CoreOptions = {}): Promise<RunningCore>
       const caller = rest.auth === 'bearer' ? await auth.verify(req) : null;
       if (rest.auth === 'bearer' && !caller) return unauthorized(res, bearerToken(req) !== null);
       await rest.handle({ state, req, res, caller, auth, icon });
+      return;
+    }
+    if (issuer !== baseUrl && req.headers.host !== issuerHost) {
+      sendError(res, 404, 'not_found', `the authorization server is ${issuer}`);
       return;
     }
     if (await handleInteraction(state, req, res, path)) return;

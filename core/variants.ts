@@ -9,6 +9,7 @@ import { CAPABILITY_SCOPES, CAPS_CLAIM } from './contract.js';
 export const VARIANT_NAMES = [
   'safe-string', 'safe-object', 'safe-boolean', 'extra-fields', 'malformed-entry', 'many-actions', 'unicode-actions',
   'other-scopes', 'scope-claim', 'scp-claim', 'no-caps-claim', 'me-sparse', 'no-discovery',
+  'root-resource-metadata', 'challenge-metadata', 'other-issuer',
 ] as const;
 export type VariantName = (typeof VARIANT_NAMES)[number];
 
@@ -30,7 +31,13 @@ export const VARIANT_HELP: Record<VariantName, string> = {
   'no-caps-claim': 'tokens carry no claim listing granted scopes',
   'me-sparse': '/api/auth/me with only user_id, no email or display name, and extra fields of odd types',
   'no-discovery': 'every /.well-known document answers 404',
+  'root-resource-metadata': 'RFC 9728 metadata only at /.well-known/oauth-protected-resource, with resource = the origin (the 401 challenge points there)',
+  'challenge-metadata': 'RFC 9728 metadata only at a URL named by the 401 challenge\'s resource_metadata (no well-known location)',
+  'other-issuer': 'the authorization server is another origin (http://localhost:<port>); its endpoints and metadata are not served on the base URL',
 };
+
+/** Where the `challenge-metadata` variant serves its protected-resource metadata. */
+export const CHALLENGE_METADATA_PATH = '/auth/protected-resource-metadata';
 
 export const MANY_ACTIONS = 10_000;
 export const UNICODE_ACTIONS = ['données.lire', '项目.列表', 'ελληνικά.δοκιμή', 'emoji.🚀_launch', 'ütf.naïve-café'];

@@ -178,6 +178,15 @@ describe('RFC 9728 metadata whose resource does not match (refused)', () => {
     expect(elsewhere.requests).toEqual([]);
   });
 
+  it('a 401 challenge naming metadata on another server, whose resource is that server: refused the same way', async () => {
+    hostile.route('POST /mcp', json({ error: 'unauthorized' }, 401, { 'www-authenticate': `Bearer resource_metadata="${elsewhere.baseUrl}/prm"` }));
+    elsewhere.route('/prm', prm(`${elsewhere.baseUrl}/mcp`));
+    elsewhere.route('/.well-known/oauth-authorization-server', asDoc());
+    const endpoints = await discoverEndpoints(hostile.baseUrl, { timeoutMs: 3_000 });
+    expect(endpoints.source).toBe('legacy');
+    expect(elsewhere.requests.map((r) => r.path)).toEqual(['/prm']);
+  });
+
   it('control: a matching resource does send discovery to the named authorization server', async () => {
     hostile.route('/.well-known/oauth-protected-resource/mcp', prm(`${hostile.baseUrl}/mcp`));
     elsewhere.route('/.well-known/oauth-authorization-server', asDoc());

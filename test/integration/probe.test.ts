@@ -8,13 +8,28 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore } from '../../core/index.js';
 import { boundedFetch } from '../../lib/platform/http.js';
 import { probeMcpSurface } from '../../lib/agentstack/probe/probe.js';
+import { probeChecks } from '../../lib/commands/diagnose/online.js';
 import type { Check } from '../../lib/platform/report.js';
+import { startSessionProxy } from '../fixtures/sessionProxy.js';
 import { startStatelessServer } from '../fixtures/statelessServer.js';
 import { REPO_ROOT } from '../helpers/repo.js';
 import { closedPort } from '../helpers/closedPort.js';
 
 const statusOf = (checks: Check[], id: string) => checks.find((c) => c.id === id)?.status;
 const failures = (checks: Check[]) => checks.filter((c) => c.status === 'FAIL').map((c) => `${c.id}: ${c.summary}`);
+
+/** A fetch that expires every live session of `core` right before the first tools/call goes out. */
+function expiringAtFirstCall(core: { setFaults(f: { expireSessions: boolean }): void }): typeof fetch {
+  const inner = boundedFetch({ timeoutMs: 5000 });
+  let done = false;
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    if (typeof init?.body === 'string' && init.body.includes('"tools/call"') && !done) {
+      done = true;
+      core.setFaults({ expireSessions: true });
+    }
+    return inner(input, init);
+  }) as typeof fetch;
+}
 
 describe('probe against the reference core', () => {
   let core: Awaited<ReturnType<typeof startCore>>;
@@ -58,6 +73,22 @@ describe('probe against the reference core', () => {
     expect(report.exchanges.filter((x) => x.rpcMethod === 'initialize')).toHaveLength(2);
   });
 
+  // Servers in the wild answer an expired session with 400 or 500 and the JSON-RPC code in the body; the SDK's
+  // client transport then puts the HTTP status in error.code and the JSON-RPC error in the message.
+  it.each([[400, -32001], [500, -32016], [400, -32016], [500, -32001]])('re-initializes when the expired session is answered HTTP %i with JSON-RPC %i', async (status, code) => {
+    core.setFaults({ sessionNotFoundStatus: status, sessionNotFoundCode: code });
+    try {
+      const report = await probeMcpSurface({ mcpUrl: core.mcpUrl, bearer: token, fetch: expiringAtFirstCall(core) });
+      expect(failures(report.checks)).toEqual([]);
+      const session = report.checks.find((c) => c.id === 'mcp.session')!;
+      expect(session).toMatchObject({ status: 'WARN', summary: expect.stringMatching(new RegExp(`expired during tools/call agentstack_execute \\(.*${code}.*re-initialized`)) });
+      expect(report.exchanges.filter((x) => x.rpcMethod === 'initialize')).toHaveLength(2);
+      expect(report.exchanges.filter((x) => x.rpcMethod === 'tools/call').map((x) => x.status)).toEqual([status, 200, 200]);
+    } finally {
+      core.setFaults({ sessionNotFoundStatus: null, sessionNotFoundCode: null });
+    }
+  });
+
   it('fails clearly without a Bearer (401), and on a port nobody listens on', async () => {
     const unauth = await probeMcpSurface({ mcpUrl: core.mcpUrl });
     expect(unauth.checks).toHaveLength(1);
@@ -70,6 +101,35 @@ describe('probe against the reference core', () => {
     expect(down.checks[0]!.summary).toMatch(/Could not reach/);
     const unsafe = await probeMcpSurface({ mcpUrl: 'http://example.com/mcp', bearer: token });
     expect(unsafe.exchanges).toHaveLength(0);
+  });
+});
+
+describe('diagnose-local --online (its probe kernel, in-process)', () => {
+  it('re-initializes an expired session answered HTTP 400 with JSON-RPC -32001 too', async () => {
+    const core = await startCore({ port: 0, faults: { expireSessions: true, sessionNotFoundStatus: 400, sessionNotFoundCode: -32001 } });
+    try {
+      const checks = await probeChecks(core.mcpUrl, (await core.issueTokens()).access_token);
+      expect(failures(checks)).toEqual([]);
+      expect(checks.find((c) => c.id === 'mcp.session')).toMatchObject({ status: 'WARN', summary: expect.stringMatching(/HTTP 400, JSON-RPC error -32001 .*re-initialized/) });
+    } finally {
+      await core.close();
+    }
+  });
+});
+
+describe('probe when the session is lost and cannot be re-established', () => {
+  it('a refused re-initialize (503) FAILs mcp.session, and tools/list blames the session, not itself', async () => {
+    const core = await startCore({ port: 0, faults: { expireSessions: true, initializeLimit: 1 } });
+    try {
+      const report = await probeMcpSurface({ mcpUrl: core.mcpUrl, bearer: (await core.issueTokens()).access_token, timeoutMs: 5000 });
+      expect(report.exchanges.filter((x) => x.rpcMethod === 'initialize').map((x) => x.status)).toEqual([200, 503]);
+      const session = report.checks.find((c) => c.id === 'mcp.session')!;
+      expect(session).toMatchObject({ status: 'FAIL', summary: expect.stringMatching(/expired during tools\/list page 1 \(HTTP 404.*\); re-initializing failed: HTTP 503 \(JSON-RPC -32000 Too many open sessions\)/) });
+      expect(session.summary).not.toMatch(/retry passed/);
+      expect(report.checks.find((c) => c.id === 'mcp.tools_list')).toMatchObject({ status: 'FAIL', summary: expect.stringMatching(/the session was lost .* a new initialize failed .*see mcp\.session/) });
+    } finally {
+      await core.close();
+    }
   });
 });
 
@@ -94,6 +154,26 @@ describe('probe when a response stream closes before its result (Streamable HTTP
       }
       expect(report.durationMs).toBeLessThan(timeoutMs);
       expect(JSON.stringify(report)).not.toContain(token);
+    } finally {
+      await core.close();
+    }
+  });
+});
+
+describe('probe when a response stream closes with no event id and no result', () => {
+  it('reports the closed stream at once instead of waiting out the deadline', async () => {
+    const core = await startCore({ port: 0, faults: { dropCallStream: true } });
+    try {
+      const timeoutMs = 8000;
+      const report = await probeMcpSurface({ mcpUrl: core.mcpUrl, bearer: (await core.issueTokens()).access_token, timeoutMs });
+      for (const id of ['mcp.call_alias', 'mcp.call_canonical']) {
+        const row = report.checks.find((c) => c.id === id)!;
+        expect(row).toMatchObject({ status: 'FAIL', summary: expect.stringMatching(/the response stream closed before its result, with no event id to resume from/) });
+        expect(row.summary).not.toMatch(/timed out/i);
+      }
+      expect(statusOf(report.checks, 'mcp.tools_list')).toBe('PASS');
+      // Both calls together well under one deadline: nothing waited for it.
+      expect(report.durationMs).toBeLessThan(timeoutMs);
     } finally {
       await core.close();
     }
@@ -171,5 +251,33 @@ describe('probe against @modelcontextprotocol/server-everything', () => {
     expect(statusOf(report.checks, 'mcp.call_alias')).toBe('WARN');
     expect(statusOf(report.checks, 'mcp.call_canonical')).toBe('WARN');
     expect(statusOf(report.checks, 'mcp.terminate')).toBe('PASS');
+  });
+
+  // A gateway in front of it that forgets its sessions: server-everything answers the forgotten id with HTTP 400,
+  // JSON-RPC -32000 "Bad Request: No valid session ID provided".
+  it('behind a proxy that forgets the session once: re-initializes and says the session was lost', async () => {
+    let forgotten = false;
+    const proxy = await startSessionProxy({ backendUrl: mcpUrl, forgetBefore: (m) => m === 'tools/list' && !forgotten && (forgotten = true) });
+    try {
+      const report = await probeMcpSurface({ mcpUrl: proxy.mcpUrl, timeoutMs: 5000 });
+      expect(proxy.seen.filter((x) => x.method === 'tools/list').map((x) => x.status)).toEqual([400, 200]);
+      expect(statusOf(report.checks, 'mcp.tools_list')).toBe('PASS');
+      expect(report.checks.find((c) => c.id === 'mcp.session')).toMatchObject({ status: 'WARN', summary: expect.stringMatching(/expired during tools\/list page 1 \(HTTP 400, JSON-RPC error -32000 \(Bad Request: No valid session ID provided\)\); re-initialized/) });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('behind a proxy that forgets every session: the session check FAILs, never "held for the whole probe"', async () => {
+    const proxy = await startSessionProxy({ backendUrl: mcpUrl, forgetBefore: (m) => m === 'tools/list' });
+    try {
+      const report = await probeMcpSurface({ mcpUrl: proxy.mcpUrl, timeoutMs: 5000 });
+      const session = report.checks.find((c) => c.id === 'mcp.session')!;
+      expect(session.summary).not.toMatch(/held/);
+      expect(session).toMatchObject({ status: 'FAIL', summary: expect.stringMatching(/expired during tools\/list page 1 .*even right after a fresh initialize/) });
+      expect(report.checks.find((c) => c.id === 'mcp.tools_list')).toMatchObject({ status: 'FAIL', summary: expect.stringMatching(/session/) });
+    } finally {
+      await proxy.close();
+    }
   });
 });

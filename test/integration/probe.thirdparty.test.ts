@@ -71,6 +71,34 @@ describe('probe on a server that is not AgentStack\'s', () => {
   });
 });
 
+describe('a 403 with a plain-text reason (a Host check, as @playwright/mcp answers)', () => {
+  it('shows the server\'s reason, sanitized and bounded, instead of a generic Origin/IP explanation', async () => {
+    const server = await startForeignServer({ tools: [], refuse: 403, refuseText: 'Access is only allowed at localhost:38401' });
+    try {
+      const report = await probeMcpSurface({ mcpUrl: server.mcpUrl, timeoutMs: 5000 });
+      expect(report.checks[0]).toMatchObject({ id: 'mcp.initialize', status: 'FAIL' });
+      expect(report.checks[0]!.summary).toMatch(/403 to a request without a Bearer.*the server said: "Access is only allowed at localhost:38401"/);
+      expect(report.checks[0]!.summary).not.toMatch(/Origin, IP or policy/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a hostile reason cannot flood the report, hide text, or echo the Bearer', async () => {
+    const server = await startForeignServer({ tools: [], refuse: 403, refuseText: `denied \u001b[31mred\u001b[0m ${BEARER} ${'x'.repeat(5000)}` });
+    try {
+      const report = await probeMcpSurface({ mcpUrl: server.mcpUrl, bearer: BEARER, timeoutMs: 5000 });
+      const summary = report.checks[0]!.summary;
+      expect(summary).toMatch(/the server said: "denied/);
+      expect(summary).not.toContain('\u001b');
+      expect(summary.length).toBeLessThan(500);
+      expect(JSON.stringify(report)).not.toContain(BEARER);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 async function freePort(): Promise<number> {
   const srv = createServer();
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));

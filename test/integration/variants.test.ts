@@ -132,3 +132,29 @@ describe('scope presets follow the server\'s scopes_supported (variant other-sco
     expect(grantedScope(dir)).toEqual(['read:data', 'write:data']);
   });
 });
+
+// Metadata where only RFC 9728's root location or the 401 challenge has it, and the authorization server on another
+// origin with nothing OAuth on the base URL: the built sign-in succeeds only if its discovery finds the endpoints.
+describe.each([
+  ['root-resource-metadata', 'other-issuer'],
+  ['challenge-metadata', 'other-issuer'],
+] as Array<VariantName[]>)('sign-in through discovery alone (variants %s + %s)', (...variant) => {
+  let core: RunningCore;
+  beforeAll(async () => {
+    core = await startCore({ port: 0, interval: 1, variant });
+  });
+  afterAll(async () => core?.close());
+
+  it('device-code.mjs signs in at the issuer the metadata names, never on the base URL\'s fixed paths', async () => {
+    const dir = join(tmp.path, `discovery-${variant.join('+')}`);
+    mkdirSync(dir);
+    const device = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: dir });
+    const code = await device.waitFor('device_code');
+    expect(String(code.verification_uri)).toContain(core.issuer);
+    await core.approve(String(code.user_code));
+    const done = await device.done;
+    expect(done.code, done.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'agentstack-refresh'), 'utf8')).token_endpoint).toMatch(new RegExp(`^${core.issuer}/`));
+    expect(core.counters.requests['POST /api/oauth2/device/authorize']).toBe(1);
+  });
+});

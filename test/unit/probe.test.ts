@@ -93,6 +93,11 @@ describe('contract checks', () => {
 
   it('warns (never fails) about the dot in the tool name', () => {
     expect(toolNameDotCheck(walkOf(['agentstack.execute']))?.status).toBe('WARN');
+    // The alias is not listed: clients that check a name against tools/list before calling (MCP Inspector 2.12)
+    // refuse it, so the advice must say whom it helps.
+    const dot = toolNameDotCheck(walkOf(['agentstack.execute']))!;
+    expect(dot.fix).toMatch(/clients that pass any tool name to tools\/call \(the MCP SDK client, an agent told the name\)/);
+    expect(dot.fix).toMatch(/clients that only call names tools\/list returned \(MCP Inspector\) cannot/);
   });
 
   it('fails missing tool icons, warns missing server icons', () => {
@@ -127,6 +132,23 @@ describe('contract checks', () => {
     expect(sessionCheck('modern', undefined, []).status).toBe('PASS');
   });
 
+  it('session: a refused re-initialize FAILs, a retry that failed otherwise is never "the retry passed"', () => {
+    const lost = { kind: 'reinitialized' as const, during: 'tools/list page 1', reason: 'HTTP 404 (session not found)' };
+    const refused = sessionCheck('legacy', 'sid', [lost, { kind: 'reinitialize_failed', during: 'tools/list page 1', reason: 'HTTP 503' }]);
+    expect(refused).toMatchObject({ status: 'FAIL', summary: 'session expired during tools/list page 1 (HTTP 404 (session not found)); re-initializing failed: HTTP 503' });
+    const other = sessionCheck('legacy', 'sid', [lost, { kind: 'retry_failed', during: 'tools/list page 1', reason: 'HTTP 500' }]);
+    expect(other.status).toBe('WARN');
+    expect(other.summary).toMatch(/re-initialized on a new transport, but the retry failed for another reason \(HTTP 500/);
+    expect(other.summary).not.toMatch(/retry passed/);
+  });
+
+  it('session: never "held" when a request carrying the session id was answered 400 or 404', () => {
+    const x = (status: number, sessionId?: string) => ({ seq: 3, httpMethod: 'POST', url: 'u', rpcMethod: 'tools/list', sent: { authorization: false, ...(sessionId ? { sessionId } : {}) }, status, durationMs: 1, atMs: 0 });
+    const c = sessionCheck('legacy', 'sid-0123456789', [], [x(400, 'sid-***')]);
+    expect(c).toMatchObject({ status: 'WARN', summary: expect.stringMatching(/answered HTTP 400 on tools\/list.*not re-initialized/) });
+    expect(sessionCheck('legacy', 'sid-0123456789', [], [x(200, 'sid-***'), x(400)]).status).toBe('PASS');
+  });
+
   it('terminate: 200 and 405 pass, other answers warn', () => {
     const del = (status: number) => [{ seq: 1, httpMethod: 'DELETE', url: 'u', sent: { authorization: true }, status, durationMs: 1, atMs: 0 }];
     expect(terminateCheck('legacy', { terminated: true }, del(200)).status).toBe('PASS');
@@ -143,6 +165,10 @@ describe('session expiry and error text', () => {
     expect(sessionExpiryReason(Object.assign(new Error('MCP error -32016: Session not found'), { code: -32016 }))).toMatch(/-32016/);
     expect(sessionExpiryReason(Object.assign(new Error('MCP error -32001: Request timed out'), { code: -32001, data: { timeout: 10 } }))).toBeNull();
     expect(sessionExpiryReason(Object.assign(new Error('Streamable HTTP error: x'), { code: 400 }))).toBeNull();
+    const httpRpc = (status: number, code: number) => Object.assign(new Error(`Streamable HTTP error: Error POSTing to endpoint: {"jsonrpc":"2.0","id":null,"error":{"code":${code},"message":"Session not found"}}`), { code: status });
+    expect(sessionExpiryReason(httpRpc(400, -32001))).toBe('HTTP 400, JSON-RPC error -32001 (Session not found)');
+    expect(sessionExpiryReason(httpRpc(500, -32016))).toBe('HTTP 500, JSON-RPC error -32016 (Session not found)');
+    expect(sessionExpiryReason(httpRpc(500, -32603))).toBeNull();
     expect(sessionExpiryReason(new PluginError('timeout', 'No answer'))).toBeNull();
   });
 

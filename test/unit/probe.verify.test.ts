@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { exitCodeFor, fail, pass, renderJson, renderTable, warn } from '../../lib/platform/report.js';
 import { canonicalJson } from '../../lib/commands/verify/fetchJson.js';
 import { authorizationServerUrls, connectReadinessCheck, protectedResourceUrls } from '../../lib/commands/verify/oauthChecks.js';
+import { challengeResourceMetadata, resourceCovers } from '../../lib/agentstack/auth/resourceMetadata.js';
 import { bearerFromEnv, bearerFromMcpJson } from '../../lib/commands/verify/bearerSource.js';
 import { describeRowDrift } from '../../lib/commands/verify/restChecks.js';
 import { settled, settledVerify } from '../../lib/commands/verify/runVerify.js';
@@ -35,6 +36,28 @@ describe('report', () => {
 describe('discovery URLs and Connect readiness', () => {
   it('builds RFC 9728 path-suffixed then root URLs', () => {
     expect(protectedResourceUrls('https://h.example/mcp')).toEqual(['https://h.example/.well-known/oauth-protected-resource/mcp', 'https://h.example/.well-known/oauth-protected-resource']);
+  });
+
+  it('looks where the 401 challenge points first, and reads resource_metadata quoted or not', () => {
+    expect(protectedResourceUrls('https://h.example/mcp', 'https://h.example/meta')).toEqual(['https://h.example/meta', 'https://h.example/.well-known/oauth-protected-resource/mcp', 'https://h.example/.well-known/oauth-protected-resource']);
+    expect(protectedResourceUrls('https://h.example/mcp', 'https://h.example/.well-known/oauth-protected-resource')).toHaveLength(2);
+    expect(challengeResourceMetadata('Bearer resource_metadata="https://h.example/meta", error="invalid_token"')).toBe('https://h.example/meta');
+    expect(challengeResourceMetadata('Bearer realm="x", resource_metadata=https://h.example/m2')).toBe('https://h.example/m2');
+    expect(challengeResourceMetadata('Bearer resource_metadata="javascript:alert(1)"')).toBeNull();
+    expect(challengeResourceMetadata('Bearer realm="x"')).toBeNull();
+    expect(challengeResourceMetadata(null)).toBeNull();
+  });
+
+  it('a resource covers the MCP URL when it is the same origin and an ancestor path (the MCP SDK\'s rule)', () => {
+    expect(resourceCovers('https://h.example/mcp', 'https://h.example/mcp')).toBe(true);
+    expect(resourceCovers('https://h.example/mcp/', 'https://h.example/mcp')).toBe(true);
+    expect(resourceCovers('https://h.example', 'https://h.example/mcp')).toBe(true);
+    expect(resourceCovers('https://h.example/', 'https://h.example/mcp')).toBe(true);
+    expect(resourceCovers('https://h.example/mc', 'https://h.example/mcp')).toBe(false);
+    expect(resourceCovers('https://h.example/mcp/v2', 'https://h.example/mcp')).toBe(false);
+    expect(resourceCovers('https://other.example', 'https://h.example/mcp')).toBe(false);
+    expect(resourceCovers('http://h.example', 'https://h.example/mcp')).toBe(false);
+    expect(resourceCovers('not a url', 'https://h.example/mcp')).toBe(false);
   });
 
   it('builds RFC 8414 then OpenID URLs, path-aware', () => {

@@ -10,6 +10,7 @@ import { PluginError, quoteShort, redactError } from '../../platform/errors.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
 import { boundedFetch } from '../../platform/http.js';
 import { scopesSupportedOf } from '../../schemas/server.js';
+import { challengeResourceMetadata, protectedResourceUrls, readResourceMetadata, type ResourceMetadata } from './resourceMetadata.js';
 import { DEFAULT_CLIENT_ID } from '../settings/keys.js';
 import { USER_CODE_MAX_LENGTH, isDisplayableUserCode } from './userCode.js';
 
@@ -140,20 +141,49 @@ export async function attempt<T>(what: string, fn: () => Promise<T>, secrets: Se
   }
 }
 
-/** RFC 9728 metadata of `resource`: path-suffixed first, then the root form; `resource` must match. Null when absent. */
-async function protectedResourceMetadata(resource: string, options: RequestOptions): Promise<o.ResourceServer | null> {
-  const expected = new URL(resource);
-  const root = new URL('/.well-known/oauth-protected-resource', expected.origin).href;
-  const tries: Array<() => Promise<Response>> = [
-    () => o.resourceDiscoveryRequest(expected, requestOptions(resource, options)),
-    () => boundedFetch({ timeoutMs: options.timeoutMs })(root, { headers: { accept: 'application/json' }, signal: options.signal }),
-  ];
-  for (const request of tries) {
-    try {
-      return await o.processResourceDiscoveryResponse(expected, await request());
-    } catch (error) {
-      if (options.signal?.aborted) throw toPluginError(error, 'Discovery');
+/** One candidate metadata URL: the document when it is usable for `resource`, else null. */
+async function fetchResourceMetadata(url: string, resource: string, options: RequestOptions): Promise<ResourceMetadata | null> {
+  try {
+    const res = await boundedFetch({ timeoutMs: options.timeoutMs })(url, { headers: { accept: 'application/json' }, signal: options.signal });
+    if (res.status !== 200) {
+      await res.body?.cancel().catch(() => {});
+      return null;
     }
+    const read = readResourceMetadata(await res.json(), resource);
+    return read.ok ? read.metadata : null;
+  } catch (error) {
+    if (options.signal?.aborted) throw toPluginError(error, 'Discovery');
+    return null;
+  }
+}
+
+/** The `resource_metadata` URL of the MCP endpoint's 401 challenge to a request without a token, or null. */
+async function challengeMetadataUrl(resource: string, options: RequestOptions): Promise<string | null> {
+  try {
+    const res = await boundedFetch({ timeoutMs: options.timeoutMs })(resource, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      signal: options.signal,
+    });
+    await res.body?.cancel().catch(() => {});
+    const url = res.status === 401 ? challengeResourceMetadata(res.headers.get('www-authenticate')) : null;
+    return url && isSafeWebUrl(url) ? url : null;
+  } catch (error) {
+    if (options.signal?.aborted) throw toPluginError(error, 'Discovery');
+    return null;
+  }
+}
+
+/**
+ * RFC 9728 metadata of `resource`, where the MCP authorization spec looks: the URL the 401 challenge names, then the
+ * path-suffixed well-known URL, then the root one. A document is used when its `resource` covers the MCP URL (the
+ * root form names the origin). Null when none is usable.
+ */
+async function protectedResourceMetadata(resource: string, options: RequestOptions): Promise<ResourceMetadata | null> {
+  for (const url of protectedResourceUrls(resource, await challengeMetadataUrl(resource, options))) {
+    const metadata = await fetchResourceMetadata(url, resource, options);
+    if (metadata) return metadata;
   }
   return null;
 }

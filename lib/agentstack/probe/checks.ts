@@ -82,7 +82,7 @@ export function singleToolCheck(walk: ToolsWalk): Check {
 export function toolNameDotCheck(walk: ToolsWalk): Check | null {
   if (!walk.tools.some((t) => t.name === EXECUTE_TOOL)) return null;
   return warn('mcp.tool_name_dot', `${EXECUTE_TOOL} contains a dot; some Cursor builds drop such tool names (reported)`,
-    `if the tool is missing in Cursor, it can call ${EXECUTE_TOOL_ALIAS}, which the server accepts on tools/call`);
+    `where the tool is missing, ${EXECUTE_TOOL_ALIAS} (accepted on tools/call, never listed) helps clients that pass any tool name to tools/call (the MCP SDK client, an agent told the name); clients that only call names tools/list returned (MCP Inspector) cannot use it`);
 }
 
 export function toolIconsCheck(walk: ToolsWalk): Check | null {
@@ -145,12 +145,20 @@ export function callSkippedCheck(reason: string): Check[] {
       `point the URL at AgentStack's <base>/mcp; the probe only calls ${EXECUTE_TOOL} where the server lists it`));
 }
 
-/** A 401/403 on the MCP endpoint, worded by whether the probe sent a Bearer; null for any other status. */
-export function authFailureCheck(status: number | null, hadBearer: boolean, mcpUrl: string, id = 'mcp.initialize'): Check | null {
+/**
+ * A 401/403 on the MCP endpoint, worded by whether the probe sent a Bearer; null for any other status. A plain-text
+ * `reason` from the server (already sanitized) is shown as the server's words, in place of our guess at the cause.
+ */
+export function authFailureCheck(status: number | null, hadBearer: boolean, mcpUrl: string, id = 'mcp.initialize', reason: string | null = null): Check | null {
+  const said = reason ? `; the server said: "${reason}"` : '';
   if (status === 401) {
     return hadBearer
-      ? fail(id, `${mcpUrl} answered 401 although a Bearer was sent: the Bearer was not accepted (expired or revoked?)`, 'sign in again (device-code login), or pass a fresh token with --token-env NAME')
-      : fail(id, `${mcpUrl} answered 401: no Bearer was sent`, 'sign in first, or pass a token with --token-env NAME');
+      ? fail(id, `${mcpUrl} answered 401 although a Bearer was sent: the Bearer was not accepted (expired or revoked?)${said}`, 'sign in again (device-code login), or pass a fresh token with --token-env NAME')
+      : fail(id, `${mcpUrl} answered 401: no Bearer was sent${said}`, 'sign in first, or pass a token with --token-env NAME');
+  }
+  if (status === 403 && reason) {
+    return fail(id, `${mcpUrl} answered 403 ${hadBearer ? 'although a Bearer was sent' : 'to a request without a Bearer'}${said}`,
+      'do what the server\'s reason asks (often the host name or address it allows: use that URL, or change its allowed hosts); a token does not change a Host or Origin check');
   }
   if (status === 403) {
     return hadBearer
@@ -160,20 +168,43 @@ export function authFailureCheck(status: number | null, hadBearer: boolean, mcpU
   return null;
 }
 
-export function sessionCheck(era: Era, sessionId: string | undefined, events: readonly ProbeEvent[]): Check {
+/** Exchanges that carried a session id and were answered 400 or 404: the server did not take that session. */
+function refusedSessionExchanges(exchanges: readonly Exchange[]): Exchange[] {
+  return exchanges.filter((x) => x.sent.sessionId !== undefined && x.httpMethod === 'POST' && (x.status === 400 || x.status === 404));
+}
+
+export function sessionCheck(era: Era, sessionId: string | undefined, events: readonly ProbeEvent[], exchanges: readonly Exchange[] = []): Check {
   if (era === 'modern') return pass('mcp.session', `${MODERN_PROTOCOL} has no sessions; every request stood alone`);
+  const lost = (e: ProbeEvent) => events.find((r) => r.kind === 'reinitialized' && r.during === e.during)?.reason ?? 'session not found';
+  const refused = events.find((e) => e.kind === 'reinitialize_failed');
+  if (refused) {
+    return fail('mcp.session', `session expired during ${refused.during} (${lost(refused)}); re-initializing failed: ${refused.reason}`,
+      'the server must accept a new initialize once a session is gone (check its session limit and restarts)', { events });
+  }
   const again = events.find((e) => e.kind === 'session_expired_again');
   if (again) {
-    return fail('mcp.session', `session expired during ${again.during} (${again.reason}) even right after a fresh initialize`,
-      'the server forgets sessions immediately: check its session store (sticky routing, restarts)', { events });
+    return fail('mcp.session', `session expired during ${again.during} (${lost(again)}), and again (${again.reason}) even right after a fresh initialize`,
+      'the server (or a proxy in front of it) forgets sessions immediately: check its session store, sticky routing, restarts', { events });
   }
   const reinit = events.filter((e) => e.kind === 'reinitialized');
+  const retryFailed = events.find((e) => e.kind === 'retry_failed');
+  if (retryFailed) {
+    return warn('mcp.session', `session expired during ${retryFailed.during} (${lost(retryFailed)}); re-initialized on a new transport, but the retry failed for another reason (${retryFailed.reason}, see that row)`,
+      'fine after a server restart; if it happens often, check the server\'s session lifetime', { events });
+  }
   if (reinit.length) {
     const first = reinit[0]!;
     return warn('mcp.session', `session expired during ${first.during} (${first.reason}); re-initialized on a new transport and the retry passed${reinit.length > 1 ? ` (${reinit.length} times)` : ''}`,
       'fine after a server restart; if it happens often, check the server\'s session lifetime', { events });
   }
-  return pass('mcp.session', sessionId ? `session ${maskSecret(sessionId)} held for the whole probe` : 'stateless server (no Mcp-Session-Id); nothing to expire');
+  const refusedIds = refusedSessionExchanges(exchanges);
+  if (refusedIds.length) {
+    const first = refusedIds[0]!;
+    return warn('mcp.session', `the session id was answered HTTP ${first.status} on ${first.rpcMethod ?? 'a request'}${refusedIds.length > 1 ? ` (${refusedIds.length} times)` : ''}, in a way the probe does not read as an expired session; it was not re-initialized`,
+      'answer an unknown or expired session with HTTP 404 (JSON-RPC -32001), so clients start a new one', { refused: refusedIds.map((x) => ({ seq: x.seq, status: x.status, rpcMethod: x.rpcMethod ?? null })) });
+  }
+  if (!sessionId) return pass('mcp.session', 'stateless server (no Mcp-Session-Id); nothing to expire');
+  return pass('mcp.session', `session ${maskSecret(sessionId)} held for the whole probe`);
 }
 
 /** Only when the transport resumed a response stream (GET with Last-Event-ID): how that went. */

@@ -3,6 +3,7 @@
  * error code/message or an OAuth `error`/`error_description`, cut short. Never the raw body.
  */
 import { isPluginError, quoteShort } from '../../platform/errors.js';
+import { scrubSecrets } from '../../platform/text/scrub.js';
 
 /** The HTTP status of an SDK transport error (v1 `StreamableHTTPError`, v2 `SdkHttpError`), or null. */
 export function httpStatusOf(error: unknown): number | null {
@@ -16,20 +17,31 @@ export function httpStatusOf(error: unknown): number | null {
   return m ? Number(m[1]) : null;
 }
 
-function bodyHint(message: string): string | null {
+/** The JSON body an SDK transport error quotes after its text (`Error POSTing to endpoint: {…}`), or null. */
+function bodyOf(message: string): { error?: unknown; error_description?: unknown } | null {
   const start = message.indexOf('{');
   if (start < 0) return null;
   try {
-    const body = JSON.parse(message.slice(start)) as { error?: unknown; error_description?: unknown };
-    if (body.error && typeof body.error === 'object') {
-      const rpc = body.error as { code?: unknown; message?: unknown };
-      return `JSON-RPC ${String(rpc.code)} ${quoteShort(rpc.message ?? '', 80)}`.trim();
-    }
-    if (typeof body.error === 'string') {
-      return `${quoteShort(body.error, 40)}${typeof body.error_description === 'string' ? `: ${quoteShort(body.error_description, 80)}` : ''}`;
-    }
+    const body = JSON.parse(message.slice(start)) as unknown;
+    return body && typeof body === 'object' ? body : null;
   } catch {
-    // not JSON: say nothing about the body
+    return null; // not JSON: say nothing about the body
+  }
+}
+
+/** The JSON-RPC error of an HTTP error's body (`{"error": {"code": …, "message": …}}`), or null. */
+export function rpcErrorInBody(message: string): { code: unknown; message: string } | null {
+  const error = bodyOf(message)?.error as { code?: unknown; message?: unknown } | undefined;
+  if (!error || typeof error !== 'object') return null;
+  return { code: error.code, message: typeof error.message === 'string' ? error.message : '' };
+}
+
+function bodyHint(message: string): string | null {
+  const rpc = rpcErrorInBody(message);
+  if (rpc) return `JSON-RPC ${String(rpc.code)} ${quoteShort(rpc.message, 80)}`.trim();
+  const body = bodyOf(message);
+  if (typeof body?.error === 'string') {
+    return `${quoteShort(body.error, 40)}${typeof body.error_description === 'string' ? `: ${quoteShort(body.error_description, 80)}` : ''}`;
   }
   return null;
 }
@@ -58,4 +70,18 @@ export function describeWithBearer(error: unknown, hadBearer: boolean): string {
   const status = httpStatusOf(error);
   if (status !== 401 && status !== 403) return text;
   return `${text}${hadBearer ? ' although a Bearer was sent' : ' to a request without a Bearer'}`;
+}
+
+/**
+ * The plain-text reason in an HTTP error's body (a Host or Origin check's "Access is only allowed at …"), with
+ * `secrets` masked, control characters shown, cut short; null for a JSON or HTML body (JSON is read by
+ * describeError, HTML is never quoted) or none.
+ */
+export function plainTextReason(error: unknown, secrets: ReadonlyArray<string | undefined> = []): string | null {
+  if (httpStatusOf(error) === null) return null;
+  const message = (error as { message?: unknown }).message;
+  const m = typeof message === 'string' ? /Error POSTing to endpoint(?: \(HTTP \d{3}\))?:\s*([\s\S]*)$/.exec(message) : null;
+  const text = m?.[1]?.trim() ?? '';
+  if (!text || /^[{[<]/.test(text) || /^Redirect (to|not followed)/.test(text)) return null;
+  return quoteShort(scrubSecrets(text, secrets), 120);
 }

@@ -14,7 +14,7 @@ import {
   toolIconsCheck, toolNameDotCheck, toolsListCheck, type CallOutcome,
 } from './checks.js';
 import { toolsToCall } from './callPolicy.js';
-import { describeError, describeWithBearer, httpStatusOf } from './describeError.js';
+import { describeError, describeWithBearer, httpStatusOf, plainTextReason } from './describeError.js';
 import { recordingFetch } from './recordingFetch.js';
 import { connectLegacy, type ConnectOptions, type McpConnection } from './session.js';
 import { connectModern } from './stateless.js';
@@ -26,8 +26,9 @@ export type { Exchange, ProbeEvent, ProbeOptions, ProbeReport } from './types.js
 /** The ping every probe call runs: harmless, needs no capability. */
 export const PING_ARGUMENTS = { steps: [{ id: 'ping', action: 'system.ping' }], options: { stopOnError: true } } as const;
 
-function initializeFailure(error: unknown, hadBearer: boolean, mcpUrl: string): Check | null {
-  const auth = authFailureCheck(httpStatusOf(error), hadBearer, mcpUrl);
+function initializeFailure(error: unknown, options: ConnectOptions & { bearer?: string }): Check | null {
+  const hadBearer = Boolean(options.bearer);
+  const auth = authFailureCheck(httpStatusOf(error), hadBearer, options.mcpUrl, 'mcp.initialize', plainTextReason(error, [options.bearer]));
   if (auth) return auth;
   if (isPluginError(error, 'network') || isPluginError(error, 'timeout') || isPluginError(error, 'invalid_response')) {
     return fail('mcp.initialize', describeError(error), 'check the URL, your network and proxy (HTTPS_PROXY / NO_PROXY)');
@@ -35,20 +36,20 @@ function initializeFailure(error: unknown, hadBearer: boolean, mcpUrl: string): 
   return null;
 }
 
-async function connect(options: ConnectOptions, hadBearer: boolean): Promise<McpConnection | Check> {
+async function connect(options: ConnectOptions & { bearer?: string }): Promise<McpConnection | Check> {
   let legacyError: unknown;
   try {
     return await connectLegacy(options);
   } catch (error) {
     legacyError = error;
   }
-  const decisive = initializeFailure(legacyError, hadBearer, options.mcpUrl);
+  const decisive = initializeFailure(legacyError, options);
   if (decisive) return decisive;
   // initialize was refused for another reason: maybe a server that speaks only the 2026-07-28 revision.
   try {
     return await connectModern(options);
   } catch (modernError) {
-    return initializeFailure(modernError, hadBearer, options.mcpUrl) ??
+    return initializeFailure(modernError, options) ??
       fail('mcp.initialize', `initialize failed (${describeError(legacyError)}) and server/discover failed too (${describeError(modernError)})`,
         `check that ${options.mcpUrl} is an MCP Streamable HTTP endpoint`);
   }
@@ -87,8 +88,9 @@ export async function probeMcpSurface(options: ProbeOptions): Promise<ProbeRepor
     fetch: recorder.fetch,
     timeoutMs,
     events: report.events,
+    closedEarly: recorder.closedEarly,
   };
-  const connected = await connect(connectOptions, Boolean(options.bearer));
+  const connected = await connect({ ...connectOptions, ...(options.bearer ? { bearer: options.bearer } : {}) });
   if (!('request' in connected)) {
     report.checks.push(connected);
     return finish();
@@ -120,7 +122,7 @@ export async function probeMcpSurface(options: ProbeOptions): Promise<ProbeRepor
   for (const name of calls.names) report.checks.push(callCheck(name, await callTool(connection, name, Boolean(options.bearer))));
   const resumed = resumeCheck(recorder.exchanges);
   if (resumed) report.checks.push(resumed);
-  report.checks.push(sessionCheck(connection.era, connection.sessionId, report.events));
+  report.checks.push(sessionCheck(connection.era, connection.sessionId, report.events, recorder.exchanges));
   const closed = await connection.close();
   report.checks.push(terminateCheck(connection.era, closed, recorder.exchanges));
   return finish();

@@ -3,14 +3,22 @@
  * took) so each check can say what happened on the wire. It records headers that matter to the protocol, never the
  * Authorization value and never a body.
  */
-import { quoteShort } from '../../platform/errors.js';
+import { PluginError, quoteShort } from '../../platform/errors.js';
 import { maskSecret } from '../../platform/text/mask.js';
+import { watchEventStream } from './streamWatch.js';
 import type { Exchange } from './types.js';
 
 export interface Recorder {
   exchanges: Exchange[];
   fetch: typeof fetch;
+  /**
+   * A signal for the next request (the probe sends one at a time): aborted, with a PluginError saying why, when a
+   * POST's event stream ends with neither its result nor an event id to resume from (see streamWatch.ts).
+   */
+  closedEarly(): AbortSignal;
 }
+
+export const STREAM_CLOSED_EARLY = 'the response stream closed before its result, with no event id to resume from';
 
 function headerOf(headers: RequestInit["headers"] | undefined, name: string): string | undefined {
   if (!headers) return undefined;
@@ -48,6 +56,7 @@ function elapsed(start: number): number {
 export function recordingFetch(inner: typeof fetch): Recorder {
   const exchanges: Exchange[] = [];
   const started = performance.now();
+  let current = new AbortController();
   const wrapped = (async (input: string | URL | Request, init?: RequestInit) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const httpMethod = (init?.method ?? 'GET').toUpperCase();
@@ -84,6 +93,13 @@ export function recordingFetch(inner: typeof fetch): Recorder {
       if (contentType) record.contentType = quoteShort(contentType, 80);
       const answered = res.headers.get('mcp-session-id');
       if (answered) record.sessionId = maskSecret(answered);
+      if (httpMethod === 'POST' && res.status === 200 && /text\/event-stream/i.test(contentType ?? '') && isRequestBody(init?.body)) {
+        const waiting = current;
+        return watchEventStream(res, () => {
+          record.note = STREAM_CLOSED_EARLY;
+          waiting.abort(new PluginError('invalid_response', STREAM_CLOSED_EARLY));
+        });
+      }
       return res;
     } catch (error) {
       record.durationMs = elapsed(start);
@@ -91,7 +107,22 @@ export function recordingFetch(inner: typeof fetch): Recorder {
       throw error;
     }
   }) as typeof fetch;
-  return { exchanges, fetch: wrapped };
+  const closedEarly = () => {
+    current = new AbortController();
+    return current.signal;
+  };
+  return { exchanges, fetch: wrapped, closedEarly };
+}
+
+/** A body holding a JSON-RPC request (a method and an id), which an event stream must answer. */
+function isRequestBody(body: unknown): boolean {
+  if (typeof body !== 'string') return false;
+  try {
+    const m = JSON.parse(body) as { id?: unknown; method?: unknown };
+    return typeof m === 'object' && m !== null && m.id !== undefined && typeof m.method === 'string';
+  } catch {
+    return false;
+  }
 }
 
 function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {

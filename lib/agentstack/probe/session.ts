@@ -10,7 +10,8 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { quoteShort } from '../../platform/errors.js';
+import { PluginError, isPluginError, quoteShort } from '../../platform/errors.js';
+import { describeError, httpStatusOf, rpcErrorInBody } from './describeError.js';
 import { LooseResultSchema } from './toolsList.js';
 import type { Era, ProbeEvent } from './types.js';
 
@@ -34,25 +35,59 @@ export interface ConnectOptions {
   fetch: typeof fetch;
   timeoutMs: number;
   events: ProbeEvent[];
+  /** A fresh signal per request, aborted when its response stream closes with nothing to resume (recordingFetch). */
+  closedEarly?: () => AbortSignal;
 }
 
 /** Codes meaning "this session is gone, start a new one". */
 export const SESSION_NOT_FOUND_CODES: readonly number[] = [-32001, -32016];
 
+const rpcText = (message: string) => quoteShort(message.replace(/^MCP error -?\d+:\s*/, ''), 60) || 'session not found';
+
 /**
- * Why `error` means an expired session, or null. -32001 is also the SDK's own client-side "Request timed out", so a
- * -32001 that carries `data.timeout` or says it timed out is not a lost session.
+ * Why `error` means an expired session, or null. The SDK's transport puts an HTTP failure's status in `code` and the
+ * body (with any JSON-RPC error) in the message: 404 is the spec's answer, 400 or 500 carrying -32001 / -32016 are
+ * others'. -32001 is also the SDK's own client-side "Request timed out", so a -32001 that carries `data.timeout` or
+ * says it timed out is not a lost session.
  */
-export function sessionExpiryReason(error: unknown): string | null {
+export function sessionExpiryReason(error: unknown, sentSession = false): string | null {
   const e = error as { code?: unknown; message?: unknown; data?: { timeout?: unknown } } | null;
   if (!e || typeof e !== 'object') return null;
   const message = typeof e.message === 'string' ? e.message : '';
+  const status = httpStatusOf(error);
+  if (status !== null) {
+    const rpc = rpcErrorInBody(message);
+    const known = rpc && typeof rpc.code === 'number' && SESSION_NOT_FOUND_CODES.includes(rpc.code);
+    // The SDK's example servers (server-everything among them) answer an id they do not know with 400 / -32000
+    // "No valid session ID provided": a lost session too, when the request carried one.
+    const refusedId = sentSession && status === 400 && rpc?.code === -32000 && /session/i.test(rpc.message);
+    if (rpc && (known || refusedId)) return `HTTP ${status}, JSON-RPC error ${String(rpc.code)} (${rpcText(rpc.message)})`;
+  }
   if (e.code === 404 && /streamable http error/i.test(message)) return 'HTTP 404 (session not found)';
   if (typeof e.code === 'number' && SESSION_NOT_FOUND_CODES.includes(e.code)) {
     if (e.data?.timeout !== undefined || /timed out/i.test(message)) return null;
-    return `JSON-RPC error ${e.code} (${quoteShort(message.replace(/^MCP error -?\d+:\s*/, ''), 60) || 'session not found'})`;
+    return `JSON-RPC error ${e.code} (${rpcText(message)})`;
   }
   return null;
+}
+
+/** The error a request fails with when its session could not be re-established: the rows it fails blame the session. */
+function sessionLost(message: string, cause: unknown): PluginError {
+  return new PluginError('server', message, { cause, details: { sessionLost: true } });
+}
+
+/**
+ * Sends one request with the deadline and the signal that ends the wait when its stream closed early. The SDK wraps
+ * an abort reason in its own -32001 "timed out" error, so the reason (ours, a PluginError) is thrown instead.
+ */
+export async function sendOnce<T>(options: ConnectOptions, send: (o: { timeout: number; signal?: AbortSignal }) => Promise<T>): Promise<T> {
+  const signal = options.closedEarly?.();
+  try {
+    return await send({ timeout: options.timeoutMs, ...(signal ? { signal } : {}) });
+  } catch (error) {
+    if (signal?.aborted && isPluginError(signal.reason)) throw signal.reason;
+    throw error;
+  }
 }
 
 export const RESUME_OPTIONS = { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5000, reconnectionDelayGrowFactor: 2 } as const;
@@ -84,22 +119,32 @@ export async function connectLegacy(options: ConnectOptions): Promise<McpConnect
   const connection: McpConnection = {
     era: 'legacy',
     request: async (method, params, what) => {
-      const once = () => current.client.request({ method, ...(params ? { params } : {}) } as never, LooseResultSchema, { timeout: options.timeoutMs });
+      const once = () => sendOnce(options, (o) => current.client.request({ method, ...(params ? { params } : {}) } as never, LooseResultSchema, o));
       try {
         return (await once()) as Record<string, unknown>;
       } catch (error) {
-        const reason = sessionExpiryReason(error);
+        const reason = sessionExpiryReason(error, current.transport.sessionId !== undefined);
         if (!reason) throw error;
         options.events.push({ kind: 'reinitialized', during: what, reason });
         await current.transport.close().catch(() => {});
-        current = await openV1(options);
+        try {
+          current = await openV1(options);
+        } catch (refused) {
+          const why = describeError(refused);
+          options.events.push({ kind: 'reinitialize_failed', during: what, reason: why });
+          throw sessionLost(`the session was lost (${reason}) and a new initialize failed (${why}); see mcp.session`, refused);
+        }
         describe(connection, current);
         try {
           return (await once()) as Record<string, unknown>;
         } catch (again) {
-          const second = sessionExpiryReason(again);
-          if (second) options.events.push({ kind: 'session_expired_again', during: what, reason: second });
-          throw again;
+          const second = sessionExpiryReason(again, current.transport.sessionId !== undefined);
+          if (!second) {
+            options.events.push({ kind: 'retry_failed', during: what, reason: describeError(again) });
+            throw again;
+          }
+          options.events.push({ kind: 'session_expired_again', during: what, reason: second });
+          throw sessionLost(`the session was lost (${reason}), and again right after a new initialize (${second}); see mcp.session`, again);
         }
       }
     },

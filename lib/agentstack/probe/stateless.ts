@@ -6,7 +6,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { quoteShort } from '../../platform/errors.js';
-import { PROBE_CLIENT, type ConnectOptions, type McpConnection } from './session.js';
+import { PROBE_CLIENT, sendOnce, type ConnectOptions, type McpConnection } from './session.js';
 import { LooseResultSchema } from './toolsList.js';
 
 export async function connectModern(options: ConnectOptions): Promise<McpConnection> {
@@ -29,7 +29,7 @@ export async function connectModern(options: ConnectOptions): Promise<McpConnect
     ...(client.getNegotiatedProtocolVersion() ? { protocolVersion: client.getNegotiatedProtocolVersion() } : {}),
     ...(serverInfo ? { serverInfo } : {}),
     request: async (method, params) =>
-      (await client.request({ method, ...(params ? { params } : {}) } as never, LooseResultSchema, { timeout: options.timeoutMs })) as Record<string, unknown>,
+      (await sendOnce(options, (o) => client.request({ method, ...(params ? { params } : {}) } as never, LooseResultSchema, o))) as Record<string, unknown>,
     close: async () => {
       try {
         await client.close();

@@ -24,9 +24,13 @@ export interface Exchange {
   note?: string;
 }
 
-/** Something the probe did that a person should know about: a re-initialize after an expired session. */
+/**
+ * Something the probe did that a person should know about: a re-initialize after an expired session
+ * (`reinitialized`), then how it ended when it did not end well: the new initialize failed, the new session was lost
+ * at once, or the retried request failed for another reason.
+ */
 export interface ProbeEvent {
-  kind: 'reinitialized' | 'session_expired_again';
+  kind: 'reinitialized' | 'reinitialize_failed' | 'session_expired_again' | 'retry_failed';
   during: string;
   reason: string;
 }

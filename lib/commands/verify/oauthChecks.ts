@@ -1,25 +1,21 @@
 /**
- * OAuth discovery as Cursor and the plugin use it: RFC 9728 protected-resource metadata for `<base>/mcp` (with a
- * matching `resource`), RFC 8414 authorization-server metadata with a device endpoint, what Cursor's Connect button
- * needs (authorization code + PKCE S256 + dynamic registration), the 401 challenge, and the anti-pattern of a
- * home-made Connect endpoint under /mcp/.well-known/.
+ * OAuth discovery as Cursor and the plugin use it: RFC 9728 protected-resource metadata for `<base>/mcp` (where the
+ * 401 challenge names it, else at the well-known URLs, with a `resource` that covers the MCP URL), RFC 8414
+ * authorization-server metadata with a device endpoint, what Cursor's Connect button needs (authorization code +
+ * PKCE S256 + dynamic registration), the 401 challenge, and the anti-pattern of a home-made Connect endpoint under
+ * /mcp/.well-known/.
  */
 import { isSafeWebUrl } from '../../agentstack/server/baseUrl.js';
 import { quoteShort } from '../../platform/errors.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
-import { ProtectedResourceMetadataSchema, scopesSupportedOf } from '../../schemas/server.js';
+import { scopesSupportedOf } from '../../schemas/server.js';
+import { challengeResourceMetadata, protectedResourceUrls, readResourceMetadata } from '../../agentstack/auth/resourceMetadata.js';
 import { connectRegistrationCheck } from './connectCheck.js';
 import { requestJson, statusLine, type VerifyContext } from './fetchJson.js';
 
 export const CONNECT_ANTIPATTERN_PATH = '/mcp/.well-known/oauth-authorize';
 
-/** RFC 9728 §3.1: the well-known segment goes between the origin and the resource's path. */
-export function protectedResourceUrls(mcpUrl: string): string[] {
-  const u = new URL(mcpUrl);
-  const path = u.pathname.replace(/\/+$/, '');
-  const root = `${u.origin}/.well-known/oauth-protected-resource`;
-  return path && path !== '/' ? [`${root}${path}`, root] : [root];
-}
+export { protectedResourceUrls };
 
 /** RFC 8414 §3 first, then the OpenID Connect forms, as the MCP authorization spec orders them. */
 export function authorizationServerUrls(issuer: string): string[] {
@@ -36,10 +32,11 @@ export interface DiscoveryResult {
   asMetadata?: Record<string, unknown>;
 }
 
-async function protectedResourceCheck(ctx: VerifyContext): Promise<{ check: Check; issuer?: string; scopes?: string[] }> {
+async function protectedResourceCheck(ctx: VerifyContext, fromChallenge: string | null): Promise<{ check: Check; issuer?: string; scopes?: string[] }> {
   const id = 'oauth.protected_resource';
   const tried: string[] = [];
-  for (const url of protectedResourceUrls(ctx.mcpUrl)) {
+  for (const url of protectedResourceUrls(ctx.mcpUrl, fromChallenge)) {
+    const named = url === fromChallenge ? ' (named by the 401 challenge)' : '';
     const answer = await requestJson(ctx, url);
     if (answer.kind !== 'ok') {
       tried.push(`${url}: ${answer.error}`);
@@ -49,19 +46,20 @@ async function protectedResourceCheck(ctx: VerifyContext): Promise<{ check: Chec
       tried.push(`${new URL(url).pathname}: HTTP ${answer.res.status}`);
       continue;
     }
-    const parsed = ProtectedResourceMetadataSchema.safeParse(answer.json);
-    if (!parsed.success) return { check: fail(id, `${url} is not RFC 9728 metadata (no resource string)`, 'serve {resource, authorization_servers}') };
-    const { resource, authorization_servers } = parsed.data;
-    if (resource.replace(/\/+$/, '') !== ctx.mcpUrl.replace(/\/+$/, '')) {
-      return { check: fail(id, `${new URL(url).pathname} says resource ${JSON.stringify(quoteShort(resource, 120))}, not ${ctx.mcpUrl} (RFC 9728 §3.3: clients must reject it)`, `set resource to exactly ${ctx.mcpUrl}`) };
+    const read = readResourceMetadata(answer.json, ctx.mcpUrl);
+    if (!read.ok && read.problem === 'not_metadata') return { check: fail(id, `${url} is not RFC 9728 metadata (no resource string)`, 'serve {resource, authorization_servers}') };
+    if (!read.ok) {
+      return { check: fail(id, `${new URL(url).pathname} says resource ${JSON.stringify(quoteShort(read.resource ?? '', 120))}, which does not cover ${ctx.mcpUrl} (RFC 9728 §3.3: clients must reject it)`,
+        `set resource to ${ctx.mcpUrl} (or, at the root location, to ${new URL(ctx.mcpUrl).origin})`) };
     }
+    const { resource, authorization_servers } = read.metadata;
     const issuer = authorization_servers?.[0];
     if (!issuer) return { check: fail(id, `${new URL(url).pathname} names no authorization_servers`, 'list the authorization server issuer in authorization_servers') };
     if (!isSafeWebUrl(issuer)) {
       return { check: fail(id, `${new URL(url).pathname} names the authorization server ${JSON.stringify(quoteShort(issuer, 120))}, which is not a valid https URL`, 'list the issuer as an absolute https URL in authorization_servers') };
     }
-    const scopes = scopesSupportedOf(parsed.data);
-    return { check: pass(id, `RFC 9728 metadata at ${new URL(url).pathname}: resource ${resource}, authorization server ${quoteShort(issuer, 120)}`), issuer, ...(scopes ? { scopes } : {}) };
+    const scopes = scopesSupportedOf(read.metadata);
+    return { check: pass(id, `RFC 9728 metadata at ${new URL(url).pathname}${named}: resource ${resource}, authorization server ${quoteShort(issuer, 120)}`), issuer, ...(scopes ? { scopes } : {}) };
   }
   return { check: fail(id, `no RFC 9728 protected-resource metadata (${tried.join('; ')})`, `serve it at /.well-known/oauth-protected-resource/mcp: Cursor's Connect and the device login start there`, { tried }) };
 }
@@ -113,16 +111,24 @@ export function connectReadinessCheck(md: Record<string, unknown> | undefined): 
   return pass(id, 'ready for Cursor\'s Connect: authorization code, PKCE S256, dynamic registration');
 }
 
-/** An unauthenticated POST /mcp must answer 401 with a WWW-Authenticate pointing at the metadata. */
-async function challengeCheck(ctx: VerifyContext): Promise<Check> {
+/**
+ * An unauthenticated POST /mcp must answer 401 with a WWW-Authenticate pointing at the metadata; the URL it names is
+ * where discovery looks first (the MCP authorization spec: clients MUST use it when present).
+ */
+async function challengeCheck(ctx: VerifyContext): Promise<{ check: Check; metadataUrl: string | null }> {
   const id = 'oauth.www_authenticate';
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
   const answer = await requestJson(ctx, ctx.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
-  if (answer.kind !== 'ok') return warn(id, `POST /mcp without a token: ${answer.error}`);
-  if (answer.res.status !== 401) return warn(id, `POST /mcp without a token answered HTTP ${answer.res.status}, not 401`, 'answer 401 with WWW-Authenticate: Bearer resource_metadata="…" so Connect can start');
+  const none = (check: Check) => ({ check, metadataUrl: null });
+  if (answer.kind !== 'ok') return none(warn(id, `POST /mcp without a token: ${answer.error}`));
+  if (answer.res.status !== 401) return none(warn(id, `POST /mcp without a token answered HTTP ${answer.res.status}, not 401`, 'answer 401 with WWW-Authenticate: Bearer resource_metadata="…" so Connect can start'));
   const header = answer.res.headers.get('www-authenticate') ?? '';
-  if (!/resource_metadata=/i.test(header)) return warn(id, 'the 401 from /mcp has no WWW-Authenticate resource_metadata', 'add resource_metadata="<base>/.well-known/oauth-protected-resource/mcp" to the challenge');
-  return pass(id, 'POST /mcp without a token: 401 with WWW-Authenticate resource_metadata');
+  if (!/resource_metadata=/i.test(header)) return none(warn(id, 'the 401 from /mcp has no WWW-Authenticate resource_metadata', 'add resource_metadata="<base>/.well-known/oauth-protected-resource/mcp" to the challenge'));
+  const url = challengeResourceMetadata(header);
+  if (!url || !isSafeWebUrl(url)) {
+    return none(warn(id, 'the 401 from /mcp names a resource_metadata that is not an https URL', 'name the metadata as an absolute https URL in resource_metadata'));
+  }
+  return { check: pass(id, `POST /mcp without a token: 401 with WWW-Authenticate resource_metadata ${quoteShort(url, 120)}`), metadataUrl: url };
 }
 
 export async function connectAntipatternCheck(ctx: VerifyContext): Promise<Check> {
@@ -136,8 +142,9 @@ export async function connectAntipatternCheck(ctx: VerifyContext): Promise<Check
 }
 
 export async function oauthChecks(ctx: VerifyContext): Promise<Check[]> {
-  const resource = await protectedResourceCheck(ctx);
-  const checks = [resource.check, await challengeCheck(ctx)];
+  const challenge = await challengeCheck(ctx);
+  const resource = await protectedResourceCheck(ctx, challenge.metadataUrl);
+  const checks = [resource.check, challenge.check];
   let md: Record<string, unknown> | undefined;
   if (resource.issuer) {
     const as = await authorizationServerCheck(ctx, resource.issuer);

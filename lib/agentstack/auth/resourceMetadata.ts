@@ -1,0 +1,64 @@
+/**
+ * RFC 9728 protected-resource metadata for an MCP URL, as the MCP authorization spec and the MCP SDK's client find
+ * it: where to look, and whether a document's `resource` covers the MCP URL. Shared by the sign-in's discovery and
+ * the verify checks, so both accept and refuse the same documents. Pure, no I/O.
+ */
+import { ProtectedResourceMetadataSchema } from '../../schemas/server.js';
+
+/**
+ * Where to look, in order: the URL the 401 challenge names (the MCP authorization spec: clients MUST use it when
+ * present), then RFC 9728 §3.1's well-known URL with the resource's path after the segment, then the root form.
+ */
+export function protectedResourceUrls(mcpUrl: string, fromChallenge?: string | null): string[] {
+  const u = new URL(mcpUrl);
+  const path = u.pathname.replace(/\/+$/, '');
+  const root = `${u.origin}/.well-known/oauth-protected-resource`;
+  const wellKnown = path && path !== '/' ? [`${root}${path}`, root] : [root];
+  return fromChallenge && !wellKnown.includes(fromChallenge) ? [fromChallenge, ...wellKnown] : wellKnown;
+}
+
+/**
+ * The `resource_metadata` URL of a `WWW-Authenticate` header (RFC 9728 §5.1), quoted or not, when it is an
+ * absolute http(s) URL; null otherwise. The caller decides whether it may be fetched (https, or http to loopback).
+ */
+export function challengeResourceMetadata(header: string | null | undefined): string | null {
+  if (!header) return null;
+  const m = /(?:^|[\s,])resource_metadata\s*=\s*(?:"([^"]*)"|([^\s,]+))/i.exec(header);
+  const value = m?.[1] ?? m?.[2];
+  if (!value) return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether metadata naming `resource` may be used for `mcpUrl`: same origin, and the MCP URL's path at or under the
+ * resource's path (segment by segment). Metadata at the root location names the origin (RFC 9728 §3.3 ties
+ * `resource` to the URL it was fetched from), which covers `<origin>/mcp`; this is the MCP SDK client's rule.
+ */
+export function resourceCovers(resource: string, mcpUrl: string): boolean {
+  let named: URL;
+  let wanted: URL;
+  try {
+    named = new URL(resource);
+    wanted = new URL(mcpUrl);
+  } catch {
+    return false;
+  }
+  if (named.origin !== wanted.origin || named.search || named.hash) return false;
+  const slash = (p: string) => (p.endsWith('/') ? p : `${p}/`);
+  return slash(wanted.pathname).startsWith(slash(named.pathname));
+}
+
+export type ResourceMetadata = { resource: string; authorization_servers?: string[]; scopes_supported?: unknown } & Record<string, unknown>;
+
+/** Why `json` (fetched for `mcpUrl`) cannot be used, or the metadata. */
+export function readResourceMetadata(json: unknown, mcpUrl: string): { ok: true; metadata: ResourceMetadata } | { ok: false; problem: 'not_metadata' | 'other_resource'; resource?: string } {
+  const parsed = ProtectedResourceMetadataSchema.safeParse(json);
+  if (!parsed.success) return { ok: false, problem: 'not_metadata' };
+  if (!resourceCovers(parsed.data.resource, mcpUrl)) return { ok: false, problem: 'other_resource', resource: parsed.data.resource };
+  return { ok: true, metadata: parsed.data as ResourceMetadata };
+}
