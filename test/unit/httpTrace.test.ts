@@ -114,8 +114,10 @@ describe('httpTraceFormatter', () => {
     expect(findLeaks([{ what: 'seeded', text: seeded }], [SECRET])).toEqual([]);
   });
 
-  it('bounds each body and says how much was left out', () => {
+  it('bounds each body and says how much was left out; an image is only measured', () => {
     const text = httpTraceFormatter({ maxBody: 50 })(exchange({ responseBody: 'x'.repeat(500) }));
     expect(text).toContain(`  < ${'x'.repeat(50)}… (450 more characters)`);
+    const image = httpTraceFormatter()(exchange({ responseHeaders: [['content-type', 'image/png']], responseBody: '\u0089PNG\r\n' }));
+    expect(image).toContain('  < (6 characters of image/png: not shown)');
   });
 });

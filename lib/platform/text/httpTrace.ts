@@ -63,10 +63,21 @@ export function httpTraceFormatter(options: TraceFormatOptions = {}): TraceForma
     for (const [name, value] of ex.requestHeaders) lines.push(`  > ${name}: ${headerValue(name, value, hide)}`);
     if (ex.requestBody) lines.push(`  > ${bodyText(ex.requestBody, hide, maxBody)}`);
     for (const [name, value] of ex.responseHeaders) lines.push(`  < ${name}: ${headerValue(name, value, hide)}`);
-    if (ex.responseBody) lines.push(`  < ${bodyText(ex.responseBody, hide, maxBody)}`);
-    else if (ex.responseHeaders.some(([name, value]) => name.toLowerCase() === 'content-type' && /^text\/event-stream\b/i.test(value))) lines.push('  < (an event stream, handed over as it arrives: not recorded)');
+    const type = contentType(ex.responseHeaders);
+    if (ex.responseBody && !isText(type)) lines.push(`  < (${ex.responseBody.length} characters of ${displayText(type, 80)}: not shown)`);
+    else if (ex.responseBody) lines.push(`  < ${bodyText(ex.responseBody, hide, maxBody)}`);
+    else if (/^text\/event-stream\b/i.test(type)) lines.push('  < (an event stream, handed over as it arrives: not recorded)');
     return `${scrubSecrets(lines.join('\n'), [...known])}\n`;
   };
+}
+
+function contentType(headers: TracedExchange['responseHeaders']): string {
+  return headers.find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
+}
+
+/** Bodies worth reading as text; an image or other bytes is only measured. */
+function isText(type: string): boolean {
+  return type === '' || /^text\/|[/+]json\b|[/+]xml\b|x-www-form-urlencoded|javascript/i.test(type);
 }
 
 function headerValue(name: string, value: string, hide: (v: string) => string): string {
