@@ -6,16 +6,16 @@
  * secret the core issued (device codes, access, refresh and ID tokens), nor the client secret or proxy password,
  * appears whole or as any 12-character run in any stdout, stderr, the debug log, the sign-in log or the report.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
 import { copyPlugin } from '../helpers/pluginCopy.js';
-import { PRIVATE_MODE, baseChildEnv } from '../helpers/platform.js';
+import { IS_WINDOWS, PRIVATE_MODE, baseChildEnv } from '../helpers/platform.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { findLeaks } from '../helpers/secretScan.js';
-import { sessionStart } from '../helpers/sessionStart.js';
+import { sessionStart, signInWith } from '../helpers/sessionStart.js';
 
 const DEVICE_CODE = join(REPO_ROOT, 'hooks/scripts/device-code.mjs');
 const DIAGNOSE = join(REPO_ROOT, 'scripts/diagnose-local.mjs');
@@ -129,4 +129,28 @@ describe('the API trace and the support report keep every secret out', () => {
     expect(core.issuedSecrets().length).toBeGreaterThanOrEqual(4);
     expect(findLeaks(outputs, secrets)).toEqual([]);
   }, 120_000);
+
+  it.skipIf(IS_WINDOWS)('the hook with tracing off writes no debug log; with a FIFO in its place it is refused and the hook still answers', async () => {
+    const expiring = async (name: string) => {
+      const cursor = join(tmp.path, name);
+      mkdirSync(cursor);
+      await signInWith(cursor, core.baseUrl, await core.issueTokens({ accessTokenTtl: 30 }));
+      return cursor;
+    };
+    const off = await expiring('off');
+    const before = core.counters.refreshGrants;
+    const quiet = await sessionStart(off, core.baseUrl, { NO_PROXY: '127.0.0.1,localhost' });
+    expect(quiet.code).toBe(0);
+    expect(core.counters.refreshGrants).toBeGreaterThan(before);
+    expect(existsSync(join(off, 'agentstack-debug.log'))).toBe(false);
+
+    const fifo = await expiring('fifo');
+    expect(spawnSync('mkfifo', [join(fifo, 'agentstack-debug.log')]).status).toBe(0);
+    // Nobody reads the FIFO: a blocking open would hold the hook until its deadline and the test's.
+    const hook = await sessionStart(fifo, core.baseUrl, { NO_PROXY: '127.0.0.1,localhost', AGENTSTACK_DEBUG: 'api' });
+    expect(hook.code).toBe(0);
+    expect(hook.stderr).toMatch(/session-start: the debug log .*agentstack-debug\.log cannot be written \(ENOTREGULAR\); tracing stopped/);
+    expect(String(hook.json.additional_context)).toMatch(/AgentStack/);
+    expect(lstatSync(join(fifo, 'agentstack-debug.log')).isFIFO()).toBe(true);
+  }, 60_000);
 });
