@@ -2,7 +2,7 @@
  * `diagnose-local --report`: one Markdown document a person pastes into a support ticket. Versions, every diagnose
  * row, the settings with their origins, the tail of the last sign-in's log and the last API trace entries. Nothing
  * in it is a secret: the rows and logs never hold one (masked at the source), and the whole document is then
- * scrubbed of every run of 12 characters of each secret this machine holds, the count said at its top.
+ * scrubbed of every run of 12 characters of each secret this machine holds; its top says whether anything was.
  */
 import { arch, platform, release } from 'node:os';
 import { bearerOf } from '../../agentstack/mcpJson/credential.js';
@@ -35,7 +35,7 @@ export interface ReportFacts {
   changes: readonly string[];
   settings: readonly SettingRow[];
   traceOn: boolean;
-  /** The tails as read: text, null (no such file) or the reason they could not be read. */
+  /** The logs' tails as read: their text, no such file, or why they could not be read. */
   signInLog: LogTail;
   trace: LogTail;
   generatedAt: Date;
