@@ -7,7 +7,7 @@
  * appears whole or as any 12-character run in any stdout, stderr, the debug log, the sign-in log or the report.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
@@ -20,6 +20,7 @@ import { sessionStart, signInWith } from '../helpers/sessionStart.js';
 const DEVICE_CODE = join(REPO_ROOT, 'hooks/scripts/device-code.mjs');
 const DIAGNOSE = join(REPO_ROOT, 'scripts/diagnose-local.mjs');
 const VERIFY = join(REPO_ROOT, 'scripts/verify-mcp-surface-e2e.mjs');
+const CONFIG = join(REPO_ROOT, 'scripts/config.mjs');
 const CLIENT_SECRET = 'cs-7Hq2Vx9LpR4mZt8WcY3nKb6D';
 const PROXY_PASSWORD = 'pp-Jd83kQm2Xs7VrT5yHw9Lc4Nf';
 
@@ -89,7 +90,8 @@ describe('the API trace and the support report keep every secret out', () => {
     expect(signIn.stderr).toMatch(/device_code=[^&\s]{4}\*+/);
 
     // 2. The session start hook refreshes the short-lived token; the `debug` setting sends its trace to the debug log.
-    writeFileSync(join(dir, 'agentstack-settings.json'), JSON.stringify({ debug: 'api' }), { mode: 0o600 });
+    const set = await run('config set debug api', [CONFIG, 'set', 'debug', 'api'], env());
+    expect(set.code, set.stderr).toBe(0);
     const hook = await sessionStart(dir, core.baseUrl, { NO_PROXY: '127.0.0.1,localhost' });
     outputs.push({ what: 'session-start stdout', text: hook.stdout }, { what: 'session-start stderr', text: hook.stderr });
     expect(hook.code).toBe(0);
