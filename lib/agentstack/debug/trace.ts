@@ -39,7 +39,9 @@ export function traceToStderr(env: NodeJS.ProcessEnv, write: (text: string) => v
 
 /** Scripts: `--debug`, or the switch in the environment or the settings file, turns the stderr trace on. */
 export function traceScriptIfAsked(debugFlag: unknown, env: NodeJS.ProcessEnv = process.env): boolean {
-  const settingsEnv = applySettings(env).env;
+  let settingsEnv = env;
+  // An unusable Cursor dir is the command's to report, with its own words and exit code.
+  try { settingsEnv = applySettings(env).env; } catch { /* the environment alone decides */ }
   if (debugFlag !== true && !apiTraceOn(settingsEnv)) return false;
   traceToStderr(settingsEnv);
   return true;
