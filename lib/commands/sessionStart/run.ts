@@ -191,7 +191,6 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   const env = settings.env;
   ctx.notes.push(...settings.problems);
   const paths = cursorPaths(env);
-  recordCursorVersion(paths.cursorVersion, options.cursorVersion);
   let envBaseUrl: string | null = null;
   let offline = false;
   try {
@@ -248,6 +247,8 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     signedOut: gate.state !== 'ok' && isSignedOut(paths.signedOut), serverUrl: mcpUrlFor(baseUrl), state: gate.state, apiKey: gate.apiKey, who, project: project(refreshed.config ?? config, gate), expiresAtMs: gate.expiresAtMs,
     capabilities, pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo, now: now(),
   });
+  // Last, so its write never delays the refresh or the sign-in.
+  recordCursorVersion(paths.cursorVersion, options.cursorVersion);
   // The card quotes the server (who, error messages, action names): a server that echoes a credential gets it
   // masked here, and no control, bidi or zero-width character reaches the agent.
   return displayLines(scrubSecrets(card, [gate.token, first.token, stored?.refresh_token]));
