@@ -176,6 +176,12 @@ export function createProvider(state: CoreState, signingJwk: Record<string, unkn
     if ((route === 'discovery' || route === 'token' || route === 'device_authorization') && ctx.status === 200 && ctx.body && typeof ctx.body === 'object') {
       Object.assign(ctx.body, state.variants.extras(route));
     }
+    if ((route === 'token' || route === 'device_authorization') && ctx.status === 200 && ctx.body && typeof ctx.body === 'object') {
+      for (const key of ['access_token', 'refresh_token', 'id_token', 'device_code']) {
+        const value = (ctx.body as Record<string, unknown>)[key];
+        if (typeof value === 'string') state.issuedSecrets.add(value);
+      }
+    }
     if (route === 'token' && ctx.status === 200 && ctx.oidc?.params?.grant_type === DEVICE_GRANT) {
       state.polls.delete(String(ctx.oidc.params.device_code)); // used: later polls go straight to the provider
     }

@@ -55,6 +55,8 @@ export interface RunningCore {
   variants: VariantName[];
   /** Number of live MCP sessions. */
   mcpSessionCount(): number;
+  /** Every device code, access, refresh and ID token issued so far. */
+  issuedSecrets(): string[];
   close(): Promise<void>;
 }
 
@@ -110,6 +112,7 @@ export async function startCore(options: CoreOptions = {}): Promise<RunningCore>
     log,
     overrides: new Map(),
     polls: new Map(),
+    issuedSecrets: new Set(),
     hung: new Set(),
     internalToken: randomBytes(24).toString('base64url'),
   };
@@ -219,6 +222,7 @@ export async function startCore(options: CoreOptions = {}): Promise<RunningCore>
     faults: () => faults,
     actionsCatalog: () => catalogFor(state),
     mcpSessionCount: () => mcp.size,
+    issuedSecrets: () => [...state.issuedSecrets],
     variants: variants.list(),
     close() {
       closing ??= (async () => {

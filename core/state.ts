@@ -37,6 +37,8 @@ export interface CoreState {
   overrides: Map<string, TokenOverrides>;
   /** Last poll time and current interval per device code (for slow_down enforcement). */
   polls: Map<string, { last: number; interval: number }>;
+  /** Every device code and token the provider handed out, for tests that prove none leaks. */
+  issuedSecrets: Set<string>;
   /** Requests held open by the 'hang' fault; answered (destroyed) on close. */
   hung: Set<ServerResponse>;
   /** Secret header value marking the core's own internal requests (not counted). */

@@ -19,6 +19,8 @@ Keys:
   https-proxy      the proxy for https:// requests, http://host:port                 (HTTPS_PROXY)
   no-proxy         hosts reached directly, comma separated                           (NO_PROXY)
   oauth-client-id  the OAuth client the sign-in presents                  (AGENTSTACK_OAUTH_CLIENT_ID)
+  debug            api or off: trace every HTTP exchange, secrets masked; hooks write the trace to
+                   ~/.cursor/agentstack-debug.log, scripts to stderr           (AGENTSTACK_DEBUG)
 
 Options:
   --json      machine-readable output

@@ -1,6 +1,7 @@
 import { parseCommandLine, usageError } from '../platform/cli.js';
 import { prepareDeviceCode, type DeviceCodeRequest } from '../commands/deviceCode/prepare.js';
 import { runDeviceCode } from '../commands/deviceCode/run.js';
+import { traceScriptIfAsked } from '../agentstack/debug/trace.js';
 
 const spec = {
   name: 'device-code',
@@ -22,11 +23,12 @@ Options:
   --logout             sign out instead: revoke the grant at the server, remove the Bearer from mcp.json
                        and the refresh token, identity cache and capability snapshot (the pin stays)
   --json               one JSON event per line on stdout; human text on stderr
+  --debug              trace every HTTP exchange on stderr, secrets masked (also AGENTSTACK_DEBUG=api)
   -h, --help           show this help
 
 Environment (wins over ~/.cursor/agentstack-settings.json, see config.mjs): AGENTSTACK_BASE_URL,
   AGENTSTACK_CURSOR_DIR, AGENTSTACK_PROJECT_ID, AGENTSTACK_SCOPE_PRESET, AGENTSTACK_OAUTH_CLIENT_ID,
-  AGENTSTACK_OAUTH_CLIENT_SECRET, HTTPS_PROXY, NO_PROXY
+  AGENTSTACK_OAUTH_CLIENT_SECRET, AGENTSTACK_DEBUG, HTTPS_PROXY, NO_PROXY
 Exit codes: 0 signed in (or a sign-in is already running; with --logout: signed out on this machine,
 even if the server could not revoke), 1 failed or cancelled (Ctrl-C: error "aborted"), 2 bad usage.`,
   options: {
@@ -37,11 +39,13 @@ even if the server could not revoke), 1 failed or cancelled (Ctrl-C: error "abor
     headless: { type: 'boolean' },
     json: { type: 'boolean' },
     logout: { type: 'boolean' },
+    debug: { type: 'boolean' },
   },
 } as const;
 
 async function main(): Promise<number> {
   const { values } = parseCommandLine({ ...spec, options: { ...spec.options } });
+  traceScriptIfAsked(values.debug);
   if (values.logout) {
     const extra = ['scope-preset', 'scopes', 'project'].find((name) => values[name] !== undefined);
     if (extra) usageError('device-code', `--logout cannot be combined with --${extra}`);

@@ -1,12 +1,15 @@
-import { exitOnPluginError, parseCommandLine } from '../platform/cli.js';
+import { exitOnPluginError, parseCommandLine, usageError } from '../platform/cli.js';
 import { diagnose } from '../commands/diagnose/run.js';
 import { exitCodeFor, renderJson, renderTable } from '../platform/report.js';
 import { pluginRootFrom } from '../agentstack/plugin/runtimeCopies.js';
 import { renderSettingsTable, rowJson } from '../commands/config/render.js';
+import { traceScriptIfAsked } from '../agentstack/debug/trace.js';
+import { cursorPaths } from '../agentstack/server/paths.js';
+import { gatherReportFacts, renderReport, systemDescription } from '../commands/diagnose/report.js';
 
 const { values } = parseCommandLine({
   name: 'diagnose-local',
-  usage: `Usage: node diagnose-local.mjs [--online] [--fix] [--approve-actions] [--json]
+  usage: `Usage: node diagnose-local.mjs [--online] [--fix] [--approve-actions] [--json | --report] [--debug]
 
 Checks this machine's AgentStack setup: plugin files, ~/.cursor/mcp.json, token expiry, refresh token,
 project pin, settings, capability snapshot, device lock, plugin caches, then the settings in effect. Each gate PASS / WARN / FAIL with its fix.
@@ -17,24 +20,37 @@ Options:
   --fix               apply safe repairs (normalize mcp.json, chmod 0600, remove a stale lock)
   --approve-actions   mark every action in the capability snapshot as approved
   --json              machine-readable output
+  --report            a Markdown report for a support ticket (implies --online): versions, every row, the
+                      settings, the last sign-in's log and API trace; it never holds a secret
+  --debug             trace every HTTP exchange on stderr, secrets masked (also AGENTSTACK_DEBUG=api)
   -h, --help          show this help`,
   options: {
     online: { type: 'boolean' },
     fix: { type: 'boolean' },
     'approve-actions': { type: 'boolean' },
     json: { type: 'boolean' },
+    report: { type: 'boolean' },
+    debug: { type: 'boolean' },
   },
 });
+
+if (values.json && values.report) usageError('diagnose-local', 'give --json or --report, not both');
+const traceOn = traceScriptIfAsked(values.debug);
 
 const source = pluginRootFrom(import.meta.url);
 const result = await diagnose({
   source,
   fix: values.fix === true,
-  online: values.online === true,
+  online: values.online === true || values.report === true,
   approveActions: values['approve-actions'] === true,
 }).catch(exitOnPluginError('diagnose-local'));
 const title = `AgentStack diagnosis (plugin: ${source})`;
-if (values.json) {
+if (values.report) {
+  const paths = cursorPaths();
+  const { tails, secrets } = gatherReportFacts(paths, process.env, traceOn);
+  const facts = { ...tails, pluginVersion: __PLUGIN_VERSION__, pluginRoot: source, nodeVersion: process.version, os: systemDescription(), title, ...result, generatedAt: new Date() };
+  process.stdout.write(renderReport(facts, paths, secrets));
+} else if (values.json) {
   process.stdout.write(renderJson(title, result.checks, { changes: result.changes, settings: result.settings.map(rowJson) }));
 } else {
   if (result.changes.length) process.stdout.write(`Changed:\n${result.changes.map((c) => `  ${c}`).join('\n')}\n\n`);

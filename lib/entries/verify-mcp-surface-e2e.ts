@@ -7,6 +7,7 @@ import { bearerFromEnv, bearerFromMcpJson } from '../commands/verify/bearerSourc
 import { runVerify, settledVerify } from '../commands/verify/runVerify.js';
 import { applySettings } from '../agentstack/settings/effective.js';
 import { setProxyOptions } from '../platform/http.js';
+import { traceScriptIfAsked } from '../agentstack/debug/trace.js';
 
 const { values } = parseCommandLine({
   name: 'verify-mcp-surface-e2e',
@@ -20,12 +21,14 @@ Options:
   --token-env NAME   read the Bearer from this environment variable (default: ~/.cursor/mcp.json)
   --only mcp         run only the MCP checks
   --json             machine-readable output
+  --debug            trace every HTTP exchange on stderr, secrets masked (also AGENTSTACK_DEBUG=api)
   -h, --help         show this help`,
   options: {
     'base-url': { type: 'string' },
     'token-env': { type: 'string' },
     only: { type: 'string' },
     json: { type: 'boolean' },
+    debug: { type: 'boolean' },
   },
 });
 
@@ -37,6 +40,7 @@ if (values.only !== undefined && values.only !== 'mcp') usage(`--only accepts on
 // Environment > settings file > default, for the base URL and the proxy.
 const settings = applySettings(process.env);
 setProxyOptions(settings.proxy);
+traceScriptIfAsked(values.debug);
 let baseUrl: string;
 try {
   baseUrl = typeof values['base-url'] === 'string' ? parseBaseUrl(values['base-url'], '--base-url') : resolveBaseUrl(settings.env);

@@ -23,6 +23,55 @@ function dispatcher(): Dispatcher {
   return sharedDispatcher;
 }
 
+/** One exchange as this layer saw it, handed to the trace as is: the receiver masks what it shows. */
+export interface HttpExchange {
+  method: string;
+  url: string;
+  /** null when no answer came (the `error` says why). */
+  status: number | null;
+  durationMs: number;
+  requestHeaders: Array<[string, string]>;
+  /** null when there is none or it is not text (a stream). */
+  requestBody: string | null;
+  responseHeaders: Array<[string, string]>;
+  /** null when there is none, or it is handed over as a stream. */
+  responseBody: string | null;
+  error?: string;
+}
+
+export type HttpTrace = (exchange: HttpExchange) => void;
+
+let trace: HttpTrace | undefined;
+
+/** Every later exchange is handed to `next` (undefined: none); off, a request pays one comparison. */
+export function setHttpTrace(next: HttpTrace | undefined): void {
+  trace = next;
+}
+
+function bodyText(body: unknown): string | null {
+  if (typeof body === 'string') return body;
+  if (body instanceof URLSearchParams) return body.toString();
+  if (body instanceof Uint8Array) return Buffer.from(body).toString('utf8');
+  return null;
+}
+
+/** Hands one exchange to the trace; a failing trace never fails the request. */
+function traced(started: number, init: { method?: string; url: string; headers?: unknown; body?: unknown }, res: { status: number; headers: Iterable<[string, string]> } | null, responseBody: string | null, error?: unknown): void {
+  try {
+    trace?.({
+      method: (init.method ?? 'GET').toUpperCase(),
+      url: init.url,
+      status: res?.status ?? null,
+      durationMs: Math.round(performance.now() - started),
+      requestHeaders: [...new Headers(init.headers as ConstructorParameters<typeof Headers>[0])],
+      requestBody: bodyText(init.body),
+      responseHeaders: res ? [...res.headers] : [],
+      responseBody,
+      ...(error === undefined ? {} : { error: (error as Error)?.message ?? String(error) }),
+    });
+  } catch { /* the trace is a bystander */ }
+}
+
 /** Sets the proxy options for every later request (the caller decides precedence; undefined keeps the variable). */
 export function setProxyOptions(options: ProxyOptions): void {
   const next: ProxyOptions = {};
@@ -92,6 +141,7 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = req.maxBytes ?? DEFAULT_MAX_BYTES;
   const signal = combinedSignal(timeoutMs, req.signal);
+  const started = trace ? performance.now() : 0;
   try {
     const res = await undiciFetch(req.url, {
       method: req.method ?? 'GET',
@@ -102,9 +152,13 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
       dispatcher: dispatcher(),
     });
     const bytes = await readCapped(res.body as ReadableStream<Uint8Array> | null, maxBytes, req.url);
-    return { status: res.status, headers: res.headers as unknown as Headers, text: Buffer.from(bytes).toString('utf8'), url: req.url };
+    const text = Buffer.from(bytes).toString('utf8');
+    if (trace) traced(started, req, res, text);
+    return { status: res.status, headers: res.headers as unknown as Headers, text, url: req.url };
   } catch (error) {
-    throw describeFailure(error, req.url, timeoutMs, req.signal);
+    const failure = describeFailure(error, req.url, timeoutMs, req.signal);
+    if (trace) traced(started, req, null, null, failure);
+    throw failure;
   }
 }
 
@@ -150,6 +204,8 @@ export function boundedFetch(options: { timeoutMs?: number; maxBytes?: number; s
   return (async (input: string | URL | Request, init?: RequestInit) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const signal = combinedSignal(timeoutMs, init?.signal ?? undefined);
+    const started = trace ? performance.now() : 0;
+    const sent = { url, method: init?.method, headers: init?.headers, body: init?.body };
     try {
       const res = await undiciFetch(url, {
         ...(init as object),
@@ -159,13 +215,17 @@ export function boundedFetch(options: { timeoutMs?: number; maxBytes?: number; s
       } as Parameters<typeof undiciFetch>[1]);
       const headers = res.headers as unknown as Headers;
       if (options.streamEventStreams && res.body && /^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '')) {
+        if (trace) traced(started, sent, res, null);
         return new Response(cappedStream(res.body as ReadableStream<Uint8Array>, maxBytes, url), { status: res.status, statusText: res.statusText, headers });
       }
       const bytes = await readCapped(res.body as ReadableStream<Uint8Array> | null, maxBytes, url);
       const noBody = res.status === 204 || res.status === 304;
+      if (trace) traced(started, sent, res, Buffer.from(bytes).toString('utf8'));
       return new Response(noBody ? null : bytes, { status: res.status, statusText: res.statusText, headers });
     } catch (error) {
-      throw describeFailure(error, url, timeoutMs, init?.signal ?? undefined);
+      const failure = describeFailure(error, url, timeoutMs, init?.signal ?? undefined);
+      if (trace) traced(started, sent, null, null, failure);
+      throw failure;
     }
   }) as typeof fetch;
 }

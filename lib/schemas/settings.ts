@@ -12,5 +12,6 @@ export const SettingsFileSchema = z.looseObject({
   'https-proxy': z.optional(z.string()),
   'no-proxy': z.optional(z.string()),
   'oauth-client-id': z.optional(z.string()),
+  debug: z.optional(z.string()),
 });
 export type SettingsFile = z.infer<typeof SettingsFileSchema>;

@@ -180,7 +180,7 @@ describe('session start honours the settings', () => {
     const diagnose = spawnSync(process.execPath, [DIAGNOSE, '--json'], { env: { PATH: process.env.PATH, HOME: dir, AGENTSTACK_CURSOR_DIR: dir }, encoding: 'utf8' });
     const report = JSON.parse(diagnose.stdout) as { checks: Array<{ id: string; status: string }>; settings: Array<{ key: string; origin: string }> };
     expect(report.checks.find((c) => c.id === 'settings.file')).toMatchObject({ status: 'WARN' });
-    expect(report.settings.map((r) => `${r.key}:${r.origin}`)).toEqual(['base-url:default', 'auto-login:default', 'scope-preset:default', 'project:default', 'https-proxy:default', 'no-proxy:default', 'oauth-client-id:default']);
+    expect(report.settings.map((r) => `${r.key}:${r.origin}`)).toEqual(['base-url:default', 'auto-login:default', 'scope-preset:default', 'project:default', 'https-proxy:default', 'no-proxy:default', 'oauth-client-id:default', 'debug:default']);
   });
 });
 

@@ -38,6 +38,8 @@ describe('each key has the rule of its environment variable', () => {
     ['https-proxy', 'http://proxy.corp:3128/', 'http://proxy.corp:3128'],
     ['no-proxy', '.corp.example, 10.0.0.1 localhost:8080', '.corp.example,10.0.0.1,localhost:8080'],
     ['oauth-client-id', 'my-client', 'my-client'],
+    ['debug', ' API ', 'api'],
+    ['debug', 'off', 'off'],
   ] as const)('%s accepts %j as %j', (key, value, normalized) => {
     expect(settingSpec(key).parse(value, key)).toBe(normalized);
   });
@@ -55,6 +57,7 @@ describe('each key has the rule of its environment variable', () => {
     ['https-proxy', 'http://proxy:3128/path', /no path/],
     ['no-proxy', 'a b/c', /not a host name/],
     ['oauth-client-id', 'two words', /visible ASCII/],
+    ['debug', '1', /api or off/],
   ] as const)('%s refuses %j with invalid_config', (key, value, message) => {
     expect(() => settingSpec(key).parse(value, key)).toThrowError(expect.objectContaining({ code: 'invalid_config', message: expect.stringMatching(message) }));
   });
@@ -122,7 +125,7 @@ describe('precedence: environment > settings file > default', () => {
   });
 
   it('the settings file fills what the environment leaves unset; the environment wins where set', () => {
-    write({ 'base-url': 'https://staging.example.com', 'auto-login': false, 'scope-preset': 'readonly', 'https-proxy': 'http://u:pw@proxy:3128', 'no-proxy': '.corp', 'oauth-client-id': 'from-settings' });
+    write({ 'base-url': 'https://staging.example.com', 'auto-login': false, 'scope-preset': 'readonly', 'https-proxy': 'http://u:pw@proxy:3128', 'no-proxy': '.corp', 'oauth-client-id': 'from-settings', debug: 'api' });
     const applied = applySettings(env({ AGENTSTACK_BASE_URL: 'https://env.example.com', NO_PROXY: '' }));
     const origin = Object.fromEntries(applied.rows.map((r) => [r.key, `${r.origin}:${r.value}`]));
     expect(origin).toEqual({
@@ -132,7 +135,9 @@ describe('precedence: environment > settings file > default', () => {
       'https-proxy': 'settings:http://u:***@proxy:3128',
       'no-proxy': 'settings:.corp',
       'oauth-client-id': 'settings:from-settings',
+      debug: 'settings:api',
     });
+    expect(applied.env.AGENTSTACK_DEBUG).toBe('api');
     // The environment the plugin reads: each setting stands in for its unset variable; set variables are untouched.
     expect(applied.env.AGENTSTACK_BASE_URL).toBe('https://env.example.com');
     expect(applied.env.AGENTSTACK_DISABLE_AUTO_LOGIN).toBe('1');

@@ -18,6 +18,8 @@ export const CURSOR_FILES = {
   deviceLock: 'agentstack-device.lock',
   project: 'agentstack-project',
   deviceLog: 'agentstack-device.log',
+  debugLog: 'agentstack-debug.log',
+  cursorVersion: 'agentstack-cursor-version',
   identity: 'agentstack-identity.json',
   settings: SETTINGS,
   settingsLock: lockPathFor(SETTINGS),

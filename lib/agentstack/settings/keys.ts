@@ -9,7 +9,7 @@ import { DEFAULT_BASE_URL, parseBaseUrl } from '../server/baseUrl.js';
 import { DEFAULT_SCOPE_PRESET, SCOPE_PRESETS, isScopePreset, type ScopePreset } from '../auth/scopes.js';
 import { parsePinArgument } from '../auth/projectPin.js';
 
-export const SETTING_KEYS = ['base-url', 'auto-login', 'scope-preset', 'project', 'https-proxy', 'no-proxy', 'oauth-client-id'] as const;
+export const SETTING_KEYS = ['base-url', 'auto-login', 'scope-preset', 'project', 'https-proxy', 'no-proxy', 'oauth-client-id', 'debug'] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 /** Every key but `project` lives in the settings file; `project` is the `agentstack-project` pin file. */
 export type StoredKey = Exclude<SettingKey, 'project'>;
@@ -56,6 +56,12 @@ function parseClientId(value: string, source: string): string {
   throw new PluginError('invalid_config', `${source} must be 1 to 200 visible ASCII characters, no spaces`);
 }
 
+function parseDebug(value: string, source: string): string {
+  const v = value.trim().toLowerCase();
+  if (v === 'api' || v === 'off') return v;
+  throw new PluginError('invalid_config', `${source} must be api or off (got ${JSON.stringify(value.slice(0, 40))})`);
+}
+
 function parseProject(value: string, source: string): string {
   const id = parsePinArgument(value, source);
   if (id === null) throw new PluginError('invalid_config', `${source}: to remove the pin, unset the key`);
@@ -91,6 +97,10 @@ const SPECS: Record<SettingKey, SettingSpec> = {
   'oauth-client-id': {
     key: 'oauth-client-id', env: ['AGENTSTACK_OAUTH_CLIENT_ID'], parse: parseClientId, fromEnv: same, show: same, stored: 'string',
     toEnv: (v) => ({ AGENTSTACK_OAUTH_CLIENT_ID: v }), default: DEFAULT_CLIENT_ID,
+  },
+  debug: {
+    key: 'debug', env: ['AGENTSTACK_DEBUG'], parse: parseDebug, fromEnv: same, show: same, stored: 'string',
+    toEnv: (v): Record<string, string> => (v === 'api' ? { AGENTSTACK_DEBUG: v } : {}), default: 'off',
   },
 };
 

@@ -12,6 +12,8 @@ import { cursorPaths } from '../server/paths.js';
 import { mcpUrlFor } from '../server/baseUrl.js';
 import { readStdinBounded } from '../../platform/hookIo.js';
 import { quoteShort } from '../../platform/errors.js';
+import { apiTraceOn } from '../debug/switch.js';
+import { traceToDebugLog } from '../debug/trace.js';
 
 export interface DevicePollerHandoff {
   device: DeviceCodeResponse;
@@ -60,6 +62,7 @@ export async function runDevicePoller(env: NodeJS.ProcessEnv = process.env): Pro
     return 1;
   }
   const paths = cursorPaths(env);
+  if (apiTraceOn(env)) traceToDebugLog(env, 'sign-in poller', (message) => line({ event: 'warning', message }), paths.debugLog);
   const controller = new AbortController();
   process.once('SIGTERM', () => controller.abort());
   process.once('SIGINT', () => controller.abort());

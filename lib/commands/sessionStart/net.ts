@@ -3,6 +3,7 @@
  * evaluates the HTTP and OAuth clients (~600 KB) only when a network step is needed.
  */
 export { setProxyOptions } from '../../platform/http.js';
+export { traceToDebugLog } from '../../agentstack/debug/trace.js';
 export { refreshSingleFlight } from '../../agentstack/auth/tokenRefresh.js';
 export { startSignIn } from '../../agentstack/signIn/background.js';
 export { refreshSnapshot } from '../../agentstack/snapshot/refresh.js';

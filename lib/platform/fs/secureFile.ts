@@ -173,7 +173,8 @@ export function openRegularFileForAppend(path: string, options: { mode?: number;
   }
 }
 
-function notRegular(path: string, what: string): NodeJS.ErrnoException {
+/** The `ENOTREGULAR` error: `path` is a symlink, a FIFO or anything but a regular file. */
+export function notRegular(path: string, what: string): NodeJS.ErrnoException {
   const error: NodeJS.ErrnoException = new Error(`${path} is not a regular file (${what})`);
   error.code = 'ENOTREGULAR';
   return error;

@@ -1,0 +1,129 @@
+/**
+ * `diagnose-local --report`: one Markdown document a person pastes into a support ticket. Versions, every diagnose
+ * row, the settings with their origins, the tail of the last sign-in's log and the last API trace entries. Nothing
+ * in it is a secret: the rows and logs never hold one (masked at the source), and the whole document is then
+ * scrubbed of every run of 12 characters of each secret this machine holds; its top says whether anything was.
+ */
+import { arch, platform, release } from 'node:os';
+import { bearerOf } from '../../agentstack/mcpJson/credential.js';
+import { readMcpConfigFile } from '../../agentstack/mcpJson/file.js';
+import { readRefreshFile } from '../../agentstack/auth/refreshStore.js';
+import { environmentSecrets } from '../../agentstack/debug/trace.js';
+import type { CursorPaths } from '../../agentstack/server/paths.js';
+import type { SettingRow } from '../../agentstack/settings/effective.js';
+import { readTail } from '../../platform/fs/rotatingLog.js';
+import { readTextIfExists } from '../../platform/fs/secureFile.js';
+import { renderTable, type Check } from '../../platform/report.js';
+import { displayLines, displayText } from '../../platform/text/displayText.js';
+import { scrubSecrets } from '../../platform/text/scrub.js';
+import { tilde } from '../../platform/text/tilde.js';
+import { renderSettingsTable } from '../config/render.js';
+
+const SIGN_IN_LOG_LINES = 40;
+const TRACE_ENTRIES = 20;
+const TRACE_BYTES = 48 * 1024;
+
+export interface ReportFacts {
+  pluginVersion: string;
+  pluginRoot: string;
+  nodeVersion: string;
+  os: string;
+  /** What the last sessionStart hook input said, or null when none was recorded. */
+  cursorVersion: string | null;
+  title: string;
+  checks: readonly Check[];
+  changes: readonly string[];
+  settings: readonly SettingRow[];
+  traceOn: boolean;
+  /** The logs' tails as read: their text, no such file, or why they could not be read. */
+  signInLog: LogTail;
+  trace: LogTail;
+  generatedAt: Date;
+}
+
+export type LogTail = { text: string } | { missing: true } | { unreadable: string };
+
+/** Reads everything the report shows beyond the diagnosis, and the secrets it must not show. */
+export function gatherReportFacts(paths: CursorPaths, env: NodeJS.ProcessEnv, traceOn: boolean): { tails: Pick<ReportFacts, 'signInLog' | 'trace' | 'cursorVersion' | 'traceOn'>; secrets: string[] } {
+  const secrets = [...environmentSecrets(env)];
+  try { const bearer = bearerOf(readMcpConfigFile(paths.mcpJson).config); if (bearer) secrets.push(bearer); } catch { /* none readable */ }
+  try { const refresh = readRefreshFile(paths.refresh)?.refresh_token; if (refresh) secrets.push(refresh); } catch { /* none readable */ }
+  let cursorVersion: string | null = null;
+  try { cursorVersion = readTextIfExists(paths.cursorVersion)?.trim() || null; } catch { /* not recorded */ }
+  return { tails: { signInLog: tail(paths.deviceLog, 16 * 1024), trace: tail(paths.debugLog, TRACE_BYTES), cursorVersion, traceOn }, secrets };
+}
+
+function tail(path: string, maxBytes: number): LogTail {
+  try {
+    const text = readTail(path, maxBytes);
+    return text === null ? { missing: true } : { text };
+  } catch (error) {
+    return { unreadable: displayText((error as Error).message, 200) };
+  }
+}
+
+export function systemDescription(): string {
+  return `${platform()} ${release()} ${arch()}`;
+}
+
+/** A fenced block that no backtick run in `text` can close early. */
+function fenced(text: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}text\n${text.trimEnd()}\n${fence}`;
+}
+
+function tailSection(heading: string, path: string, log: LogTail, pick: (text: string) => string): string {
+  if ('missing' in log) return `## ${heading}\n\nNo ${tilde(path)} on this machine.\n`;
+  if ('unreadable' in log) return `## ${heading}\n\n${tilde(path)} was not read: ${log.unreadable}\n`;
+  return `## ${heading}\n\nFrom ${tilde(path)}:\n\n${fenced(displayLines(pick(log.text)))}\n`;
+}
+
+const lastLines = (n: number) => (text: string) => text.trimEnd().split('\n').slice(-n).join('\n');
+
+/** The last entries of the trace: each begins with a `[api ...]` line. */
+function lastEntries(text: string): string {
+  const starts = [...text.matchAll(/^\[api[ \]]/gm)].map((m) => m.index!);
+  if (starts.length <= TRACE_ENTRIES) return text.slice(starts[0] ?? 0);
+  return text.slice(starts[starts.length - TRACE_ENTRIES]);
+}
+
+/** The Markdown report, scrubbed of `secrets`. Pure. */
+export function renderReport(facts: ReportFacts, paths: Pick<CursorPaths, 'deviceLog' | 'debugLog'>, secrets: readonly string[]): string {
+  const traceState = facts.traceOn ? 'on' : 'off (turn it on with AGENTSTACK_DEBUG=api, or `config set debug api`, then reproduce the problem)';
+  const body = [
+    '## Versions',
+    '',
+    '| | |',
+    '|---|---|',
+    `| Plugin | ${facts.pluginVersion} (${tilde(facts.pluginRoot)}) |`,
+    `| Node | ${facts.nodeVersion} |`,
+    `| System | ${facts.os} |`,
+    `| Cursor (last seen by the session start hook) | ${facts.cursorVersion ? displayText(facts.cursorVersion, 40) : 'not recorded yet'} |`,
+    `| API trace | ${traceState} |`,
+    '',
+    '## Diagnosis',
+    '',
+    fenced(`${facts.changes.length ? `Changed:\n${facts.changes.map((c) => `  ${c}`).join('\n')}\n\n` : ''}${renderTable(facts.title, facts.checks)}`),
+    '',
+    '## Settings in effect',
+    '',
+    'Environment > ~/.cursor/agentstack-settings.json > default.',
+    '',
+    fenced(renderSettingsTable(facts.settings)),
+    '',
+    tailSection('Last sign-in', paths.deviceLog, facts.signInLog, lastLines(SIGN_IN_LOG_LINES)),
+    tailSection('API trace (last entries)', paths.debugLog, facts.trace, lastEntries),
+  ].join('\n');
+  const scrubbed = scrubSecrets(body, secrets);
+  const masked = scrubbed === body ? 'none was found' : 'what was found is shown as ****';
+  const head = [
+    '# AgentStack plugin support report',
+    '',
+    `> This report contains no secret: no access token, refresh token, device code, client secret, proxy password or cookie. Tokens appear only masked (their first 4 characters), the trace masks every credential it records, and before printing, the whole report was searched for any 12 characters in a row of this machine's token, refresh token, client secret and proxy password (${masked}). Read it before you paste it anyway.`,
+    '',
+    `Generated ${facts.generatedAt.toISOString()}.`,
+    '',
+  ].join('\n');
+  return `${head}\n${scrubbed}`;
+}

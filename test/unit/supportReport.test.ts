@@ -1,0 +1,45 @@
+/** diagnose-local --report as a pure renderer: what it shows, how it fences what it quotes, and that it scrubs. */
+import { describe, expect, it } from 'vitest';
+import { renderReport, type ReportFacts } from '../../lib/commands/diagnose/report.js';
+import { fail, pass } from '../../lib/platform/report.js';
+import { findLeaks } from '../helpers/secretScan.js';
+
+const TOKEN = 'eyJhbGciOiJFUzI1NiJ9.body-0123456789abcdef.sig';
+const paths = { deviceLog: '/c/agentstack-device.log', debugLog: '/c/agentstack-debug.log' };
+
+function facts(over: Partial<ReportFacts> = {}): ReportFacts {
+  return {
+    pluginVersion: '9.9.9', pluginRoot: '/p', nodeVersion: 'v20.0.0', os: 'linux 6 x64', cursorVersion: '2.1.0', title: 'AgentStack diagnosis',
+    checks: [pass('node', 'Node 20'), fail('mcp.entry', 'no entry', 'sign in')], changes: [],
+    settings: [{ key: 'debug', value: 'api', origin: 'settings', source: '/c/agentstack-settings.json' }],
+    traceOn: true, signInLog: { missing: true }, trace: { missing: true }, generatedAt: new Date('2026-01-01T00:00:00Z'), ...over,
+  };
+}
+
+describe('renderReport', () => {
+  it('opens with the no-secret statement, then versions, every row, the settings and both logs', () => {
+    const text = renderReport(facts({ signInLog: { text: 'line 1\nline 2\n' }, trace: { unreadable: 'a FIFO' } }), paths, [TOKEN]);
+    expect(text).toMatch(/^# AgentStack plugin support report\n\n> This report contains no secret: .*\(none was found\)/);
+    expect(text).toContain('| Plugin | 9.9.9 (/p) |');
+    expect(text).toContain('| Cursor (last seen by the session start hook) | 2.1.0 |');
+    expect(text).toMatch(/FAIL {2}mcp\.entry +no entry\n +-> sign in/);
+    expect(text).toMatch(/debug +api +settings \(\/c\/agentstack-settings\.json\)/);
+    expect(text).toContain('```text\nline 1\nline 2\n```');
+    expect(text).toContain('/c/agentstack-debug.log was not read: a FIFO');
+  });
+
+  it('scrubs a secret that reached a row or a log, and says so at the top', () => {
+    const text = renderReport(facts({ checks: [pass('online.who', `server said ${TOKEN}`)], signInLog: { text: `{"echo":"${TOKEN.slice(3, 30)}"}` } }), paths, [TOKEN]);
+    expect(findLeaks([{ what: 'report', text }], [TOKEN])).toEqual([]);
+    expect(text).toMatch(/\(what was found is shown as \*\*\*\*\)/);
+  });
+
+  it('a log with backticks cannot close its fence; the trace shows its last 20 entries', () => {
+    const entries = Array.from({ length: 25 }, (_, n) => `[api session-start pid 1] t GET https://x/${n} -> 200 (1 ms)\n  < body\n`).join('');
+    const text = renderReport(facts({ signInLog: { text: 'a ```` b\n' }, trace: { text: entries } }), paths, []);
+    expect(text).toContain('`````text\na ```` b\n`````');
+    expect(text).not.toContain('https://x/4 ');
+    expect(text).toContain('https://x/5 ');
+    expect(text).toContain('https://x/24 ');
+  });
+});
