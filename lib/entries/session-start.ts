@@ -37,21 +37,19 @@ async function hook(): Promise<object> {
   const { runSessionStart, SESSION_START_BUDGET_MS } = await import('../commands/sessionStart/run.js');
   const { SessionStartInputSchema } = await import('../schemas/hooks.js');
   const stdin = await reading;
-  // Nothing in the input changes what the hook does; an unexpected shape is only logged.
-  const raw = stdin.problem ? null : parseHookJson(stdin.text);
-  const input = stdin.problem ? null : SessionStartInputSchema.safeParse(raw);
+  const input = stdin.problem ? null : parseHookJson(stdin.text);
   if (stdin.problem) logHookFast(NAME, `stdin ${stdin.problem}; continuing without it`);
-  else if (!input?.success) logHookFast(NAME, 'stdin is not a sessionStart JSON object; continuing');
+  // Nothing in the input changes what the hook does; an unexpected shape is only logged.
+  else if (!SessionStartInputSchema.safeParse(input).success) logHookFast(NAME, 'stdin is not a sessionStart JSON object; continuing');
   const deadline = new Promise<object>((res) => {
     // A last resort: every step has its own timeout, but the hook must answer even if one does not hold.
     setTimeout(() => res({ additional_context: `AgentStack plugin: the status check did not finish in time. Plugin root: ${pluginRoot}. Run node "${pluginRoot}/scripts/diagnose-local.mjs" for details.` }), SESSION_START_BUDGET_MS + 1_500).unref();
   });
   let outcome = 'timed-out';
-  const cursorVersion = input?.success ? input.data.cursor_version : null;
-  const card = runSessionStart({ env: process.env, pluginRoot, script, loadNet, log: (m) => logHookFast(NAME, m), cursorVersion })
+  const card = runSessionStart({ env: process.env, pluginRoot, script, loadNet, log: (m) => logHookFast(NAME, m) })
     .then((text) => ((outcome = 'answered'), { additional_context: text }));
   const answer = await Promise.race([card, deadline]);
-  await recordRun(raw, outcome);
+  await recordRun(input, outcome);
   return answer;
 }
 

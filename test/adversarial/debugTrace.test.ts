@@ -111,7 +111,7 @@ describe('the API trace and the support report keep every secret out', () => {
     const report = await run('diagnose-local --report', [DIAGNOSE, '--report'], withSecrets);
     expect(report.stdout).toMatch(/^# AgentStack plugin support report\n\n> This report contains no secret/);
     for (const heading of ['## Versions', '## Diagnosis', '## Settings in effect', '## Last sign-in', '## API trace (last entries)']) expect(report.stdout).toContain(heading);
-    expect(report.stdout).toMatch(/\| Cursor \(last seen by the session start hook\) \| 2\.1\.0 \|/);
+    expect(report.stdout).toMatch(/\| Cursor \(last seen by the plugin's hooks\) \| 2\.1\.0 \|/);
     expect(report.stdout).toMatch(/debug\s+api\s+settings/);
     expect(report.stdout).toContain('[api session-start pid');
     expect(report.stdout).toMatch(/PASS\s+online\./);

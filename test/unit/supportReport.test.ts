@@ -21,7 +21,7 @@ describe('renderReport', () => {
     const text = renderReport(facts({ signInLog: { text: 'line 1\nline 2\n' }, trace: { unreadable: 'a FIFO' } }), paths, [TOKEN]);
     expect(text).toMatch(/^# AgentStack plugin support report\n\n> This report contains no secret: .*\(none was found\)/);
     expect(text).toContain('| Plugin | 9.9.9 (/p) |');
-    expect(text).toContain('| Cursor (last seen by the session start hook) | 2.1.0 |');
+    expect(text).toContain("| Cursor (last seen by the plugin's hooks) | 2.1.0 |");
     expect(text).toMatch(/FAIL {2}mcp\.entry +no entry\n +-> sign in/);
     expect(text).toMatch(/debug +api +settings \(\/c\/agentstack-settings\.json\)/);
     expect(text).toContain('```text\nline 1\nline 2\n```');

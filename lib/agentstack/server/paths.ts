@@ -19,7 +19,6 @@ export const CURSOR_FILES = {
   project: 'agentstack-project',
   deviceLog: 'agentstack-device.log',
   debugLog: 'agentstack-debug.log',
-  cursorVersion: 'agentstack-cursor-version',
   identity: 'agentstack-identity.json',
   settings: SETTINGS,
   settingsLock: lockPathFor(SETTINGS),

@@ -8,11 +8,11 @@ import { arch, platform, release } from 'node:os';
 import { bearerOf } from '../../agentstack/mcpJson/credential.js';
 import { readMcpConfigFile } from '../../agentstack/mcpJson/file.js';
 import { readRefreshFile } from '../../agentstack/auth/refreshStore.js';
+import { readHookRuns } from '../../agentstack/plugin/hookRuns.js';
 import { environmentSecrets } from '../../agentstack/debug/trace.js';
 import type { CursorPaths } from '../../agentstack/server/paths.js';
 import type { SettingRow } from '../../agentstack/settings/effective.js';
 import { readTail } from '../../platform/fs/rotatingLog.js';
-import { readTextIfExists } from '../../platform/fs/secureFile.js';
 import { renderTable, type Check } from '../../platform/report.js';
 import { displayLines, displayText } from '../../platform/text/displayText.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
@@ -48,8 +48,8 @@ export function gatherReportFacts(paths: CursorPaths, env: NodeJS.ProcessEnv, tr
   const secrets = [...environmentSecrets(env)];
   try { const bearer = bearerOf(readMcpConfigFile(paths.mcpJson).config); if (bearer) secrets.push(bearer); } catch { /* none readable */ }
   try { const refresh = readRefreshFile(paths.refresh)?.refresh_token; if (refresh) secrets.push(refresh); } catch { /* none readable */ }
-  let cursorVersion: string | null = null;
-  try { cursorVersion = readTextIfExists(paths.cursorVersion)?.trim() || null; } catch { /* not recorded */ }
+  const runs = readHookRuns(paths.hookRuns);
+  const cursorVersion = runs['session-start']?.cursor_version ?? runs['pre-mcp']?.cursor_version ?? null;
   return { tails: { signInLog: tail(paths.deviceLog, 16 * 1024), trace: tail(paths.debugLog, TRACE_BYTES), cursorVersion, traceOn }, secrets };
 }
 
@@ -99,7 +99,7 @@ export function renderReport(facts: ReportFacts, paths: Pick<CursorPaths, 'devic
     `| Plugin | ${facts.pluginVersion} (${tilde(facts.pluginRoot)}) |`,
     `| Node | ${facts.nodeVersion} |`,
     `| System | ${facts.os} |`,
-    `| Cursor (last seen by the session start hook) | ${facts.cursorVersion ? displayText(facts.cursorVersion, 40) : 'not recorded yet'} |`,
+    `| Cursor (last seen by the plugin's hooks) | ${facts.cursorVersion ? displayText(facts.cursorVersion, 40) : 'not recorded yet'} |`,
     `| API trace | ${traceState} |`,
     '',
     '## Diagnosis',

@@ -25,7 +25,6 @@ import { snapshotStep } from './snapshot.js';
 import { decideSignIn, signInTodo, type SignInFacts } from './decide.js';
 import { applySettings } from '../../agentstack/settings/effective.js';
 import { apiTraceOn } from '../../agentstack/debug/switch.js';
-import { recordCursorVersion } from '../../agentstack/plugin/cursorVersion.js';
 
 export type NetModule = typeof import('./net.js');
 
@@ -40,8 +39,6 @@ export interface SessionStartOptions {
   budgetMs?: number;
   now?: () => number;
   log?: (message: string) => void;
-  /** The `cursor_version` of the hook input, recorded for diagnose-local --report. */
-  cursorVersion?: string | null;
 }
 
 export const SESSION_START_BUDGET_MS = 8_000;
@@ -247,8 +244,6 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     signedOut: gate.state !== 'ok' && isSignedOut(paths.signedOut), serverUrl: mcpUrlFor(baseUrl), state: gate.state, apiKey: gate.apiKey, who, project: project(refreshed.config ?? config, gate), expiresAtMs: gate.expiresAtMs,
     capabilities, pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo, now: now(),
   });
-  // Last, so its write never delays the refresh or the sign-in.
-  recordCursorVersion(paths.cursorVersion, options.cursorVersion);
   // The card quotes the server (who, error messages, action names): a server that echoes a credential gets it
   // masked here, and no control, bidi or zero-width character reaches the agent.
   return displayLines(scrubSecrets(card, [gate.token, first.token, stored?.refresh_token]));
