@@ -51,9 +51,23 @@ export interface HttpResponse {
   url: string;
 }
 
-function combinedSignal(timeoutMs: number, signal?: AbortSignal): AbortSignal {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  return signal ? AbortSignal.any([timeout, signal]) : timeout;
+/**
+ * A signal that aborts at the deadline or when `signal` does. Built from a plain timer, not
+ * `AbortSignal.any([AbortSignal.timeout(ms), signal])`: on Node 20 the collector may drop the timeout signal inside
+ * `any`, and the request then never ends. The pending timer holds the controller, so the deadline always fires.
+ * `release` stops the timer and the listener once the response is fully read.
+ */
+function deadlineSignal(timeoutMs: number, signal?: AbortSignal): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal?.reason);
+  const timer = setTimeout(() => controller.abort(new DOMException('The operation timed out', 'TimeoutError')), timeoutMs);
+  timer.unref?.();
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    release: () => { clearTimeout(timer); signal?.removeEventListener('abort', onAbort); },
+  };
 }
 
 function describeFailure(error: unknown, url: string, timeoutMs: number, signal?: AbortSignal): PluginError {
@@ -91,7 +105,7 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: num
 export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = req.maxBytes ?? DEFAULT_MAX_BYTES;
-  const signal = combinedSignal(timeoutMs, req.signal);
+  const { signal, release } = deadlineSignal(timeoutMs, req.signal);
   try {
     const res = await undiciFetch(req.url, {
       method: req.method ?? 'GET',
@@ -105,6 +119,8 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
     return { status: res.status, headers: res.headers as unknown as Headers, text: Buffer.from(bytes).toString('utf8'), url: req.url };
   } catch (error) {
     throw describeFailure(error, req.url, timeoutMs, req.signal);
+  } finally {
+    release();
   }
 }
 
@@ -149,7 +165,8 @@ export function boundedFetch(options: { timeoutMs?: number; maxBytes?: number; s
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   return (async (input: string | URL | Request, init?: RequestInit) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    const signal = combinedSignal(timeoutMs, init?.signal ?? undefined);
+    const { signal, release } = deadlineSignal(timeoutMs, init?.signal ?? undefined);
+    let streaming = false;
     try {
       const res = await undiciFetch(url, {
         ...(init as object),
@@ -159,6 +176,7 @@ export function boundedFetch(options: { timeoutMs?: number; maxBytes?: number; s
       } as Parameters<typeof undiciFetch>[1]);
       const headers = res.headers as unknown as Headers;
       if (options.streamEventStreams && res.body && /^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '')) {
+        streaming = true; // the deadline keeps running until the stream ends or is cut
         return new Response(cappedStream(res.body as ReadableStream<Uint8Array>, maxBytes, url), { status: res.status, statusText: res.statusText, headers });
       }
       const bytes = await readCapped(res.body as ReadableStream<Uint8Array> | null, maxBytes, url);
@@ -166,6 +184,8 @@ export function boundedFetch(options: { timeoutMs?: number; maxBytes?: number; s
       return new Response(noBody ? null : bytes, { status: res.status, statusText: res.statusText, headers });
     } catch (error) {
       throw describeFailure(error, url, timeoutMs, init?.signal ?? undefined);
+    } finally {
+      if (!streaming) release();
     }
   }) as typeof fetch;
 }

@@ -152,10 +152,18 @@ async function protectedResourceMetadata(resource: string, options: RequestOptio
     try {
       return await o.processResourceDiscoveryResponse(expected, await request());
     } catch (error) {
-      if (options.signal?.aborted) throw toPluginError(error, 'Discovery');
+      if (stopsDiscovery(error, options)) throw toPluginError(error, 'Discovery');
     }
   }
   return null;
+}
+
+/**
+ * Discovery falls back on absent or unusable metadata, never on a cancel or a deadline: a server that did not answer
+ * one request in time would otherwise cost every later try its full deadline too.
+ */
+function stopsDiscovery(error: unknown, options: RequestOptions): boolean {
+  return Boolean(options.signal?.aborted) || (error instanceof PluginError && error.code === 'timeout');
 }
 
 /** RFC 8414 metadata of `issuer` (then its OpenID form). Null when absent or unusable. */
@@ -166,7 +174,7 @@ async function authorizationServerMetadata(issuer: string, options: RequestOptio
       const res = await o.discoveryRequest(issuerUrl, { ...requestOptions(issuer, options), algorithm });
       return await o.processDiscoveryResponse(issuerUrl, res);
     } catch (error) {
-      if (options.signal?.aborted) throw toPluginError(error, 'Discovery');
+      if (stopsDiscovery(error, options)) throw toPluginError(error, 'Discovery');
     }
   }
   return null;

@@ -80,11 +80,15 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
   const timeoutMs = args.bestEffortTimeoutMs ?? 5_000;
   const { httpRequest } = await import('../../platform/http.js');
   const auth = { authorization: `Bearer ${tokens.access_token}`, accept: 'application/json' };
+  // From here on the person is signed in: a Ctrl-C skips the remaining best-effort steps and the result still says
+  // signed in, because that is what the files now hold.
+  const cancelled = (what: string) => { warnings.push(`${what}: skipped, the sign-in was cancelled after it was saved`); return null; };
   const attempt = async <T>(what: string, fn: () => Promise<T>): Promise<T | null> => {
+    if (args.signal?.aborted) return cancelled(what);
     try {
       return await fn();
     } catch (error) {
-      if (args.signal?.aborted) throw error;
+      if (args.signal?.aborted) return cancelled(what);
       warnings.push(`${what}: ${quoteShort((error as Error).message, 160)}`);
       return null;
     }
@@ -95,13 +99,14 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
     if (res.status >= 400) throw new Error(`HTTP ${res.status}`);
   });
   const { refreshSnapshot } = await import('../snapshot/refresh.js');
-  const saved = await refreshSnapshot({
+  // A snapshot failure is already a result (reported below); only a cancel throws, and `attempt` turns that into null.
+  const saved = await attempt('Saving the capability snapshot', () => refreshSnapshot({
     path: paths.capabilities, failurePath: paths.capabilitiesFailure, baseUrl, token: tokens.access_token, timeoutMs,
     revalidate: false, signal: args.signal, now,
-  });
-  if (saved.kind === 'failed') warnings.push(`Saving the capability snapshot: ${saved.message}`);
-  const capabilities = saved.kind === 'failed' ? null : saved.count;
-  const skipped = saved.kind === 'failed' || !saved.skipped ? null : { count: saved.skipped, reason: saved.skippedReason };
+  }));
+  if (saved?.kind === 'failed') warnings.push(`Saving the capability snapshot: ${saved.message}`);
+  const capabilities = !saved || saved.kind === 'failed' ? null : saved.count;
+  const skipped = !saved || saved.kind === 'failed' || !saved.skipped ? null : { count: saved.skipped, reason: saved.skippedReason };
   const who = await attempt('Looking up who signed in', async () => {
     const { lookUpIdentity } = await import('../auth/identity.js');
     return lookUpIdentity({ baseUrl, token: tokens.access_token, identityPath: paths.identity, timeoutMs, signal: args.signal, now: new Date(now()) });

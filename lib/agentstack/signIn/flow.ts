@@ -21,6 +21,7 @@ export type FlowEvent =
   | { event: 'device_code'; user_code: string; verification_uri: string; verification_uri_complete: string | null; expires_in: number; interval: number }
   | { event: 'browser'; outcome: OpenOutcome | 'skipped'; url: string }
   | PollEvent
+  | { event: 'approved' }
   | ({ event: 'authorized' } & FinishResult);
 
 export type DeviceFlowOutcome = { kind: 'authorized'; result: FinishResult } | { kind: 'already_running'; holder: DeviceLock };
@@ -130,6 +131,7 @@ export async function completeDeviceFlow(args: CompleteArgs): Promise<FinishResu
     timing: args.timing,
     onEvent: args.onEvent,
   });
+  args.onEvent?.({ event: 'approved' });
   const result = await finishSignIn({ tokens, baseUrl: args.baseUrl, endpoints: args.endpoints, client: args.client, paths: args.paths, projectId: args.projectId, signal: args.signal, now: args.now });
   args.onEvent?.({ event: 'authorized', ...result });
   return result;

@@ -111,6 +111,11 @@ export function createReporter(options: { json: boolean; streams: OutputStreams;
       case 'retrying':
         if (!tty) say(`${event.message}; retrying in ${event.delay_s} s.`);
         return;
+      case 'approved':
+        // Human text only: the JSON events stay device_code, pending/slow_down, then authorized or error.
+        stop();
+        say('Approved. Saving the sign-in and reading the server\'s actions…');
+        return;
       case 'authorized': {
         stop();
         emit({ event: 'authorized', server_url: event.server_url, project_id: event.project_id, expires_at: event.expires_at, capabilities: event.capabilities, ...(event.skipped ? { skipped: event.skipped.count } : {}) });
