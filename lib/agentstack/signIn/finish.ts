@@ -3,7 +3,9 @@
  * token into `agentstack-refresh`, the server's tool cache is cleared, the capability snapshot is written, and we
  * learn who signed in. Only the mcp.json write is essential; the rest is best effort and reported as warnings.
  */
-import { jwtExpiryMs } from '../auth/jwt.js';
+import { decodeJwtClaims, jwtExpiryMs } from '../auth/jwt.js';
+import { grantedScopes, uncoveredActions } from '../auth/scopes.js';
+import { readSnapshot } from '../snapshot/store.js';
 import { applyBearer } from '../mcpJson/entry.js';
 import { tokenFingerprint } from '../mcpJson/credential.js';
 import { withLock } from '../../platform/fs/fileLock.js';
@@ -38,6 +40,10 @@ export interface FinishResult {
   /** Catalog entries left out of the snapshot as malformed (null: none). */
   skipped?: { count: number; reason: string | null } | null;
   who: string | null;
+  /** The scopes granted (null: neither the token nor the token response lists them). */
+  scopes: string[] | null;
+  /** Actions of the snapshot that need a scope the grant lacks (null: no snapshot). */
+  uncovered_actions: number | null;
   refresh_stored: boolean;
   warnings: string[];
 }
@@ -111,6 +117,11 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
     const { lookUpIdentity } = await import('../auth/identity.js');
     return lookUpIdentity({ baseUrl, token: tokens.access_token, identityPath: paths.identity, timeoutMs, signal: args.signal, now: new Date(now()) });
   });
+  const scopes = grantedScopes(decodeJwtClaims(tokens.access_token), tokens.scope);
+  let uncovered: number | null = null;
+  if (capabilities !== null) {
+    try { uncovered = uncoveredActions(readSnapshot(paths.capabilities)?.actions ?? [], scopes); } catch { /* reported as unknown */ }
+  }
   return {
     server_url: mcpUrlFor(baseUrl),
     mcp_json: paths.mcpJson,
@@ -119,6 +130,8 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
     capabilities,
     skipped,
     who,
+    scopes,
+    uncovered_actions: uncovered,
     refresh_stored: Boolean(tokens.refresh_token),
     warnings,
   };

@@ -29,6 +29,14 @@ export function jsonErrorCode(error: unknown): string {
   return JSON_ERROR_CODES[error.code] ?? error.code;
 }
 
+/** The granted scopes, and how many of the available actions they leave out (what a narrower preset costs). */
+export function scopesText(scopes: readonly string[] | null, uncovered: number | null, available: number | null): string {
+  if (!scopes) return 'not listed by the server';
+  const list = scopes.map((s) => quoteShort(s, 60)).join(' ');
+  if (uncovered === null || available === null) return list;
+  return uncovered ? `${list} (${uncovered} of the ${available} actions need a scope not granted)` : `${list} (they cover all ${available} actions)`;
+}
+
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 function formatLeft(seconds: number): string {
@@ -118,12 +126,13 @@ export function createReporter(options: { json: boolean; streams: OutputStreams;
         return;
       case 'authorized': {
         stop();
-        emit({ event: 'authorized', server_url: event.server_url, project_id: event.project_id, expires_at: event.expires_at, capabilities: event.capabilities, ...(event.skipped ? { skipped: event.skipped.count } : {}) });
+        emit({ event: 'authorized', server_url: event.server_url, project_id: event.project_id, expires_at: event.expires_at, capabilities: event.capabilities, ...(event.skipped ? { skipped: event.skipped.count } : {}), scopes: event.scopes, uncovered_actions: event.uncovered_actions });
         say(`✓ Signed in to AgentStack${event.who ? ` as ${event.who}` : ''}.`);
         say(`  Server: ${event.server_url}`);
         say(`  Project: ${event.project_id ?? 'none pinned (your default project)'}`);
         say(`  Token valid until: ${event.expires_at ?? 'the server did not say'}${event.refresh_stored ? ' (renewed automatically)' : ''}`);
         if (event.capabilities !== null) say(`  Actions available: ${event.capabilities}${event.skipped ? `; ${skippedText(event.skipped.count, event.skipped.reason)}` : ''}`);
+        say(`  Scopes granted: ${scopesText(event.scopes, event.uncovered_actions, event.capabilities)}`);
         for (const warning of event.warnings) say(`  warning: ${warning}`);
         say(`Cursor picks up ${event.mcp_json} by itself; if "user-agentstack" does not turn green, reload the window.`);
         return;
