@@ -19,6 +19,9 @@ Options:
   --project ID         pin this project (an integer > 1) before signing in; "none" removes the pin
                        (written to ~/.cursor/agentstack-project, mode 0600)
   --no-browser         print the URL and code; do not open a browser (alias --headless)
+  --status             say who is signed in, to which server, until when, with which scopes, the project
+                       and the rules in effect (at most ten lines, no network); exit 0 signed in, 1 not
+  --online             with --status: also ask the server whether it accepts the token
   --logout             sign out instead: revoke the grant at the server, remove the Bearer from mcp.json
                        and the refresh token, identity cache and capability snapshot (the pin stays)
   --json               one JSON event per line on stdout; human text on stderr
@@ -37,11 +40,20 @@ even if the server could not revoke), 1 failed or cancelled (Ctrl-C: error "abor
     headless: { type: 'boolean' },
     json: { type: 'boolean' },
     logout: { type: 'boolean' },
+    status: { type: 'boolean' },
+    online: { type: 'boolean' },
   },
 } as const;
 
 async function main(): Promise<number> {
   const { values } = parseCommandLine({ ...spec, options: { ...spec.options } });
+  if (values.online && !values.status) usageError('device-code', '--online works only with --status');
+  if (values.status) {
+    const extra = ['scope-preset', 'scopes', 'project', 'logout', 'no-browser', 'headless'].find((name) => values[name] !== undefined);
+    if (extra) usageError('device-code', `--status cannot be combined with --${extra}`);
+    const { runStatus } = await import('../commands/deviceCode/status.js');
+    return runStatus({ env: process.env, json: Boolean(values.json), online: Boolean(values.online), streams: { stdout: process.stdout } });
+  }
   if (values.logout) {
     const extra = ['scope-preset', 'scopes', 'project'].find((name) => values[name] !== undefined);
     if (extra) usageError('device-code', `--logout cannot be combined with --${extra}`);
