@@ -1,8 +1,19 @@
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { auditFolder, PROFILES, type ProfileChoice } from '../commands/audit/auditPlugin.js';
 import { parseCommandLine, usageError } from '../platform/cli.js';
 import { exitCodeFor, renderJson, renderTable } from '../platform/report.js';
 import { pluginRootFrom } from '../agentstack/plugin/runtimeCopies.js';
+
+/** Why `dir` cannot be audited (missing, a file), or null. */
+function notAFolder(dir: string): string | null {
+  try {
+    return statSync(dir).isDirectory() ? null : `${dir} is a file; give the plugin's folder (the one holding .cursor-plugin/plugin.json)`;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? `${dir} does not exist; give the plugin's folder` : `${dir} cannot be read (${code ?? 'error'})`;
+  }
+}
 
 const { values, positionals } = parseCommandLine({
   name: 'audit-cursor-plugin',
@@ -28,6 +39,11 @@ if (!PROFILES.includes(profile)) usageError('audit-cursor-plugin', `--profile mu
 if (values.rebuild && values['no-rebuild']) usageError('audit-cursor-plugin', 'give --rebuild or --no-rebuild, not both');
 const ownTree = pluginRootFrom(import.meta.url);
 const dir = positionals[0] ? resolve(positionals[0]) : ownTree;
+const folderProblem = notAFolder(dir);
+if (folderProblem) {
+  if (values.json) process.stdout.write(`${JSON.stringify({ error: 'invalid_config', message: folderProblem })}\n`);
+  usageError('audit-cursor-plugin', folderProblem);
+}
 const report = auditFolder(dir, { profile, ownTree, rebuild: values.rebuild === true, noRebuild: values['no-rebuild'] === true });
 const title = report.kind === 'marketplace'
   ? `Cursor marketplace audit: ${dir} (${report.plugins.length} plugins)`

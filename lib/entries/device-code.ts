@@ -1,4 +1,5 @@
-import { parseCommandLine, usageError } from '../platform/cli.js';
+import { exitOnPluginError, parseCommandLine, usageError } from '../platform/cli.js';
+import { assertCursorDirIsFolder } from '../agentstack/server/paths.js';
 import { prepareDeviceCode, type DeviceCodeRequest } from '../commands/deviceCode/prepare.js';
 import { runDeviceCode } from '../commands/deviceCode/run.js';
 
@@ -47,6 +48,7 @@ even if the server could not revoke), 1 failed or cancelled (Ctrl-C: error "abor
 
 async function main(): Promise<number> {
   const { values } = parseCommandLine({ ...spec, options: { ...spec.options } });
+  try { assertCursorDirIsFolder(process.env); } catch (error) { exitOnPluginError('device-code')(error); }
   if (values.online && !values.status) usageError('device-code', '--online works only with --status');
   if (values.status) {
     const extra = ['scope-preset', 'scopes', 'project', 'logout', 'no-browser', 'headless'].find((name) => values[name] !== undefined);

@@ -1,4 +1,5 @@
 import { exitOnPluginError, parseCommandLine } from '../platform/cli.js';
+import { assertCursorDirIsFolder } from '../agentstack/server/paths.js';
 import { diagnose } from '../commands/diagnose/run.js';
 import { exitCodeFor, renderJson, renderTable } from '../platform/report.js';
 import { pluginRootFrom } from '../agentstack/plugin/runtimeCopies.js';
@@ -27,6 +28,7 @@ Options:
 });
 
 const source = pluginRootFrom(import.meta.url);
+try { assertCursorDirIsFolder(process.env); } catch (error) { exitOnPluginError('diagnose-local')(error); }
 const result = await diagnose({
   source,
   fix: values.fix === true,

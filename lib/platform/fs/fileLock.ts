@@ -79,7 +79,8 @@ export function breakStaleLock(path: string, expected: string, options: RenameOp
   try { unlinkSync(aside); } catch { /* already gone */ }
 }
 
-const UNWRITABLE: Record<string, string> = { EACCES: 'permission denied', EPERM: 'permission denied', EROFS: 'read-only file system', ENOSPC: 'disk full', ENOTDIR: 'a parent is not a folder' };
+// EEXIST here: creating the folder found a file in its place (mkdir -p over a file).
+const UNWRITABLE: Record<string, string> = { EACCES: 'permission denied', EPERM: 'permission denied', EROFS: 'read-only file system', ENOSPC: 'disk full', ENOTDIR: 'a parent is not a folder', EEXIST: 'a parent is not a folder' };
 
 /** createExclusive with a person-readable error when the folder cannot take the lock file. */
 function createLockFile(path: string, payload: string): boolean {
