@@ -8,12 +8,12 @@ import { grantedScopes, uncoveredActions } from '../auth/scopes.js';
 import { readSnapshot } from '../snapshot/store.js';
 import { applyBearer } from '../mcpJson/entry.js';
 import { tokenFingerprint } from '../mcpJson/credential.js';
-import { withLock } from '../../platform/fs/fileLock.js';
+import { unwritableReason, withLock } from '../../platform/fs/fileLock.js';
 import { symlinkNotice, updateMcpConfigFile } from '../mcpJson/file.js';
 import { expiresAtOf, type OAuthClient, type OAuthEndpoints, type TokenSet } from '../auth/oauth.js';
 import type { CursorPaths } from '../server/paths.js';
 import { clearRefreshFile, writeRefreshFile } from '../auth/refreshStore.js';
-import { quoteShort } from '../../platform/errors.js';
+import { PluginError, quoteShort } from '../../platform/errors.js';
 import { mcpUrlFor } from '../server/baseUrl.js';
 import { clearSignedOut } from '../auth/signedOut.js';
 
@@ -51,6 +51,15 @@ export interface FinishResult {
 /** A refresh holds the lock for one bounded request; a holder older than `staleMs` is broken, so this wait ends. */
 const CREDENTIAL_LOCK = { timeoutMs: 25_000, staleMs: 20_000 };
 
+/** A file error while saving the credential, as the person must read it (the folder, the reason, what to do). */
+function unsaved(error: unknown, dir: string): unknown {
+  if (error instanceof PluginError) return error;
+  const errno = error as NodeJS.ErrnoException;
+  if (typeof errno?.code !== 'string') return error;
+  const where = typeof errno.path === 'string' ? errno.path : dir;
+  return new PluginError('io', `Could not save the sign-in to ${where} (${unwritableReason(errno.code)}); check that ${dir} is writable, then sign in again.`, { cause: error, details: { path: where, errno: errno.code } });
+}
+
 export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
   const now = args.now ?? Date.now;
   const { tokens, baseUrl, paths } = args;
@@ -78,7 +87,7 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
     const result = await updateMcpConfigFile(paths.mcpJson, (config) => applyBearer(config, { token: tokens.access_token, baseUrl, projectId: args.projectId }));
     clearSignedOut(paths.signedOut);
     return result;
-  }, CREDENTIAL_LOCK);
+  }, CREDENTIAL_LOCK).catch((error: unknown) => { throw unsaved(error, paths.dir); });
 
   const warnings: string[] = [];
   const notice = symlinkNotice(written);
