@@ -154,6 +154,12 @@ function cappedStream(body: ReadableStream<Uint8Array>, maxBytes: number, url: s
   }));
 }
 
+/** A built Response has an empty `url`; the one fetched is kept, so a library's error can name it. */
+function withUrl(response: Response, url: string): Response {
+  Object.defineProperty(response, 'url', { value: url });
+  return response;
+}
+
 /**
  * A `fetch` for libraries (oauth4webapi's customFetch, the MCP SDK's transport): same proxy, deadline, body cap and
  * no-redirect rule as `httpRequest`. The body is buffered, unless `streamEventStreams` is set and the response is
@@ -177,11 +183,11 @@ export function boundedFetch(options: { timeoutMs?: number; maxBytes?: number; s
       const headers = res.headers as unknown as Headers;
       if (options.streamEventStreams && res.body && /^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '')) {
         streaming = true; // the deadline keeps running until the stream ends or is cut
-        return new Response(cappedStream(res.body as ReadableStream<Uint8Array>, maxBytes, url), { status: res.status, statusText: res.statusText, headers });
+        return withUrl(new Response(cappedStream(res.body as ReadableStream<Uint8Array>, maxBytes, url), { status: res.status, statusText: res.statusText, headers }), url);
       }
       const bytes = await readCapped(res.body as ReadableStream<Uint8Array> | null, maxBytes, url);
       const noBody = res.status === 204 || res.status === 304;
-      return new Response(noBody ? null : bytes, { status: res.status, statusText: res.statusText, headers });
+      return withUrl(new Response(noBody ? null : bytes, { status: res.status, statusText: res.statusText, headers }), url);
     } catch (error) {
       throw describeFailure(error, url, timeoutMs, init?.signal ?? undefined);
     } finally {

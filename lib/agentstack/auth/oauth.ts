@@ -125,11 +125,21 @@ export function toPluginError(error: unknown, what: string, secrets: Secrets = [
   const cause = (error as { cause?: unknown })?.cause;
   if (error instanceof o.OperationProcessingError && cause instanceof Response) {
     const kind = cause.status >= 500 || cause.status === 429 ? 'server' : 'invalid_response';
-    return new PluginError(kind, `${what} failed: the server answered HTTP ${cause.status}`, { details: { status: cause.status } });
+    const who = cause.url ? quoteShort(cause.url, 160) : 'the server';
+    if (error.code === o.RESPONSE_IS_NOT_JSON && cause.ok) {
+      const type = quoteShort(cause.headers.get('content-type')?.split(';')[0] || 'no content type', 60);
+      return new PluginError(kind, `${what} failed: ${who} answered HTTP ${cause.status} with ${type}, not JSON; ${CHECK_BASE_URL}`, { details: { status: cause.status } });
+    }
+    return new PluginError(kind, `${what} failed: ${who} answered HTTP ${cause.status}`, { details: { status: cause.status } });
+  }
+  if (error instanceof o.OperationProcessingError && error.code === o.PARSE_ERROR) {
+    return new PluginError('invalid_response', `${what} failed: the server's answer is not valid JSON; ${CHECK_BASE_URL}`);
   }
   const message = error instanceof Error ? said(error.message, 160) : 'unexpected failure';
   return new PluginError('invalid_response', `${what} failed: ${message}`);
 }
+
+const CHECK_BASE_URL = 'check that the base URL (the base-url setting or AGENTSTACK_BASE_URL) is the AgentStack server';
 
 /** Runs one protocol step; a failure becomes a PluginError that masks the secrets the step sent. */
 export async function attempt<T>(what: string, fn: () => Promise<T>, secrets: Secrets = []): Promise<T> {
