@@ -83,3 +83,24 @@ describe('findJsonError agrees with JSON.parse', () => {
     }), { numRuns: 500 });
   });
 });
+
+describe('progress notes', () => {
+  it('say which server is asked, on a terminal only: never with --json, never without a TTY', () => {
+    const event = { event: 'discovering', server_url: 'https://a.tech/mcp' } as const;
+    const tty = streams(true);
+    createReporter({ json: false, streams: tty.streams }).onEvent(event);
+    expect(tty.err.join('')).toBe('Asking https://a.tech/mcp how to sign in…\n');
+    for (const [json, isTTY] of [[true, true], [false, false], [true, false]] as const) {
+      const s = streams(isTTY);
+      createReporter({ json, streams: s.streams }).onEvent(event);
+      expect([...s.out, ...s.err]).toEqual([]);
+    }
+  });
+
+  it('after approval: the waiting line stops and says the sign-in is being saved (human text only)', () => {
+    const s = streams(false);
+    createReporter({ json: true, streams: s.streams }).onEvent({ event: 'approved' });
+    expect(s.out).toEqual([]);
+    expect(s.err.join('')).toMatch(/^Approved\. Saving the sign-in/);
+  });
+});

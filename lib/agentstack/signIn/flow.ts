@@ -3,7 +3,7 @@
  * script, the session-start hook's detached poller and the tests all run the same code:
  * lock -> discover -> device code -> show + open -> poll -> mcp.json + refresh + snapshot -> unlock.
  */
-import { resolveBaseUrl } from '../server/baseUrl.js';
+import { mcpUrlFor, resolveBaseUrl } from '../server/baseUrl.js';
 import { assertOpenableUrl, openInBrowser, type Opener, type OpenOutcome } from './browser.js';
 import { MAX_DEVICE_LOCK_MS, acquireDeviceLock, readDeviceLock, shownDeviceLock, signInOrigins, type HeldDeviceLock } from './lock.js';
 import { finishSignIn, type FinishResult } from './finish.js';
@@ -22,6 +22,7 @@ export type FlowEvent =
   | { event: 'browser'; outcome: OpenOutcome | 'skipped'; url: string }
   | PollEvent
   | { event: 'approved' }
+  | { event: 'discovering'; server_url: string }
   | ({ event: 'authorized' } & FinishResult);
 
 export type DeviceFlowOutcome = { kind: 'authorized'; result: FinishResult } | { kind: 'already_running'; holder: DeviceLock };
@@ -154,6 +155,7 @@ export async function runDeviceFlow(options: DeviceFlowOptions): Promise<DeviceF
   const now = options.now ?? Date.now;
   const { baseUrl, paths, projectId } = prepareSignIn(options.env, options.baseUrl);
   const client = clientFromEnv(options.env);
+  options.onEvent?.({ event: 'discovering', server_url: mcpUrlFor(baseUrl) });
   const begun = await beginDeviceFlow({ paths, baseUrl, client, scopes: options.scopes, signal: options.signal, now, lockStartMs: LOCK_START_MS });
   if (begun.kind === 'held') {
     const holder = await holderWithCode(paths.deviceLock, begun.holder, options);

@@ -119,6 +119,10 @@ export function createReporter(options: { json: boolean; streams: OutputStreams;
       case 'retrying':
         if (!tty) say(`${event.message}; retrying in ${event.delay_s} s.`);
         return;
+      case 'discovering':
+        // A progress note for a person at a terminal only: never in --json, never in a log.
+        if (tty && !json) streams.stderr.write(`Asking ${event.server_url} how to sign in…\n`);
+        return;
       case 'approved':
         // Human text only: the JSON events stay device_code, pending/slow_down, then authorized or error.
         stop();
