@@ -20,9 +20,8 @@ Options:
   --project ID         pin this project (an integer > 1) before signing in; "none" removes the pin
                        (written to ~/.cursor/agentstack-project, mode 0600)
   --no-browser         print the URL and code; do not open a browser (alias --headless)
-  --status             say who is signed in, to which server, until when, with which scopes, the project
-                       and the rules in effect (at most ten lines, no network); exit 0 signed in, 1 not
-  --online             with --status: also ask the server whether it accepts the token
+  --status [--online]  who is signed in, where, until when, with which scopes, the project and the rules
+                       (at most ten lines, no network; --online asks the server); exit 0 signed in, 1 not
   --logout             sign out instead: revoke the grant at the server, remove the Bearer from mcp.json
                        and the refresh token, identity cache and capability snapshot (the pin stays)
   --json               one JSON event per line on stdout; human text on stderr
