@@ -111,3 +111,33 @@ describe('sign-in into a Cursor dir that cannot be written', () => {
     }
   });
 });
+
+describe('verify-mcp-surface-e2e.mjs stopped with Ctrl-C', () => {
+  it.skipIf(IS_WINDOWS)('still prints its one JSON document (a FAIL row saying it was cancelled) and exits 130', async () => {
+    const { createServer } = await import('node:net');
+    const held: Array<import('node:net').Socket> = [];
+    const silent = createServer((socket) => { held.push(socket); });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as import('node:net').AddressInfo).port;
+    try {
+      const dir = fixture.cursorDir();
+      const child = spawn(process.execPath, [join(REPO_ROOT, 'scripts/verify-mcp-surface-e2e.mjs'), '--base-url', `http://127.0.0.1:${port}`, '--json'], {
+        env: { ...baseChildEnv(), HOME: dir, AGENTSTACK_CURSOR_DIR: dir },
+      });
+      let stdout = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+      // Interrupt once the probe is waiting on the silent server (its first request is under way).
+      for (let i = 0; i < 100 && !held.length; i++) await new Promise((r) => setTimeout(r, 50));
+      child.kill('SIGINT');
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code).toBe(130);
+      const doc = JSON.parse(stdout);
+      expect(doc.ok).toBe(false);
+      expect(doc.checks.at(-1)).toMatchObject({ id: 'verify.run', status: 'FAIL', summary: expect.stringContaining('cancelled') });
+      expect(doc).toHaveProperty('base_url');
+    } finally {
+      for (const socket of held) socket.destroy();
+      silent.close();
+    }
+  });
+});
