@@ -40,10 +40,7 @@ if (values.rebuild && values['no-rebuild']) usageError('audit-cursor-plugin', 'g
 const ownTree = pluginRootFrom(import.meta.url);
 const dir = positionals[0] ? resolve(positionals[0]) : ownTree;
 const folderProblem = notAFolder(dir);
-if (folderProblem) {
-  if (values.json) process.stdout.write(`${JSON.stringify({ error: 'invalid_config', message: folderProblem })}\n`);
-  usageError('audit-cursor-plugin', folderProblem);
-}
+if (folderProblem) usageError('audit-cursor-plugin', folderProblem);
 const report = auditFolder(dir, { profile, ownTree, rebuild: values.rebuild === true, noRebuild: values['no-rebuild'] === true });
 const title = report.kind === 'marketplace'
   ? `Cursor marketplace audit: ${dir} (${report.plugins.length} plugins)`

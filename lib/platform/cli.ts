@@ -45,8 +45,12 @@ export function parseArgsMessage(error: Error & { code?: string }): string {
   return error.message.split('. ')[0]!.replace(/\.$/, '');
 }
 
-/** Bad usage: one line naming the problem and the hint, on stderr; exit 2. */
-export function usageError(name: string, message: string): never {
+/**
+ * Bad usage: one line naming the problem and the hint, on stderr; exit 2. Asked for `--json`, stdout also carries one
+ * JSON error object, so a program reading stdout learns why there is no report.
+ */
+export function usageError(name: string, message: string, argv: readonly string[] = process.argv): never {
+  if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({ error: 'usage', message })}\n`);
   process.stderr.write(`${name}: ${message}\nRun with --help for usage.\n`);
   process.exit(2);
 }

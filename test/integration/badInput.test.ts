@@ -34,7 +34,7 @@ describe('audit-cursor-plugin.mjs with a folder that is not one', () => {
     expect(missing.stderr).not.toMatch(STACK);
     const onFile = await run('scripts/audit-cursor-plugin.mjs', [file, '--json']);
     expect(onFile.code).toBe(2);
-    expect(JSON.parse(onFile.stdout)).toEqual({ error: 'invalid_config', message: expect.stringContaining(`${file} is a file`) });
+    expect(JSON.parse(onFile.stdout)).toEqual({ error: 'usage', message: expect.stringContaining(`${file} is a file`) });
     expect(onFile.stderr).not.toMatch(STACK);
   });
 });
@@ -83,10 +83,14 @@ describe('config.mjs wording and exit codes', () => {
     expect(r.stdout).toContain('No project pin was set');
   });
 
-  it('an unknown option reads as one balanced line', async () => {
+  it('an unknown option reads as one balanced line; with --json stdout also has the JSON error object', async () => {
     const r = await run('scripts/config.mjs', ['--bogus']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('config: unknown option --bogus\nRun with --help for usage.\n');
+    expect(r.stdout).toBe('');
+    const json = await run('hooks/scripts/device-code.mjs', ['--json', '--scope-preset', 'nope']);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toEqual({ error: 'usage', message: expect.stringContaining('unknown --scope-preset') });
   });
 });
 
