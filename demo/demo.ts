@@ -4,8 +4,8 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { join, resolve } from 'node:path';
+import { parseCommandLine } from '../lib/platform/cli.js';
 import { startCore, type RunningCore } from '../core/index.js';
 import { maskSecret } from '../lib/platform/text/mask.js';
 import { cursorPaths } from '../lib/agentstack/server/paths.js';
@@ -24,13 +24,16 @@ Runs the plugin end to end against the reference AgentStack core on a free loopb
   --cursor-dir DIR  use DIR as the Cursor config dir (default: a new temporary folder, removed afterwards)
   --keep            keep the temporary Cursor dir and print its path`;
 
-const { values } = parseArgs({
-  options: { interactive: { type: 'boolean' }, 'cursor-dir': { type: 'string' }, keep: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+const { values } = parseCommandLine({
+  name: 'demo',
+  usage: USAGE,
+  options: { interactive: { type: 'boolean' }, 'cursor-dir': { type: 'string' }, keep: { type: 'boolean' } },
 });
-if (values.help) { say(USAGE); process.exit(0); }
 
-const ownDir = !values['cursor-dir'];
-const cursorDir = values['cursor-dir'] ?? mkdtempSync(join(tmpdir(), 'agentstack-demo-'));
+const given = typeof values['cursor-dir'] === 'string' ? values['cursor-dir'] : undefined;
+const ownDir = !given;
+// A relative DIR is taken from where the demo was started, as a shell would.
+const cursorDir = given ? resolve(given) : mkdtempSync(join(tmpdir(), 'agentstack-demo-'));
 let core: RunningCore | undefined;
 let step = 'starting the reference core';
 

@@ -1,4 +1,5 @@
-import { parseCommandLine, usageError } from '../platform/cli.js';
+import { exitOnPluginError, parseCommandLine, usageError } from '../platform/cli.js';
+import { assertCursorDirIsFolder } from '../agentstack/server/paths.js';
 import { prepareDeviceCode, type DeviceCodeRequest } from '../commands/deviceCode/prepare.js';
 import { runDeviceCode } from '../commands/deviceCode/run.js';
 import { traceScriptIfAsked } from '../agentstack/debug/trace.js';
@@ -20,6 +21,8 @@ Options:
   --project ID         pin this project (an integer > 1) before signing in; "none" removes the pin
                        (written to ~/.cursor/agentstack-project, mode 0600)
   --no-browser         print the URL and code; do not open a browser (alias --headless)
+  --status [--online]  who is signed in, where, until when, with which scopes, the project and the rules
+                       (at most ten lines, no network; --online asks the server); exit 0 signed in, 1 not
   --logout             sign out instead: revoke the grant at the server, remove the Bearer from mcp.json
                        and the refresh token, identity cache and capability snapshot (the pin stays)
   --json               one JSON event per line on stdout; human text on stderr
@@ -32,23 +35,29 @@ Environment (wins over ~/.cursor/agentstack-settings.json, see config.mjs): AGEN
 Exit codes: 0 signed in (or a sign-in is already running; with --logout: signed out on this machine,
 even if the server could not revoke), 1 failed or cancelled (Ctrl-C: error "aborted"), 2 bad usage.`,
   options: {
-    'scope-preset': { type: 'string' },
-    scopes: { type: 'string' },
-    project: { type: 'string' },
-    'no-browser': { type: 'boolean' },
-    headless: { type: 'boolean' },
-    json: { type: 'boolean' },
-    logout: { type: 'boolean' },
-    debug: { type: 'boolean' },
+    'scope-preset': { type: 'string' }, scopes: { type: 'string' }, project: { type: 'string' },
+    'no-browser': { type: 'boolean' }, headless: { type: 'boolean' },
+    json: { type: 'boolean' }, logout: { type: 'boolean' }, debug: { type: 'boolean' },
+    status: { type: 'boolean' }, online: { type: 'boolean' },
   },
 } as const;
 
 async function main(): Promise<number> {
   const { values } = parseCommandLine({ ...spec, options: { ...spec.options } });
   traceScriptIfAsked(values.debug);
+  try { assertCursorDirIsFolder(process.env); } catch (error) { exitOnPluginError('device-code')(error); }
+  if (values.online && !values.status) usageError('device-code', '--online works only with --status');
+  const refuseWith = (mode: string, names: string[]) => {
+    const extra = names.find((name) => values[name as keyof typeof values] !== undefined);
+    if (extra) usageError('device-code', `--${mode} cannot be combined with --${extra}`);
+  };
+  if (values.status) {
+    refuseWith('status', ['scope-preset', 'scopes', 'project', 'logout', 'no-browser', 'headless']);
+    const { runStatus } = await import('../commands/deviceCode/status.js');
+    return runStatus({ env: process.env, json: Boolean(values.json), online: Boolean(values.online), streams: { stdout: process.stdout } });
+  }
   if (values.logout) {
-    const extra = ['scope-preset', 'scopes', 'project'].find((name) => values[name] !== undefined);
-    if (extra) usageError('device-code', `--logout cannot be combined with --${extra}`);
+    refuseWith('logout', ['scope-preset', 'scopes', 'project']);
     const { runLogout } = await import('../commands/deviceCode/logout.js');
     return runLogout({ json: Boolean(values.json), env: process.env, streams: { stdout: process.stdout, stderr: process.stderr } });
   }

@@ -1,4 +1,5 @@
 import { exitOnPluginError, parseCommandLine, usageError } from '../platform/cli.js';
+import { assertCursorDirIsFolder } from '../agentstack/server/paths.js';
 import { diagnose } from '../commands/diagnose/run.js';
 import { exitCodeFor, renderJson, renderTable } from '../platform/report.js';
 import { pluginRootFrom } from '../agentstack/plugin/runtimeCopies.js';
@@ -38,6 +39,7 @@ if (values.json && values.report) usageError('diagnose-local', 'give --json or -
 const traceOn = traceScriptIfAsked(values.debug);
 
 const source = pluginRootFrom(import.meta.url);
+try { assertCursorDirIsFolder(process.env); } catch (error) { exitOnPluginError('diagnose-local')(error); }
 const result = await diagnose({
   source,
   fix: values.fix === true,

@@ -2,7 +2,8 @@ import { parseBaseUrl, resolveBaseUrl } from '../agentstack/server/baseUrl.js';
 import { parseCommandLine, usageError } from '../platform/cli.js';
 import { isPluginError } from '../platform/errors.js';
 import { cursorPaths } from '../agentstack/server/paths.js';
-import { exitCodeFor, renderJson, renderTable } from '../platform/report.js';
+import { exitCodeFor, fail, renderJson, renderTable, type Check } from '../platform/report.js';
+import type { ProbeReport } from '../agentstack/probe/probe.js';
 import { bearerFromEnv, bearerFromMcpJson } from '../commands/verify/bearerSource.js';
 import { runVerify, settledVerify } from '../commands/verify/runVerify.js';
 import { applySettings } from '../agentstack/settings/effective.js';
@@ -49,14 +50,18 @@ try {
 }
 const tokenEnv = values['token-env'];
 const source = typeof tokenEnv === 'string' ? bearerFromEnv(tokenEnv, process.env) : bearerFromMcpJson(cursorPaths().mcpJson, baseUrl);
-// Whatever happens, one report (with --json: exactly one JSON document) and an exit code.
-const result = await settledVerify(() => runVerify({ baseUrl, ...(source.bearer ? { bearer: source.bearer } : {}), ...(values.only === 'mcp' ? { only: 'mcp' as const } : {}) }));
-const { probe } = result;
-const all = [source.check, ...result.checks];
-const title = `AgentStack MCP surface: ${baseUrl}`;
-if (values.json) {
-  process.stdout.write(renderJson(title, all, { baseUrl, era: probe?.era ?? null, protocolVersion: probe?.protocolVersion ?? null, durationMs: probe?.durationMs ?? null, exchanges: probe?.exchanges ?? [], events: probe?.events ?? [] }));
-} else {
-  process.stdout.write(renderTable(title, all));
+// Whatever happens, one report (with --json: exactly one JSON document) and an exit code; Ctrl-C included.
+function report(all: Check[], probe?: ProbeReport): void {
+  const title = `AgentStack MCP surface: ${baseUrl}`;
+  process.stdout.write(values.json
+    ? renderJson(title, all, { baseUrl, era: probe?.era ?? null, protocolVersion: probe?.protocolVersion ?? null, durationMs: probe?.durationMs ?? null, exchanges: probe?.exchanges ?? [], events: probe?.events ?? [] })
+    : renderTable(title, all));
 }
+process.once('SIGINT', () => {
+  report([source.check, fail('verify.run', 'cancelled (Ctrl-C) before the checks finished', 'run it again and let it finish')]);
+  process.exit(130);
+});
+const result = await settledVerify(() => runVerify({ baseUrl, ...(source.bearer ? { bearer: source.bearer } : {}), ...(values.only === 'mcp' ? { only: 'mcp' as const } : {}) }));
+const all = [source.check, ...result.checks];
+report(all, result.probe);
 process.exitCode = exitCodeFor(all);

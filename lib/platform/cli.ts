@@ -21,7 +21,7 @@ export function parseCommandLine(spec: CommandSpec, argv: string[] = process.arg
       strict: true,
     }) as ParsedCommand;
   } catch (error) {
-    usageError(spec.name, (error as Error).message);
+    usageError(spec.name, parseArgsMessage(error as Error & { code?: string }));
   }
   if (parsed.values.help) {
     process.stdout.write(`${spec.usage.trim()}\n`);
@@ -30,8 +30,27 @@ export function parseCommandLine(spec: CommandSpec, argv: string[] = process.arg
   return parsed;
 }
 
-/** Bad usage: one line naming the problem and the hint, on stderr; exit 2. */
-export function usageError(name: string, message: string): never {
+/**
+ * parseArgs' messages in our own words: they quote with unbalanced quotes and, where positionals are allowed, add
+ * advice about `--` that reads as an error of its own.
+ */
+export function parseArgsMessage(error: Error & { code?: string }): string {
+  const quoted = /'([^']*)'/.exec(error.message)?.[1];
+  const name = quoted?.replace(/ <value>$/, '');
+  if (name !== undefined) {
+    if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${name}`;
+    if (error.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `unexpected argument ${JSON.stringify(name)}`;
+    if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return /<value>/.test(quoted!) ? `${name} needs a value` : `${name} takes no value`;
+  }
+  return error.message.split('. ')[0]!.replace(/\.$/, '');
+}
+
+/**
+ * Bad usage: one line naming the problem and the hint, on stderr; exit 2. Asked for `--json`, stdout also carries one
+ * JSON error object, so a program reading stdout learns why there is no report.
+ */
+export function usageError(name: string, message: string, argv: readonly string[] = process.argv): never {
+  if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({ error: 'usage', message })}\n`);
   process.stderr.write(`${name}: ${message}\nRun with --help for usage.\n`);
   process.exit(2);
 }

@@ -100,9 +100,23 @@ export interface HttpResponse {
   url: string;
 }
 
-function combinedSignal(timeoutMs: number, signal?: AbortSignal): AbortSignal {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  return signal ? AbortSignal.any([timeout, signal]) : timeout;
+/**
+ * A signal that aborts at the deadline or when `signal` does. Built from a plain timer, not
+ * `AbortSignal.any([AbortSignal.timeout(ms), signal])`: on Node 20 the collector may drop the timeout signal inside
+ * `any`, and the request then never ends. The pending timer holds the controller, so the deadline always fires.
+ * `release` stops the timer and the listener once the response is fully read.
+ */
+function deadlineSignal(timeoutMs: number, signal?: AbortSignal): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal?.reason);
+  const timer = setTimeout(() => controller.abort(new DOMException('The operation timed out', 'TimeoutError')), timeoutMs);
+  timer.unref?.();
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    release: () => { clearTimeout(timer); signal?.removeEventListener('abort', onAbort); },
+  };
 }
 
 function describeFailure(error: unknown, url: string, timeoutMs: number, signal?: AbortSignal): PluginError {
@@ -140,7 +154,7 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: num
 export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = req.maxBytes ?? DEFAULT_MAX_BYTES;
-  const signal = combinedSignal(timeoutMs, req.signal);
+  const { signal, release } = deadlineSignal(timeoutMs, req.signal);
   const started = trace ? performance.now() : 0;
   try {
     const res = await undiciFetch(req.url, {
@@ -159,6 +173,8 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
     const failure = describeFailure(error, req.url, timeoutMs, req.signal);
     if (trace) traced(started, req, null, null, failure);
     throw failure;
+  } finally {
+    release();
   }
 }
 
@@ -192,6 +208,12 @@ function cappedStream(body: ReadableStream<Uint8Array>, maxBytes: number, url: s
   }));
 }
 
+/** A built Response has an empty `url`; the one fetched is kept, so a library's error can name it. */
+function withUrl(response: Response, url: string): Response {
+  Object.defineProperty(response, 'url', { value: url });
+  return response;
+}
+
 /**
  * A `fetch` for libraries (oauth4webapi's customFetch, the MCP SDK's transport): same proxy, deadline, body cap and
  * no-redirect rule as `httpRequest`. The body is buffered, unless `streamEventStreams` is set and the response is
@@ -203,9 +225,10 @@ export function boundedFetch(options: { timeoutMs?: number; maxBytes?: number; s
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   return (async (input: string | URL | Request, init?: RequestInit) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    const signal = combinedSignal(timeoutMs, init?.signal ?? undefined);
+    const { signal, release } = deadlineSignal(timeoutMs, init?.signal ?? undefined);
     const started = trace ? performance.now() : 0;
     const sent = { url, method: init?.method, headers: init?.headers, body: init?.body };
+    let streaming = false;
     try {
       const res = await undiciFetch(url, {
         ...(init as object),
@@ -215,17 +238,20 @@ export function boundedFetch(options: { timeoutMs?: number; maxBytes?: number; s
       } as Parameters<typeof undiciFetch>[1]);
       const headers = res.headers as unknown as Headers;
       if (options.streamEventStreams && res.body && /^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '')) {
+        streaming = true; // the deadline keeps running until the stream ends or is cut
         if (trace) traced(started, sent, res, null);
-        return new Response(cappedStream(res.body as ReadableStream<Uint8Array>, maxBytes, url), { status: res.status, statusText: res.statusText, headers });
+        return withUrl(new Response(cappedStream(res.body as ReadableStream<Uint8Array>, maxBytes, url), { status: res.status, statusText: res.statusText, headers }), url);
       }
       const bytes = await readCapped(res.body as ReadableStream<Uint8Array> | null, maxBytes, url);
       const noBody = res.status === 204 || res.status === 304;
       if (trace) traced(started, sent, res, Buffer.from(bytes).toString('utf8'));
-      return new Response(noBody ? null : bytes, { status: res.status, statusText: res.statusText, headers });
+      return withUrl(new Response(noBody ? null : bytes, { status: res.status, statusText: res.statusText, headers }), url);
     } catch (error) {
       const failure = describeFailure(error, url, timeoutMs, init?.signal ?? undefined);
       if (trace) traced(started, sent, null, null, failure);
       throw failure;
+    } finally {
+      if (!streaming) release();
     }
   }) as typeof fetch;
 }

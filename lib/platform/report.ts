@@ -69,9 +69,24 @@ export function renderTable(title: string, checks: readonly Check[]): string {
 
 export type JsonReport = { title: string; ok: boolean; counts: ReportCounts; checks: Check[]; [extra: string]: unknown };
 
-/** The --json document: stable keys `title`, `ok`, `counts`, `checks`, plus whatever the caller adds. */
+/** `durationMs` -> `duration_ms`, at every depth; keys that are not plain camelCase words stay as they are. */
+export function snakeCaseKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeCaseKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    const name = /^[a-z][a-zA-Z0-9]*$/.test(key) ? key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase() : key;
+    out[name] = snakeCaseKeys(inner);
+  }
+  return out;
+}
+
+/**
+ * The --json document: stable keys `title`, `ok`, `counts`, `checks`, plus whatever the caller adds, its keys in
+ * snake_case like every other field the scripts print.
+ */
 export function renderJson(title: string, checks: readonly Check[], extra: Record<string, unknown> = {}): string {
   const shown = checks.map((c) => ({ ...c, summary: oneLine(c.summary), ...(c.fix === undefined ? {} : { fix: oneLine(c.fix) }) }));
-  const doc: JsonReport = { title, ok: exitCodeFor(checks) === 0, counts: countChecks(checks), checks: shown, ...extra };
+  const doc: JsonReport = { title, ok: exitCodeFor(checks) === 0, counts: countChecks(checks), checks: shown, ...(snakeCaseKeys(extra) as Record<string, unknown>) };
   return `${JSON.stringify(doc, null, 2)}\n`;
 }

@@ -101,6 +101,18 @@ describe('wrong types in every field the plugin reads (hostile server)', () => {
     expect(error.code).toBe('invalid_response');
   });
 
+  it('an HTML page or broken JSON where the device endpoint should answer: names the URL and what came, and says to check the base URL', async () => {
+    hostile.route('POST /api/oauth2/device/authorize', (_req, res) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }); res.end('<html>welcome</html>'); });
+    const html = await failure(requestDeviceCode({ endpoints: legacy(hostile.baseUrl), client, scope: 'openid', timeoutMs: 3_000 }));
+    expect(html.code).toBe('invalid_response');
+    expect(html.message).toContain(`${hostile.baseUrl}/api/oauth2/device/authorize answered HTTP 200 with text/html, not JSON`);
+    expect(html.message).toMatch(/check that the base URL .* is the AgentStack server/);
+    hostile.route('POST /api/oauth2/device/authorize', (_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"device_code": '); });
+    const broken = await failure(requestDeviceCode({ endpoints: legacy(hostile.baseUrl), client, scope: 'openid', timeoutMs: 3_000 }));
+    expect(broken.message).toMatch(/not valid JSON; check that the base URL/);
+    expect(broken.message).not.toMatch(/"response" body/);
+  });
+
   it('device response expires_in = "600" (a numeric string): read as the number 600 (oauth4webapi parses it), never as text', async () => {
     hostile.route('POST /api/oauth2/device/authorize', json({ ...goodDevice, expires_in: '600' }));
     const device = await requestDeviceCode({ endpoints: legacy(hostile.baseUrl), client, scope: 'openid', timeoutMs: 3_000 });
@@ -128,7 +140,7 @@ describe('wrong types in every field the plugin reads (hostile server)', () => {
     if (poll.kind !== 'error') return;
     expect(poll.error.code).toBe('invalid_response');
     // nothing of the body is quoted: neither its JSON nor a stringified object
-    expect(poll.error.message).toBe('Signing in failed: the server answered HTTP 400');
+    expect(poll.error.message).toBe(`Signing in failed: ${hostile.baseUrl}/api/oauth2/token answered HTTP 400`);
   });
 
   it.each([[[]], ['all'], [null]] as const)('GET /mcp/actions with domains = %j: invalid_response naming where', async (value) => {

@@ -168,3 +168,12 @@ describe('config.mjs', () => {
     });
   });
 });
+
+describe('config.mjs set base-url with the MCP URL', () => {
+  it('stores the server\'s base, so no request ever goes to <base>/mcp/mcp', async () => {
+    const set = await config(['set', 'base-url', 'https://staging.example.com/mcp']);
+    expect(set.code).toBe(0);
+    expect(set.stdout).toContain('Set base-url = https://staging.example.com');
+    expect(stored()).toEqual({ 'base-url': 'https://staging.example.com' });
+  });
+});

@@ -43,7 +43,7 @@ describe('plugin surface as shipped', () => {
   });
 
   it('each command has name and description frontmatter', () => {
-    for (const name of ['agentstack-authorize', 'agentstack-login', 'agentstack-logout', 'agentstack-diagnose', 'agentstack-config']) {
+    for (const name of ['agentstack-authorize', 'agentstack-login', 'agentstack-logout', 'agentstack-diagnose', 'agentstack-config', 'agentstack-status']) {
       const text = readFileSync(join(REPO_ROOT, 'commands', `${name}.md`), 'utf8');
       const front = /^---\n([\s\S]*?)\n---\n/.exec(text)?.[1] ?? '';
       expect(front).toMatch(new RegExp(`^name: ${name}$`, 'm'));

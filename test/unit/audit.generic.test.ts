@@ -210,3 +210,12 @@ describe('profiles', () => {
     expect(report.checks.map((c) => c.id)).not.toContain('bundles.fresh');
   });
 });
+
+describe('an unreadable plugin.json', () => {
+  it('names the file once, not "plugin.json plugin.json cannot be read"', () => {
+    const report = auditFolder(folder({ ...hostedMcp(), '.cursor-plugin/plugin.json': '{ not json' }));
+    const name = report.checks.find((c) => c.id === 'manifest.name')!;
+    expect(name.status).toBe('FAIL');
+    expect(name.summary).toBe('plugin.json cannot be read');
+  });
+});

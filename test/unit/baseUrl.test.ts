@@ -26,6 +26,14 @@ describe('base URL', () => {
     },
   );
 
+  it('reads the MCP URL (what the server prints, what mcp.json holds) as its base, never as <base>/mcp/mcp', () => {
+    expect(parseBaseUrl('https://a.tech/mcp')).toBe('https://a.tech');
+    expect(parseBaseUrl('http://127.0.0.1:5/mcp/')).toBe('http://127.0.0.1:5');
+    expect(parseBaseUrl('https://a.tech/tenant/mcp')).toBe('https://a.tech/tenant');
+    expect(parseBaseUrl('https://a.tech/mcpx')).toBe('https://a.tech/mcpx');
+    expect(mcpUrlFor(parseBaseUrl('https://a.tech/mcp'))).toBe('https://a.tech/mcp');
+  });
+
   it('maps MCP URLs back to base URLs only for valid AgentStack-style URLs', () => {
     expect(mcpUrlFor('https://a.tech')).toBe('https://a.tech/mcp');
     expect(baseUrlFromMcpUrl('https://staging.a.tech/mcp')).toBe('https://staging.a.tech');

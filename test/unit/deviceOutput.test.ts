@@ -12,7 +12,7 @@ function streams(isTTY = false) {
 }
 
 const deviceCode: Extract<FlowEvent, { event: 'device_code' }> = { event: 'device_code', user_code: 'ABCD-EFGH', verification_uri: 'https://a.tech/activate', verification_uri_complete: 'https://a.tech/activate?user_code=ABCD-EFGH', expires_in: 600, interval: 5 };
-const authorized: FlowEvent = { event: 'authorized', server_url: 'https://a.tech/mcp', mcp_json: '/x/mcp.json', project_id: 42, expires_at: '2030-01-01T00:00:00.000Z', capabilities: 9, who: 'dev@a.tech', refresh_stored: true, warnings: [] };
+const authorized: FlowEvent = { event: 'authorized', server_url: 'https://a.tech/mcp', mcp_json: '/x/mcp.json', project_id: 42, expires_at: '2030-01-01T00:00:00.000Z', capabilities: 9, who: 'dev@a.tech', scopes: ['openid', 'data:read'], uncovered_actions: 4, refresh_stored: true, warnings: [] };
 
 describe('device-code output', () => {
   it('--json: exactly the issue\'s events and fields on stdout; human text on stderr', () => {
@@ -28,12 +28,13 @@ describe('device-code output', () => {
       { event: 'device_code', user_code: 'ABCD-EFGH', verification_uri: 'https://a.tech/activate', verification_uri_complete: 'https://a.tech/activate?user_code=ABCD-EFGH', expires_in: 600, interval: 5 },
       { event: 'pending' },
       { event: 'slow_down', interval: 10 },
-      { event: 'authorized', server_url: 'https://a.tech/mcp', project_id: 42, expires_at: '2030-01-01T00:00:00.000Z', capabilities: 9 },
+      { event: 'authorized', server_url: 'https://a.tech/mcp', project_id: 42, expires_at: '2030-01-01T00:00:00.000Z', capabilities: 9, scopes: ['openid', 'data:read'], uncovered_actions: 4 },
     ]);
     expect(s.out.every((l) => l.endsWith('\n') && !l.slice(0, -1).includes('\n'))).toBe(true);
     const text = s.err.join('');
     expect(text).toMatch(/! First copy your one-time code:\n {4}ABCD-EFGH\n/);
     expect(text).toContain('✓ Signed in to AgentStack as dev@a.tech.');
+    expect(text).toContain('Scopes granted: openid data:read (4 of the 9 actions need a scope not granted)');
   });
 
   it('human mode: text on stdout, nothing JSON; errors on stderr with exit 1', () => {
@@ -80,5 +81,26 @@ describe('findJsonError agrees with JSON.parse', () => {
       const text = json.slice(0, i) + insert + json.slice(i);
       expect(findJsonError(text) === null).toBe(parses(text));
     }), { numRuns: 500 });
+  });
+});
+
+describe('progress notes', () => {
+  it('say which server is asked, on a terminal only: never with --json, never without a TTY', () => {
+    const event = { event: 'discovering', server_url: 'https://a.tech/mcp' } as const;
+    const tty = streams(true);
+    createReporter({ json: false, streams: tty.streams }).onEvent(event);
+    expect(tty.err.join('')).toBe('Asking https://a.tech/mcp how to sign in…\n');
+    for (const [json, isTTY] of [[true, true], [false, false], [true, false]] as const) {
+      const s = streams(isTTY);
+      createReporter({ json, streams: s.streams }).onEvent(event);
+      expect([...s.out, ...s.err]).toEqual([]);
+    }
+  });
+
+  it('after approval: the waiting line stops and says the sign-in is being saved (human text only)', () => {
+    const s = streams(false);
+    createReporter({ json: true, streams: s.streams }).onEvent({ event: 'approved' });
+    expect(s.out).toEqual([]);
+    expect(s.err.join('')).toMatch(/^Approved\. Saving the sign-in/);
   });
 });

@@ -103,6 +103,10 @@ describe('mcp.mode', () => {
     expect(mcpModeGate(mcp(), 'linux').status).toBe('PASS');
     expect(mcpModeGate(mcp({ mode: 0o644 }), 'linux')).toMatchObject({ status: 'FAIL', summary: expect.stringMatching(/0644/) });
     expect(mcpModeGate(mcp({ mode: 0o644 }), 'win32').status).toBe('PASS');
+    // No token in the file: it does not say there is one to read.
+    const unsigned = mcpModeGate(mcp({ mode: 0o644, config: { mcpServers: { agentstack: { url: 'https://agentstack.tech/mcp' } } } }), 'linux');
+    expect(unsigned).toMatchObject({ status: 'WARN' });
+    expect(unsigned.summary).not.toMatch(/read the token/);
     expect(mcpModeGate(mcp({ mode: null, exists: false }), 'linux').status).toBe('WARN');
   });
 });

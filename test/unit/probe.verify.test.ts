@@ -144,3 +144,12 @@ describe('verify never ends without a report', () => {
     expect(result.checks).toEqual([expect.objectContaining({ id: 'verify.run', status: 'FAIL' })]);
   });
 });
+
+describe('--json extra fields', () => {
+  it('are snake_case at every depth, like every other field the scripts print', async () => {
+    const { snakeCaseKeys } = await import('../../lib/platform/report.js');
+    const doc = JSON.parse(renderJson('T', [], { baseUrl: 'x', durationMs: 3, exchanges: [{ httpMethod: 'POST', sent: { sessionId: 'a', authorization: true } }], 'base-url': 1 }));
+    expect(doc).toMatchObject({ base_url: 'x', duration_ms: 3, exchanges: [{ http_method: 'POST', sent: { session_id: 'a', authorization: true } }], 'base-url': 1 });
+    expect(snakeCaseKeys({ a: [{ bC: null }] })).toEqual({ a: [{ b_c: null }] });
+  });
+});

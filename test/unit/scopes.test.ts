@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { SCOPE_PRESETS, resolveScopes, scopeStringFor, type ScopeRequest } from '../../lib/agentstack/auth/scopes.js';
+import { grantedScopes, uncoveredActions } from '../../lib/agentstack/auth/scopes.js';
 
 const OURS = ['openid', 'offline_access', 'profile:read', 'projects:read', 'projects:write', 'actions:read', 'actions:execute', 'data:read', 'data:write'];
 const OTHER = ['openid', 'offline_access', 'read:profile', 'read:projects', 'write:projects', 'read:actions', 'execute:actions', 'read:data', 'write:data'];
@@ -72,5 +73,21 @@ describe('scope presets follow the server', () => {
     expect(resolveScopes({ preset: 'full' }, ['openid'])).toBe('openid');
     expect(() => resolveScopes({ scopes: ['a:b', 'c:d'] }, ['openid', 'x'])).toThrow('The server does not offer the scope "a:b", "c:d"; it offers: openid x');
     expect(() => resolveScopes({ preset: 'builder' }, ['openid', 'admin'])).toThrow('(it offers: openid admin)');
+  });
+});
+
+describe('what a grant covers', () => {
+  it('reads the token\'s own list first, else the token response\'s scope, else unknown', () => {
+    expect(grantedScopes({ scp: ['data:read'] }, 'openid data:write')).toEqual(['data:read']);
+    expect(grantedScopes({ sub: 'x' }, 'openid  data:write ')).toEqual(['openid', 'data:write']);
+    expect(grantedScopes(null, '')).toBeNull();
+    expect(grantedScopes(null, undefined)).toBeNull();
+  });
+
+  it('counts the actions whose required capability is not granted; none when the grant is unknown', () => {
+    const actions = [{ required_cap: 'data:read' }, { required_cap: 'data:write' }, { required_cap: null }, {}, { required_cap: 'projects:write' }];
+    expect(uncoveredActions(actions, ['data:read'])).toBe(2);
+    expect(uncoveredActions(actions, ['data:read', 'data:write', 'projects:write'])).toBe(0);
+    expect(uncoveredActions(actions, null)).toBe(0);
   });
 });

@@ -126,11 +126,21 @@ export function toPluginError(error: unknown, what: string, secrets: Secrets = [
   const cause = (error as { cause?: unknown })?.cause;
   if (error instanceof o.OperationProcessingError && cause instanceof Response) {
     const kind = cause.status >= 500 || cause.status === 429 ? 'server' : 'invalid_response';
-    return new PluginError(kind, `${what} failed: the server answered HTTP ${cause.status}`, { details: { status: cause.status } });
+    const who = cause.url ? quoteShort(cause.url, 160) : 'the server';
+    if (error.code === o.RESPONSE_IS_NOT_JSON && cause.ok) {
+      const type = quoteShort(cause.headers.get('content-type')?.split(';')[0] || 'no content type', 60);
+      return new PluginError(kind, `${what} failed: ${who} answered HTTP ${cause.status} with ${type}, not JSON; ${CHECK_BASE_URL}`, { details: { status: cause.status } });
+    }
+    return new PluginError(kind, `${what} failed: ${who} answered HTTP ${cause.status}`, { details: { status: cause.status } });
+  }
+  if (error instanceof o.OperationProcessingError && error.code === o.PARSE_ERROR) {
+    return new PluginError('invalid_response', `${what} failed: the server's answer is not valid JSON; ${CHECK_BASE_URL}`);
   }
   const message = error instanceof Error ? said(error.message, 160) : 'unexpected failure';
   return new PluginError('invalid_response', `${what} failed: ${message}`);
 }
+
+const CHECK_BASE_URL = 'check that the base URL (the base-url setting or AGENTSTACK_BASE_URL) is the AgentStack server';
 
 /** Runs one protocol step; a failure becomes a PluginError that masks the secrets the step sent. */
 export async function attempt<T>(what: string, fn: () => Promise<T>, secrets: Secrets = []): Promise<T> {
@@ -152,7 +162,7 @@ async function fetchResourceMetadata(url: string, resource: string, options: Req
     const read = readResourceMetadata(await res.json(), resource);
     return read.ok ? read.metadata : null;
   } catch (error) {
-    if (options.signal?.aborted) throw toPluginError(error, 'Discovery');
+    if (stopsDiscovery(error, options)) throw toPluginError(error, 'Discovery');
     return null;
   }
 }
@@ -170,7 +180,7 @@ async function challengeMetadataUrl(resource: string, options: RequestOptions): 
     const url = res.status === 401 ? challengeResourceMetadata(res.headers.get('www-authenticate')) : null;
     return url && isSafeWebUrl(url) ? url : null;
   } catch (error) {
-    if (options.signal?.aborted) throw toPluginError(error, 'Discovery');
+    if (stopsDiscovery(error, options)) throw toPluginError(error, 'Discovery');
     return null;
   }
 }
@@ -188,6 +198,14 @@ async function protectedResourceMetadata(resource: string, options: RequestOptio
   return null;
 }
 
+/**
+ * Discovery falls back on absent or unusable metadata, never on a cancel or a deadline: a server that did not answer
+ * one request in time would otherwise cost every later try its full deadline too.
+ */
+function stopsDiscovery(error: unknown, options: RequestOptions): boolean {
+  return Boolean(options.signal?.aborted) || (error instanceof PluginError && error.code === 'timeout');
+}
+
 /** RFC 8414 metadata of `issuer` (then its OpenID form). Null when absent or unusable. */
 async function authorizationServerMetadata(issuer: string, options: RequestOptions): Promise<o.AuthorizationServer | null> {
   const issuerUrl = new URL(issuer);
@@ -196,7 +214,7 @@ async function authorizationServerMetadata(issuer: string, options: RequestOptio
       const res = await o.discoveryRequest(issuerUrl, { ...requestOptions(issuer, options), algorithm });
       return await o.processDiscoveryResponse(issuerUrl, res);
     } catch (error) {
-      if (options.signal?.aborted) throw toPluginError(error, 'Discovery');
+      if (stopsDiscovery(error, options)) throw toPluginError(error, 'Discovery');
     }
   }
   return null;

@@ -82,3 +82,37 @@ export function resolveScopes(request: ScopeRequest, advertised: readonly string
   }
   return [...base, ...chosen].join(' ');
 }
+
+/** Claims that may list what the token was granted, in the order they are read (servers use one of them). */
+export const GRANTED_SCOPE_CLAIMS = ['caps', 'scp', 'scope'] as const;
+
+/**
+ * The capabilities the token lists (the first of `caps`, `scp`, `scope` it carries, as an array or a space-separated
+ * string), or null when it carries none: then nothing is denied on capabilities.
+ */
+export function grantedCaps(claims: Record<string, unknown> | null): Set<string> | null {
+  for (const claim of GRANTED_SCOPE_CLAIMS) {
+    const raw = claims?.[claim];
+    if (Array.isArray(raw)) return new Set(raw.filter((c): c is string => typeof c === 'string'));
+    if (typeof raw === 'string') return new Set(raw.split(/\s+/).filter(Boolean));
+  }
+  return null;
+}
+
+/**
+ * What the grant covers: the token's own list when it carries one, else the `scope` of the token response (RFC 6749
+ * 5.1), else null (unknown: nothing is counted as uncovered).
+ */
+export function grantedScopes(claims: Record<string, unknown> | null, responseScope: string | null | undefined): string[] | null {
+  const fromToken = grantedCaps(claims);
+  if (fromToken) return [...fromToken];
+  const listed = responseScope?.split(/\s+/).filter(Boolean);
+  return listed?.length ? listed : null;
+}
+
+/** How many actions need a capability the grant lacks (an action without `required_cap` needs none). */
+export function uncoveredActions(actions: ReadonlyArray<{ required_cap?: string | null }>, granted: readonly string[] | null): number {
+  if (!granted) return 0;
+  const has = new Set(granted);
+  return actions.filter((a) => typeof a.required_cap === 'string' && a.required_cap !== '' && !has.has(a.required_cap)).length;
+}

@@ -24,7 +24,8 @@ export function isSafeWebUrl(value: string): boolean {
 
 /**
  * Validates an AgentStack base URL and returns it normalized: origin plus path, no trailing slash,
- * no query or fragment. Throws `invalid_config` before any request is made.
+ * no query or fragment. The MCP URL (`<base>/mcp`, what the server prints and mcp.json holds) is read as its base:
+ * kept as given, every request would go to `<base>/mcp/mcp`. Throws `invalid_config` before any request is made.
  */
 export function parseBaseUrl(value: string, source = 'AGENTSTACK_BASE_URL'): string {
   let url: URL;
@@ -43,7 +44,7 @@ export function parseBaseUrl(value: string, source = 'AGENTSTACK_BASE_URL'): str
     throw new PluginError('invalid_config', `${source} must not carry a query or fragment`);
   }
   const path = url.pathname.replace(/\/+$/, '');
-  return `${url.origin}${path}`;
+  return `${url.origin}${path.endsWith(MCP_PATH) ? path.slice(0, -MCP_PATH.length) : path}`;
 }
 
 /** The base URL from the environment, or the default. */

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, posix, win32 } from 'node:path';
 import { PluginError } from '../../platform/errors.js';
@@ -55,6 +56,19 @@ export function cursorDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS
   const override = env.AGENTSTACK_CURSOR_DIR;
   if (override && override.trim()) return resolveCursorDirOverride(override, env, platform);
   return (platform === 'win32' ? win32 : posix).join(homeFolder(env, platform), '.cursor');
+}
+
+/**
+ * Stops a script (never a hook) with one clear line when the Cursor folder exists but is not a folder, before any
+ * read or write inside it fails with ENOTDIR or EEXIST. A missing folder is fine: writers create it.
+ */
+export function assertCursorDirIsFolder(env: NodeJS.ProcessEnv = process.env): void {
+  const dir = cursorDir(env);
+  let isFolder = true;
+  try { isFolder = statSync(dir).isDirectory(); } catch { return; }
+  if (isFolder) return;
+  const named = env.AGENTSTACK_CURSOR_DIR?.trim() ? `AGENTSTACK_CURSOR_DIR (${dir})` : `The Cursor folder ${dir}`;
+  throw new PluginError('io', `${named} is a file, not a folder; point AGENTSTACK_CURSOR_DIR at a folder, or unset it.`, { details: { path: dir } });
 }
 
 export function cursorPaths(env: NodeJS.ProcessEnv = process.env): CursorPaths {

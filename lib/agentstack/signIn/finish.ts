@@ -3,15 +3,17 @@
  * token into `agentstack-refresh`, the server's tool cache is cleared, the capability snapshot is written, and we
  * learn who signed in. Only the mcp.json write is essential; the rest is best effort and reported as warnings.
  */
-import { jwtExpiryMs } from '../auth/jwt.js';
+import { decodeJwtClaims, jwtExpiryMs } from '../auth/jwt.js';
+import { grantedScopes, uncoveredActions } from '../auth/scopes.js';
+import { readSnapshot } from '../snapshot/store.js';
 import { applyBearer } from '../mcpJson/entry.js';
 import { tokenFingerprint } from '../mcpJson/credential.js';
-import { withLock } from '../../platform/fs/fileLock.js';
+import { unwritableReason, withLock } from '../../platform/fs/fileLock.js';
 import { symlinkNotice, updateMcpConfigFile } from '../mcpJson/file.js';
 import { expiresAtOf, type OAuthClient, type OAuthEndpoints, type TokenSet } from '../auth/oauth.js';
 import type { CursorPaths } from '../server/paths.js';
 import { clearRefreshFile, writeRefreshFile } from '../auth/refreshStore.js';
-import { quoteShort } from '../../platform/errors.js';
+import { PluginError, quoteShort } from '../../platform/errors.js';
 import { mcpUrlFor } from '../server/baseUrl.js';
 import { clearSignedOut } from '../auth/signedOut.js';
 
@@ -38,12 +40,25 @@ export interface FinishResult {
   /** Catalog entries left out of the snapshot as malformed (null: none). */
   skipped?: { count: number; reason: string | null } | null;
   who: string | null;
+  /** The scopes granted (null: neither the token nor the token response lists them). */
+  scopes: string[] | null;
+  /** Actions of the snapshot that need a scope the grant lacks (null: no snapshot). */
+  uncovered_actions: number | null;
   refresh_stored: boolean;
   warnings: string[];
 }
 
 /** A refresh holds the lock for one bounded request; a holder older than `staleMs` is broken, so this wait ends. */
 const CREDENTIAL_LOCK = { timeoutMs: 25_000, staleMs: 20_000 };
+
+/** A file error while saving the credential, as the person must read it (the folder, the reason, what to do). */
+function unsaved(error: unknown, dir: string): unknown {
+  if (error instanceof PluginError) return error;
+  const errno = error as NodeJS.ErrnoException;
+  if (typeof errno?.code !== 'string') return error;
+  const where = typeof errno.path === 'string' ? errno.path : dir;
+  return new PluginError('io', `Could not save the sign-in to ${where} (${unwritableReason(errno.code)}); check that ${dir} is writable, then sign in again.`, { cause: error, details: { path: where, errno: errno.code } });
+}
 
 export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
   const now = args.now ?? Date.now;
@@ -72,7 +87,7 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
     const result = await updateMcpConfigFile(paths.mcpJson, (config) => applyBearer(config, { token: tokens.access_token, baseUrl, projectId: args.projectId }));
     clearSignedOut(paths.signedOut);
     return result;
-  }, CREDENTIAL_LOCK);
+  }, CREDENTIAL_LOCK).catch((error: unknown) => { throw unsaved(error, paths.dir); });
 
   const warnings: string[] = [];
   const notice = symlinkNotice(written);
@@ -80,11 +95,15 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
   const timeoutMs = args.bestEffortTimeoutMs ?? 5_000;
   const { httpRequest } = await import('../../platform/http.js');
   const auth = { authorization: `Bearer ${tokens.access_token}`, accept: 'application/json' };
+  // From here on the person is signed in: a Ctrl-C skips the remaining best-effort steps and the result still says
+  // signed in, because that is what the files now hold.
+  const cancelled = (what: string) => { warnings.push(`${what}: skipped, the sign-in was cancelled after it was saved`); return null; };
   const attempt = async <T>(what: string, fn: () => Promise<T>): Promise<T | null> => {
+    if (args.signal?.aborted) return cancelled(what);
     try {
       return await fn();
     } catch (error) {
-      if (args.signal?.aborted) throw error;
+      if (args.signal?.aborted) return cancelled(what);
       warnings.push(`${what}: ${quoteShort((error as Error).message, 160)}`);
       return null;
     }
@@ -95,17 +114,23 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
     if (res.status >= 400) throw new Error(`HTTP ${res.status}`);
   });
   const { refreshSnapshot } = await import('../snapshot/refresh.js');
-  const saved = await refreshSnapshot({
+  // A snapshot failure is already a result (reported below); only a cancel throws, and `attempt` turns that into null.
+  const saved = await attempt('Saving the capability snapshot', () => refreshSnapshot({
     path: paths.capabilities, failurePath: paths.capabilitiesFailure, baseUrl, token: tokens.access_token, timeoutMs,
     revalidate: false, signal: args.signal, now,
-  });
-  if (saved.kind === 'failed') warnings.push(`Saving the capability snapshot: ${saved.message}`);
-  const capabilities = saved.kind === 'failed' ? null : saved.count;
-  const skipped = saved.kind === 'failed' || !saved.skipped ? null : { count: saved.skipped, reason: saved.skippedReason };
+  }));
+  if (saved?.kind === 'failed') warnings.push(`Saving the capability snapshot: ${saved.message}`);
+  const capabilities = !saved || saved.kind === 'failed' ? null : saved.count;
+  const skipped = !saved || saved.kind === 'failed' || !saved.skipped ? null : { count: saved.skipped, reason: saved.skippedReason };
   const who = await attempt('Looking up who signed in', async () => {
     const { lookUpIdentity } = await import('../auth/identity.js');
     return lookUpIdentity({ baseUrl, token: tokens.access_token, identityPath: paths.identity, timeoutMs, signal: args.signal, now: new Date(now()) });
   });
+  const scopes = grantedScopes(decodeJwtClaims(tokens.access_token), tokens.scope);
+  let uncovered: number | null = null;
+  if (capabilities !== null) {
+    try { uncovered = uncoveredActions(readSnapshot(paths.capabilities)?.actions ?? [], scopes); } catch { /* reported as unknown */ }
+  }
   return {
     server_url: mcpUrlFor(baseUrl),
     mcp_json: paths.mcpJson,
@@ -114,6 +139,8 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
     capabilities,
     skipped,
     who,
+    scopes,
+    uncovered_actions: uncovered,
     refresh_stored: Boolean(tokens.refresh_token),
     warnings,
   };

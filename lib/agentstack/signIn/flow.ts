@@ -3,7 +3,7 @@
  * script, the session-start hook's detached poller and the tests all run the same code:
  * lock -> discover -> device code -> show + open -> poll -> mcp.json + refresh + snapshot -> unlock.
  */
-import { resolveBaseUrl } from '../server/baseUrl.js';
+import { mcpUrlFor, resolveBaseUrl } from '../server/baseUrl.js';
 import { assertOpenableUrl, openInBrowser, type Opener, type OpenOutcome } from './browser.js';
 import { MAX_DEVICE_LOCK_MS, acquireDeviceLock, readDeviceLock, shownDeviceLock, signInOrigins, type HeldDeviceLock } from './lock.js';
 import { finishSignIn, type FinishResult } from './finish.js';
@@ -21,6 +21,8 @@ export type FlowEvent =
   | { event: 'device_code'; user_code: string; verification_uri: string; verification_uri_complete: string | null; expires_in: number; interval: number }
   | { event: 'browser'; outcome: OpenOutcome | 'skipped'; url: string }
   | PollEvent
+  | { event: 'approved' }
+  | { event: 'discovering'; server_url: string }
   | ({ event: 'authorized' } & FinishResult);
 
 export type DeviceFlowOutcome = { kind: 'authorized'; result: FinishResult } | { kind: 'already_running'; holder: DeviceLock };
@@ -130,6 +132,7 @@ export async function completeDeviceFlow(args: CompleteArgs): Promise<FinishResu
     timing: args.timing,
     onEvent: args.onEvent,
   });
+  args.onEvent?.({ event: 'approved' });
   const result = await finishSignIn({ tokens, baseUrl: args.baseUrl, endpoints: args.endpoints, client: args.client, paths: args.paths, projectId: args.projectId, signal: args.signal, now: args.now });
   args.onEvent?.({ event: 'authorized', ...result });
   return result;
@@ -152,6 +155,7 @@ export async function runDeviceFlow(options: DeviceFlowOptions): Promise<DeviceF
   const now = options.now ?? Date.now;
   const { baseUrl, paths, projectId } = prepareSignIn(options.env, options.baseUrl);
   const client = clientFromEnv(options.env);
+  options.onEvent?.({ event: 'discovering', server_url: mcpUrlFor(baseUrl) });
   const begun = await beginDeviceFlow({ paths, baseUrl, client, scopes: options.scopes, signal: options.signal, now, lockStartMs: LOCK_START_MS });
   if (begun.kind === 'held') {
     const holder = await holderWithCode(paths.deviceLock, begun.holder, options);

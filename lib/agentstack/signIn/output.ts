@@ -29,6 +29,14 @@ export function jsonErrorCode(error: unknown): string {
   return JSON_ERROR_CODES[error.code] ?? error.code;
 }
 
+/** The granted scopes, and how many of the available actions they leave out (what a narrower preset costs). */
+export function scopesText(scopes: readonly string[] | null, uncovered: number | null, available: number | null): string {
+  if (!scopes) return 'not listed by the server';
+  const list = scopes.map((s) => quoteShort(s, 60)).join(' ');
+  if (uncovered === null || available === null) return list;
+  return uncovered ? `${list} (${uncovered} of the ${available} actions need a scope not granted)` : `${list} (they cover all ${available} actions)`;
+}
+
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 function formatLeft(seconds: number): string {
@@ -111,14 +119,24 @@ export function createReporter(options: { json: boolean; streams: OutputStreams;
       case 'retrying':
         if (!tty) say(`${event.message}; retrying in ${event.delay_s} s.`);
         return;
+      case 'discovering':
+        // A progress note for a person at a terminal only: never in --json, never in a log.
+        if (tty && !json) streams.stderr.write(`Asking ${event.server_url} how to sign in…\n`);
+        return;
+      case 'approved':
+        // Human text only: the JSON events stay device_code, pending/slow_down, then authorized or error.
+        stop();
+        say('Approved. Saving the sign-in and reading the server\'s actions…');
+        return;
       case 'authorized': {
         stop();
-        emit({ event: 'authorized', server_url: event.server_url, project_id: event.project_id, expires_at: event.expires_at, capabilities: event.capabilities, ...(event.skipped ? { skipped: event.skipped.count } : {}) });
+        emit({ event: 'authorized', server_url: event.server_url, project_id: event.project_id, expires_at: event.expires_at, capabilities: event.capabilities, ...(event.skipped ? { skipped: event.skipped.count } : {}), scopes: event.scopes, uncovered_actions: event.uncovered_actions });
         say(`✓ Signed in to AgentStack${event.who ? ` as ${event.who}` : ''}.`);
         say(`  Server: ${event.server_url}`);
         say(`  Project: ${event.project_id ?? 'none pinned (your default project)'}`);
         say(`  Token valid until: ${event.expires_at ?? 'the server did not say'}${event.refresh_stored ? ' (renewed automatically)' : ''}`);
         if (event.capabilities !== null) say(`  Actions available: ${event.capabilities}${event.skipped ? `; ${skippedText(event.skipped.count, event.skipped.reason)}` : ''}`);
+        say(`  Scopes granted: ${scopesText(event.scopes, event.uncovered_actions, event.capabilities)}`);
         for (const warning of event.warnings) say(`  warning: ${warning}`);
         say(`Cursor picks up ${event.mcp_json} by itself; if "user-agentstack" does not turn green, reload the window.`);
         return;

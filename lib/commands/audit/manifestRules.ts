@@ -21,7 +21,8 @@ export function manifestKeysRule(p: PluginFiles): Check {
 export function manifestNameRule(p: PluginFiles): Check {
   const id = 'manifest.name';
   const m = manifestOf(p);
-  const problem = m ? nameProblem(m) : 'plugin.json cannot be read';
+  if (!m) return fail(id, 'plugin.json cannot be read', 'Fix plugin.json first');
+  const problem = nameProblem(m);
   return problem
     ? fail(id, `plugin.json ${problem}`, 'Use a name like "my-plugin"')
     : pass(id, `plugin name "${String(m!.name)}" matches Cursor's pattern`);

@@ -3,8 +3,9 @@
  * same rule as their environment variable before anything is written; a refused value changes nothing (exit 2).
  * `project` is the `agentstack-project` pin file, with the pin's own rules.
  */
+import { existsSync } from 'node:fs';
 import { PluginError } from '../../platform/errors.js';
-import { cursorPaths } from '../../agentstack/server/paths.js';
+import { assertCursorDirIsFolder, cursorPaths } from '../../agentstack/server/paths.js';
 import { parsePinArgument, savePin } from '../../agentstack/auth/projectPin.js';
 import { settingsTable, type SettingRow } from '../../agentstack/settings/effective.js';
 import { envValueOf, isSettingKey, settingSpec, SETTING_KEYS, type SettingKey } from '../../agentstack/settings/keys.js';
@@ -20,7 +21,6 @@ export interface ConfigResult {
 }
 
 const done = (stdout: string, stderr = ''): ConfigResult => ({ code: 0, stdout, stderr });
-const refused = (message: string): ConfigResult => ({ code: 2, stdout: '', stderr: `config: ${message}\n` });
 
 function keyOf(name: string): SettingKey {
   if (isSettingKey(name)) return name;
@@ -55,8 +55,9 @@ async function set(key: SettingKey, value: string, env: NodeJS.ProcessEnv, json:
 async function unset(key: SettingKey, env: NodeJS.ProcessEnv, json: boolean): Promise<ConfigResult> {
   const paths = cursorPaths(env);
   if (key === 'project') {
+    const had = existsSync(paths.project);
     savePin(env, paths.project, null);
-    return afterChange(key, env, `Removed the project pin ${paths.project}`, json);
+    return afterChange(key, env, had ? `Removed the project pin ${paths.project}` : `No project pin was set (${paths.project})`, json);
   }
   const removed = await unsetStoredSetting(paths.settings, paths.settingsLock, key);
   return afterChange(key, env, removed ? `Removed ${key} from ${paths.settings}` : `${key} was not set in ${paths.settings}`, json);
@@ -68,26 +69,35 @@ function list(env: NodeJS.ProcessEnv, json: boolean): ConfigResult {
   return done(renderSettingsTable(table.rows, table.problems));
 }
 
-/** `get KEY`: the value in effect; nothing and exit 1 when there is none (like `git config`). */
+/** `get KEY`: the value in effect; exit 1 when there is none (like `git config`), with `--json` too (its row). */
 function get(key: SettingKey, env: NodeJS.ProcessEnv, json: boolean): ConfigResult {
   const row = rowOf(key, env);
   const warning = row.problem ? `! ${row.problem}\n` : '';
-  if (json) return done(`${JSON.stringify(rowJson(row))}\n`, warning);
-  return row.value === null ? { code: 1, stdout: '', stderr: warning } : done(`${row.value}\n`, warning);
+  const code = row.value === null ? 1 : 0;
+  if (json) return { code, stdout: `${JSON.stringify(rowJson(row))}\n`, stderr: warning };
+  return code ? { code, stdout: '', stderr: warning } : done(`${row.value}\n`, warning);
+}
+
+/** A failure: its line on stderr and, with `--json`, one JSON error object on stdout (snake_case, like every field). */
+function failed(code: 1 | 2, error: string, message: string, json: boolean): ConfigResult {
+  return { code, stdout: json ? `${JSON.stringify({ error, message })}\n` : '', stderr: code === 2 ? `config: ${message}\n` : `X ${message}\n` };
 }
 
 export async function runConfig(command: ConfigCommand, options: { env?: NodeJS.ProcessEnv; json?: boolean } = {}): Promise<ConfigResult> {
   const env = options.env ?? process.env;
   const json = options.json === true;
+  const changes = command.action === 'set' || command.action === 'unset';
   try {
+    assertCursorDirIsFolder(env);
     if (command.action === 'list') return list(env, json);
     const key = keyOf(command.key);
     if (command.action === 'get') return get(key, env, json);
     if (command.action === 'set') return await set(key, command.value, env, json);
     return await unset(key, env, json);
   } catch (error) {
-    if (error instanceof PluginError && error.code === 'invalid_config') return refused(`${error.message}; nothing was changed.`);
+    if (error instanceof PluginError && error.code === 'invalid_config') return failed(2, 'invalid_config', changes ? `${error.message.replace(/\.$/, '')}; nothing was changed.` : error.message, json);
+    const code = error instanceof PluginError ? error.code : 'io';
     const message = error instanceof PluginError ? error.message : `Unexpected failure: ${(error as Error)?.message ?? String(error)}`;
-    return { code: 1, stdout: '', stderr: `X ${message}\n` };
+    return failed(1, code, message, json);
   }
 }

@@ -2,7 +2,7 @@
  * diagnose-local's gates over Node, the installed plugin and ~/.cursor/mcp.json. Pure: each takes state already read
  * by state.ts and returns one Check whose `fix` says what to do in one line. Nothing secret is ever put in a Check.
  */
-import { headerValue, isRealBearer } from '../../agentstack/mcpJson/credential.js';
+import { bearerOf, headerValue, isRealBearer } from '../../agentstack/mcpJson/credential.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
 import type { McpState, PluginState } from './state.js';
 import { isObject } from '../../platform/text/isObject.js';
@@ -107,7 +107,9 @@ export function mcpModeGate(mcp: McpState, platform: NodeJS.Platform = process.p
   const id = 'mcp.mode';
   if (platform === 'win32') return pass(id, 'file modes do not apply on Windows');
   if (mcp.mode === null) return notChecked(id, 'mcp.json does not exist');
-  return (mcp.mode & 0o077) === 0
-    ? pass(id, `mode ${octal(mcp.mode)}`)
-    : fail(id, `mode ${octal(mcp.mode)}: other users can read the token in ${tilde(mcp.path)}`, `${RUN_FIX} (chmod 600)`);
+  if ((mcp.mode & 0o077) === 0) return pass(id, `mode ${octal(mcp.mode)}`);
+  // Without a credential in it the file still holds other servers' settings, but no AgentStack token to steal.
+  return mcp.config && bearerOf(mcp.config)
+    ? fail(id, `mode ${octal(mcp.mode)}: other users can read the token in ${tilde(mcp.path)}`, `${RUN_FIX} (chmod 600)`)
+    : warn(id, `mode ${octal(mcp.mode)}: other users can read ${tilde(mcp.path)} (no AgentStack token in it now; a sign-in writes one)`, `${RUN_FIX} (chmod 600)`);
 }

@@ -11,7 +11,10 @@
 import { ExecuteArgsSchema, type BeforeMcpInput, type ExecuteArgs } from '../../schemas/hooks.js';
 import { isAgentStackServer, isExecuteCall } from './identify.js';
 import { closestActions } from './suggest.js';
+import { grantedCaps } from '../../agentstack/auth/scopes.js';
 import type { SnapshotRead } from '../../agentstack/snapshot/actionIndex.js';
+
+export { GRANTED_SCOPE_CLAIMS, grantedCaps } from '../../agentstack/auth/scopes.js';
 
 export interface PreMcpAnswer {
   permission?: 'deny' | 'ask';
@@ -58,22 +61,6 @@ export function parseExecuteArgs(raw: unknown): ParsedExecuteArgs {
     return { kind: 'invalid', reason: `tool_input has an unexpected shape at ${where}` };
   }
   return { kind: 'ok', args: parsed.data };
-}
-
-/** Claims that may list what the token was granted, in the order they are read (servers use one of them). */
-export const GRANTED_SCOPE_CLAIMS = ['caps', 'scp', 'scope'] as const;
-
-/**
- * The capabilities the token lists (the first of `caps`, `scp`, `scope` it carries, as an array or a space-separated
- * string), or null when it carries none: then nothing is denied on capabilities.
- */
-export function grantedCaps(claims: Record<string, unknown> | null): Set<string> | null {
-  for (const claim of GRANTED_SCOPE_CLAIMS) {
-    const raw = claims?.[claim];
-    if (Array.isArray(raw)) return new Set(raw.filter((c): c is string => typeof c === 'string'));
-    if (typeof raw === 'string') return new Set(raw.split(/\s+/).filter(Boolean));
-  }
-  return null;
 }
 
 function approveCommand(pluginRoot?: string): string {

@@ -79,7 +79,13 @@ export function breakStaleLock(path: string, expected: string, options: RenameOp
   try { unlinkSync(aside); } catch { /* already gone */ }
 }
 
-const UNWRITABLE: Record<string, string> = { EACCES: 'permission denied', EPERM: 'permission denied', EROFS: 'read-only file system', ENOSPC: 'disk full', ENOTDIR: 'a parent is not a folder' };
+// EEXIST here: creating the folder found a file in its place (mkdir -p over a file).
+const UNWRITABLE: Record<string, string> = { EACCES: 'permission denied', EPERM: 'permission denied', EROFS: 'read-only file system', ENOSPC: 'disk full', ENOTDIR: 'a parent is not a folder', EEXIST: 'a parent is not a folder' };
+
+/** What a write failure's errno means for a person ("permission denied"), else the code itself. */
+export function unwritableReason(code: string | undefined): string {
+  return (code && UNWRITABLE[code]) ?? code ?? 'error';
+}
 
 /** createExclusive with a person-readable error when the folder cannot take the lock file. */
 function createLockFile(path: string, payload: string): boolean {

@@ -1,0 +1,218 @@
+/**
+ * `device-code --status`: a short answer to "am I signed in, to what, with what", like `gh auth status`. Read from
+ * this machine's files only; `--online` also asks the server who holds the token. At most ten lines; the full
+ * check stays diagnose-local. Exit 0 signed in, 1 not (with what to do).
+ *
+ * The card is a list of sections (`STATUS_SECTIONS`), each a line and a JSON field from the same facts, so a new
+ * fact (a rule in effect, say) is one more entry there.
+ */
+import { classifyCredential, type CredentialState } from '../../agentstack/mcpJson/credential.js';
+import { chooseBaseUrl } from '../../agentstack/mcpJson/entry.js';
+import { readMcpConfigFile } from '../../agentstack/mcpJson/file.js';
+import { identityFor, readIdentity } from '../../agentstack/auth/identityCache.js';
+import { readRefreshFile } from '../../agentstack/auth/refreshStore.js';
+import { readProjectPin } from '../../agentstack/auth/projectPin.js';
+import { grantedScopes, uncoveredActions } from '../../agentstack/auth/scopes.js';
+import { readSnapshot } from '../../agentstack/snapshot/store.js';
+import { cursorPaths } from '../../agentstack/server/paths.js';
+import { mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
+import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
+import { maskSecret } from '../../platform/text/mask.js';
+import { quoteShort } from '../../platform/errors.js';
+import type { CapabilitySnapshot } from '../../schemas/state.js';
+import { applySettings } from '../../agentstack/settings/effective.js';
+
+export interface StatusFacts {
+  server_url: string;
+  state: CredentialState;
+  /** The Bearer masked gh-style (never more than its first 4 characters), or null. */
+  token: string | null;
+  api_key: boolean;
+  who: string | null;
+  expires_at: string | null;
+  refresh_stored: boolean;
+  scopes: string[] | null;
+  project_id: number | null;
+  project_source: 'env' | 'file' | 'none';
+  actions: number | null;
+  uncovered_actions: number | null;
+  unapproved_actions: number;
+  /** What could not be read, each a line for the person. */
+  problems: string[];
+  /** `--online`: what the server said about the token (null: not asked; `accepted` null: no answer). */
+  online: { accepted: boolean | null; message: string } | null;
+}
+
+/** One line of the card (null: nothing to show) and its field in `--json`. */
+export interface StatusSection {
+  key: string;
+  line(facts: StatusFacts): string | null;
+  json(facts: StatusFacts): unknown;
+}
+
+const isoSeconds = (iso: string | null) => (iso ? iso.replace(/\.\d{3}Z$/, 'Z') : null);
+export const isSignedIn = (facts: StatusFacts) => facts.state === 'ok' && facts.online?.accepted !== false;
+
+const STATE_TEXT: Record<CredentialState, string> = {
+  ok: 'signed in',
+  unsigned: 'not signed in',
+  placeholder: 'not signed in (the agentstack entry holds a placeholder, not a token)',
+  expired: 'signed out: the token has expired',
+  null_caps: 'signed in with a key that grants no capabilities',
+};
+
+/** The card, in order. Rules in effect go last; a new kind of rule is a new entry here. */
+export const STATUS_SECTIONS: StatusSection[] = [
+  { key: 'server_url', line: (f) => `  Server: ${f.server_url}`, json: (f) => f.server_url },
+  {
+    key: 'signed_in',
+    line: (f) => `  Account: ${f.state === 'ok' ? `signed in${f.who ? ` as ${f.who}` : ''}` : STATE_TEXT[f.state]}${f.token ? ` (token ${f.token})` : f.api_key ? ' (an API key)' : ''}`,
+    json: (f) => isSignedIn(f),
+  },
+  { key: 'state', line: () => null, json: (f) => f.state },
+  { key: 'who', line: () => null, json: (f) => f.who },
+  { key: 'token', line: () => null, json: (f) => f.token },
+  {
+    key: 'expires_at',
+    line: (f) => (f.token ? `  Token valid until: ${isoSeconds(f.expires_at) ?? 'the token does not say'}${f.refresh_stored ? ' (renewed automatically)' : ''}` : null),
+    json: (f) => f.expires_at,
+  },
+  { key: 'refresh_stored', line: () => null, json: (f) => f.refresh_stored },
+  {
+    key: 'scopes',
+    line: (f) => {
+      if (!f.token) return null;
+      if (!f.scopes) return '  Scopes: not listed by the token';
+      const left = f.uncovered_actions && f.actions ? ` (${f.uncovered_actions} of the ${f.actions} actions need a scope not granted)` : '';
+      return `  Scopes: ${f.scopes.map((s) => quoteShort(s, 60)).join(' ')}${left}`;
+    },
+    json: (f) => f.scopes,
+  },
+  { key: 'uncovered_actions', line: () => null, json: (f) => f.uncovered_actions },
+  {
+    key: 'project_id',
+    line: (f) => `  Project: ${f.project_id ?? 'none pinned (your default project)'}${f.project_source === 'env' ? ' (from AGENTSTACK_PROJECT_ID)' : ''}`,
+    json: (f) => f.project_id,
+  },
+  {
+    key: 'actions',
+    line: (f) => {
+      if (f.actions === null) return '  Rules: no capability snapshot yet; agentstack calls are not checked until a session start saves one';
+      const waiting = f.unapproved_actions ? `; ${f.unapproved_actions} new action${f.unapproved_actions === 1 ? '' : 's'} ask before use` : '';
+      return `  Rules: each agentstack call is checked against ${f.actions} known actions${waiting}`;
+    },
+    json: (f) => f.actions,
+  },
+  { key: 'unapproved_actions', line: () => null, json: (f) => f.unapproved_actions },
+  { key: 'online', line: (f) => (f.online ? `  Server check: ${f.online.message}` : null), json: (f) => f.online },
+  { key: 'problems', line: () => null, json: (f) => f.problems },
+];
+
+function snapshotOf(path: string, problems: string[]): CapabilitySnapshot | null {
+  try {
+    return readSnapshot(path);
+  } catch (error) {
+    problems.push(`The capability snapshot ${path} cannot be read: ${quoteShort((error as Error).message, 160)}`);
+    return null;
+  }
+}
+
+/** Reads the facts from this machine's files; nothing here touches the network. The token itself never leaves. */
+export function readStatus(env: NodeJS.ProcessEnv, now = Date.now()): { facts: StatusFacts; token: string | null; baseUrl: string } {
+  const paths = cursorPaths(env);
+  const problems: string[] = [];
+  let config: Record<string, unknown> = {};
+  try {
+    config = readMcpConfigFile(paths.mcpJson).config;
+  } catch (error) {
+    problems.push((error as Error).message);
+  }
+  const envBase = env.AGENTSTACK_BASE_URL?.trim() ? resolveBaseUrl(env) : null;
+  const servers = config.mcpServers as Record<string, unknown> | undefined;
+  const baseUrl = chooseBaseUrl(servers?.[MCP_SERVER_KEY], envBase);
+  const serverUrl = mcpUrlFor(baseUrl);
+  let refresh: ReturnType<typeof readRefreshFile> = null;
+  try { refresh = readRefreshFile(paths.refresh); } catch (error) { problems.push((error as Error).message); }
+  const view = classifyCredential({ config, storedExpiresAt: refresh?.expires_at ?? null, now });
+  let pin: ReturnType<typeof readProjectPin> = { projectId: null, source: 'none' };
+  try { pin = readProjectPin(env, paths.project); } catch (error) { problems.push((error as Error).message); }
+  if (pin.ignored) problems.push(pin.ignored);
+  const snapshot = snapshotOf(paths.capabilities, problems);
+  const scopes = view.token ? grantedScopes(view.claims, refresh?.scope) : null;
+  const facts: StatusFacts = {
+    server_url: serverUrl,
+    state: view.state,
+    token: view.token ? maskSecret(view.token) : null,
+    api_key: view.apiKey,
+    who: view.token ? identityFor(readIdentity(paths.identity), view.claims?.sub, serverUrl)?.who ?? null : null,
+    expires_at: view.expiresAtMs === null ? null : new Date(view.expiresAtMs).toISOString(),
+    refresh_stored: Boolean(refresh && !refresh.legacy && view.token),
+    scopes,
+    project_id: pin.projectId,
+    project_source: pin.source,
+    actions: snapshot ? snapshot.actions.length : null,
+    uncovered_actions: snapshot && scopes ? uncoveredActions(snapshot.actions, scopes) : null,
+    unapproved_actions: snapshot?.unapproved?.length ?? 0,
+    problems,
+    online: null,
+  };
+  return { facts, token: view.token, baseUrl };
+}
+
+/** What to do next when not signed in. */
+export function nextStep(facts: StatusFacts): string {
+  if (facts.online?.accepted === false) return 'Sign in again with /agentstack-authorize (or node device-code.mjs).';
+  return 'Sign in with /agentstack-authorize (or node device-code.mjs).';
+}
+
+const MAX_LINES = 10;
+
+/** The card as lines (at most ten, problems included) and as one JSON object. */
+export function renderStatus(facts: StatusFacts): { lines: string[]; json: Record<string, unknown> } {
+  const head = isSignedIn(facts) ? '✓ AgentStack: signed in' : 'X AgentStack: not signed in';
+  const body = STATUS_SECTIONS.map((s) => s.line(facts)).filter((l): l is string => l !== null);
+  const tail = isSignedIn(facts) ? [] : [`  ${nextStep(facts)}`];
+  const room = Math.max(0, MAX_LINES - 1 - body.length - tail.length);
+  const lines = [head, ...body, ...facts.problems.slice(0, room).map((p) => `  ! ${quoteShort(p, 200)}`), ...tail];
+  const json: Record<string, unknown> = {};
+  for (const section of STATUS_SECTIONS) json[section.key] = section.json(facts);
+  if (!isSignedIn(facts)) json.next_step = nextStep(facts);
+  return { lines, json };
+}
+
+export interface StatusOptions {
+  env: NodeJS.ProcessEnv;
+  json: boolean;
+  online: boolean;
+  streams: { stdout: { write(text: string): unknown } };
+  now?: number;
+}
+
+/** `--online`: asks the server who holds the token (one bounded request); a refusal means signed out. */
+async function checkOnline(baseUrl: string, token: string): Promise<{ accepted: boolean | null; message: string; who?: string }> {
+  const { fetchIdentity } = await import('../../agentstack/auth/identity.js');
+  try {
+    const { who } = await fetchIdentity({ baseUrl, token, timeoutMs: 5_000 });
+    return { accepted: true, message: `the server accepts the token (${who})`, who };
+  } catch (error) {
+    const status = (error as { details?: { status?: unknown } }).details?.status;
+    if (status === 401 || status === 403) return { accepted: false, message: `the server refused the token (HTTP ${status})` };
+    return { accepted: null, message: `no verdict: ${quoteShort((error as Error).message, 160)}` };
+  }
+}
+
+export async function runStatus(options: StatusOptions): Promise<number> {
+  const settings = applySettings(options.env);
+  const { facts, token, baseUrl } = readStatus(settings.env, options.now);
+  facts.problems.unshift(...settings.problems);
+  if (options.online && token) {
+    const { setProxyOptions } = await import('../../platform/http.js');
+    setProxyOptions(settings.proxy);
+    const online = await checkOnline(baseUrl, token);
+    facts.online = { accepted: online.accepted, message: online.message };
+    if (online.who) facts.who = online.who;
+  }
+  const { lines, json } = renderStatus(facts);
+  options.streams.stdout.write(options.json ? `${JSON.stringify(json)}\n` : `${lines.join('\n')}\n`);
+  return isSignedIn(facts) ? 0 : 1;
+}
