@@ -231,3 +231,34 @@ describe('diagnose: the settings.file gate', () => {
     expect(gate()).toMatchObject({ status: 'WARN', summary: expect.stringContaining('not valid JSON') });
   });
 });
+
+describe('a proxy password never shows', () => {
+  // URL parsers take the user information up to the LAST "@" of the authority; a password may hold "@", spaces, "/".
+  const cases = [
+    ['http://bob:P@ssw0rd@proxy.corp:8080', 'http://bob:***@proxy.corp:8080', 'ssw0rd'],
+    ['http://bob:P ss w0rd@proxy.corp:8080', 'http://bob:***@proxy.corp:8080', 'ss w0rd'],
+    ['http://bob:pa/ss#w?rd@proxy.corp:8080', 'http://bob:***@proxy.corp:8080', 'ss#w?rd'],
+    ['bob:s3cr3t@proxy.corp:8080', 'bob:***@proxy.corp:8080', 's3cr3t'],
+    ['HTTP://t0k3n@proxy.corp', 'HTTP://***@proxy.corp', 't0k3n'],
+  ] as const;
+  it.each(cases)('%j shows as %j', (value, shown, secret) => {
+    expect(maskUrlCredentials(value)).toBe(shown);
+    expect(maskUrlCredentials(value)).not.toContain(secret);
+  });
+
+  it.each(cases)('%j: neither config list nor an error message shows the password', (value, _shown, secret) => {
+    for (const name of ['HTTPS_PROXY', 'https_proxy']) {
+      const { rows, problems } = settingsTable(env({ [name]: value }));
+      expect(JSON.stringify(rows)).not.toContain(secret);
+      expect(problems.join('\n')).not.toContain(secret);
+    }
+    let message = '';
+    try { parseProxyUrl(value, 'HTTPS_PROXY'); } catch (error) { message = (error as Error).message; }
+    expect(message).not.toContain(secret);
+  });
+
+  it('a URL without credentials is shown as it is', () => {
+    expect(maskUrlCredentials('http://proxy.corp:8080')).toBe('http://proxy.corp:8080');
+    expect(maskUrlCredentials('not a url')).toBe('not a url');
+  });
+});
