@@ -8,6 +8,7 @@ import { readTextIfExists } from '../../platform/fs/secureFile.js';
 import { isObject } from '../../platform/text/isObject.js';
 import { SettingsFileSchema } from '../../schemas/settings.js';
 import { SETTING_KEYS, settingSpec, type StoredKey } from './keys.js';
+import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
 
 export interface SettingsRead {
   path: string;
@@ -26,7 +27,7 @@ export function readSettingsFile(path: string): SettingsRead {
   const empty = { path, values: {}, problems: [] as string[] };
   let text: string | null;
   try {
-    text = readTextIfExists(path);
+    text = readTextIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.settings });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     return { ...empty, exists: true, broken: true, problems: [`The settings file ${path} cannot be read (${code}); it was ignored.`] };

@@ -13,6 +13,7 @@ import { processStartTime } from '../../platform/processStart.js';
 import { isOpenableUrl } from './browser.js';
 import { DeviceLockSchema, type DeviceLock } from '../../schemas/state.js';
 import { createExclusive, readTextIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
+import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
 
 export interface HeldDeviceLock {
   path: string;
@@ -125,7 +126,7 @@ export function acquireDeviceLock(path: string, options: { expiresAt: Date; now?
   };
   for (let attempt = 0; attempt < 5; attempt++) {
     if (createExclusive(path, JSON.stringify(payload))) return { kind: 'acquired', lock };
-    const text = readTextIfExists(path);
+    const text = readTextIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.deviceLock });
     if (text === null) continue;
     if (isBeingWritten(path, text)) {
       pause(BEING_WRITTEN_PAUSE_MS);
