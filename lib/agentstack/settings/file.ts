@@ -23,6 +23,15 @@ export interface SettingsRead {
 
 const STORED = SETTING_KEYS.filter((k): k is StoredKey => k !== 'project');
 
+/**
+ * The settings file's JSON, read as people leave it: a leading BOM (Windows editors) is dropped, and an empty file
+ * is an empty object. The one parse of the file, for the readers here and for conf's writes. Throws SyntaxError.
+ */
+export function parseSettingsText(text: string): unknown {
+  const body = text.replace(/^\uFEFF/, '');
+  return body.trim() ? JSON.parse(body) : {};
+}
+
 export function readSettingsFile(path: string): SettingsRead {
   const empty = { path, values: {}, problems: [] as string[] };
   let text: string | null;
@@ -35,7 +44,7 @@ export function readSettingsFile(path: string): SettingsRead {
   if (text === null) return { ...empty, exists: false, broken: false };
   let raw: unknown;
   try {
-    raw = text.trim() ? JSON.parse(text) : {};
+    raw = parseSettingsText(text);
   } catch {
     return { ...empty, exists: true, broken: true, problems: [`The settings file ${path} is not valid JSON; it was ignored. Fix it by hand, or delete it and set the values again.`] };
   }
