@@ -15,6 +15,9 @@ Options:
 
 // Runs before every MCP call: this first stage answers every call that is not an `execute` call by itself; the
 // execute check (zod, file reads) is a sibling chunk loaded only for those (see build/bundles.mjs).
+/** Set once the call is known to need the execute check: a failure after that answers `ask`, never `{}`. */
+let executeCall = false;
+
 async function main(): Promise<object> {
   // Cursor runs the hook without arguments; the argument parser is loaded only when there are some.
   if (process.argv.length > 2) {
@@ -26,6 +29,7 @@ async function main(): Promise<object> {
     if (front.log) logHookFast(NAME, front.log);
     return {};
   }
+  executeCall = true;
   // Imported here, so a call to another server never loads what they need (node:vm, node:os).
   const [{ useChunkCache }, { chunkCacheRoot }] = await Promise.all([import('../platform/chunkLoader.js'), import('../agentstack/server/paths.js')]);
   try {
@@ -45,6 +49,17 @@ async function main(): Promise<object> {
 main()
   .then(exitHook)
   .catch((error: unknown) => {
-    logHookFast(NAME, `unexpected failure (${(error as Error)?.name ?? 'error'}); answering neutral`);
-    exitHook({});
+    const name = (error as Error)?.name ?? 'error';
+    if (!executeCall) {
+      logHookFast(NAME, `unexpected failure (${name}); answering neutral`);
+      exitHook({});
+      return;
+    }
+    // An execute call the check could not finish: the person decides, as for a call the hook could not read.
+    logHookFast(NAME, `unexpected failure (${name}) checking an execute call; answering ask`);
+    exitHook({
+      permission: 'ask',
+      user_message: `AgentStack's pre-call check failed (${name}), so this call's actions were not checked. Allow only if you expect this call; run /agentstack-diagnose if this repeats.`,
+      agent_message: 'The AgentStack pre-call check failed internally, so this call was not checked; the person was asked to approve it.',
+    });
   });

@@ -5,15 +5,21 @@
  * compiled lazily, which Node's own compile cache (`module.enableCompileCache`, made before the code runs) does not;
  * measured on Node 22 and 24, that makes it pay where the built-in one barely did (see bench/results.md).
  * A cache file is named after the chunk's size and modification time (a changed chunk never meets an old cache) and
- * the Node version; V8 itself rejects data from another V8 version or other flags. The cache folder is ours (one per
+ * the Node version; V8 itself rejects data from another V8 version or other flags, but does not check the payload
+ * (a flipped bit crashes the process or changes what the code does): each file starts with a SHA-256 of the data,
+ * recorded when written and checked before V8 sees it. A run that uses a cache marks it (`<cache>.inuse`, its pid)
+ * until it exits: a mark left by a process that died means the run using the cache never finished, and that cache is
+ * skipped and removed. The cache folder is ours (one per
  * version of the caller's code, under a root folder that holds nothing else) and only an optimisation: when it
  * cannot be created, read or written, the chunk is compiled as without it, and nothing is said. Whenever a run
  * writes a cache, it removes what no run of this version will read again: the root's other versions, and older
  * caches of the same chunk for this Node (so an update does not leave ~1 MB behind each time).
  */
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
+import { readOpenStateFile } from './fs/stateFile.js';
 
 export interface ChunkCacheOptions {
   /** A folder that holds only these caches, one subfolder per version. */
@@ -40,15 +46,93 @@ function isOurFolder(dir: string): boolean {
 }
 
 /**
- * The cache runs as code in the hook, so it is used only from a folder only this user can write: created 0700 when
- * missing; an existing one must be ours (isOurFolder).
+ * The cache runs as code in the hook, so it is used only when every folder from the root's parent (the Cursor dir)
+ * down to `dir` is one only this user can write (isOurFolder): otherwise another user could swap a folder in
+ * between. Missing folders are created 0700.
  */
 function folderIsOurs(dir: string): boolean {
+  if (!cacheRoot) return false;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    return isOurFolder(dir);
+    const base = dirname(cacheRoot.root);
+    for (let d = dir; ; d = dirname(d)) {
+      if (!isOurFolder(d)) return false;
+      if (d === base || dirname(d) === d) return d === base;
+    }
   } catch {
     return false;
+  }
+}
+
+/** A V8 cache is a few hundred KiB; anything much larger is not one of ours. */
+const CACHE_MAX_BYTES = 64 * 1024 * 1024;
+const DIGEST_BYTES = 32;
+const digestOf = (data: Buffer): Buffer => createHash('sha256').update(data).digest();
+
+/**
+ * The cache's V8 data when the file is ours and whole: a regular file (fstat on the open descriptor, not the path;
+ * never through a link), owned by this user, writable by no one else, and its recorded SHA-256 matches.
+ */
+function readCache(path: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch {
+    return undefined; // first run, a link, or unreadable
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > CACHE_MAX_BYTES || stat.size <= DIGEST_BYTES) return undefined;
+    if (typeof process.getuid === 'function' && (stat.uid !== process.getuid() || (stat.mode & 0o022) !== 0)) return undefined;
+    const bytes = readOpenStateFile(path, { fd, stat }, { maxBytes: CACHE_MAX_BYTES });
+    const data = bytes.subarray(DIGEST_BYTES);
+    return digestOf(data).equals(bytes.subarray(0, DIGEST_BYTES)) ? data : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Marks `path` as in use by this run until it exits (`ours`). Otherwise the cache is not used: a live run holds the
+ * mark (`busy`: this run compiles without it rather than wait), or a run that died while using it left its mark
+ * (`removed`: a crash there may be the cache's doing, so the cache is removed and made again).
+ */
+function markInUse(path: string): 'ours' | 'busy' | 'removed' {
+  const mark = `${path}.inuse`;
+  try {
+    writeFileSync(mark, String(process.pid), { mode: 0o600, flag: 'wx' });
+    process.once('exit', () => { try { unlinkSync(mark); } catch { /* already gone */ } });
+    return 'ours';
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return 'busy';
+  }
+  let holder = NaN;
+  try { holder = Number(readOpenMark(mark)); } catch { /* vanished, or not a file */ }
+  if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) return 'busy';
+  try {
+    rmSync(path, { force: true });
+    rmSync(mark, { force: true, recursive: true });
+  } catch { /* another run got there first */ }
+  return 'removed';
+}
+
+function readOpenMark(mark: string): string {
+  const fd = openSync(mark, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  try {
+    return readOpenStateFile(mark, { fd, stat: fstatSync(fd) }, { maxBytes: 64 }).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -65,7 +149,8 @@ function removeStale(chunk: string, keep: string): void {
     }
     const suffix = `-${process.version}-${process.arch}.v8cache`;
     for (const entry of readdirSync(dirname(keep))) {
-      if (entry.startsWith(`${chunk}-`) && entry.endsWith(suffix) && entry !== basename(keep)) rmSync(join(dirname(keep), entry), { force: true });
+      const cache = entry.endsWith('.inuse') ? entry.slice(0, -'.inuse'.length) : entry;
+      if (cache.startsWith(`${chunk}-`) && cache.endsWith(suffix) && cache !== basename(keep)) rmSync(join(dirname(keep), entry), { force: true });
     }
   } catch { /* another run got there first, or a file is in use (Windows): it goes next time */ }
 }
@@ -88,7 +173,8 @@ function saveCaches(): void {
   for (const { script, path, chunk } of toSave.splice(0)) {
     try {
       const tmp = `${path}.${process.pid}.tmp`;
-      writeFileSync(tmp, script.createCachedData(), { mode: 0o600, flag: 'wx' });
+      const data = script.createCachedData();
+      writeFileSync(tmp, Buffer.concat([digestOf(data), data]), { mode: 0o600, flag: 'wx' });
       renameSync(tmp, path); // whole or not at all: a concurrent hook reads either no cache or a complete one
     } catch {
       continue; // read-only or full: compile without a cache next time too
@@ -99,11 +185,13 @@ function saveCaches(): void {
 
 function load(file: string): unknown {
   const source = readFileSync(file, 'utf8');
-  const path = cachePath(file, source);
+  let path = cachePath(file, source);
   let cachedData: Buffer | undefined;
-  if (path) {
-    try { cachedData = readFileSync(path); } catch { /* first run, or unreadable */ }
-  }
+  if (path) cachedData = readCache(path);
+  // Marked only when V8 will be given the data: a run that compiles from source cannot be harmed by a cache.
+  const mark = path && cachedData ? markInUse(path) : null;
+  if (mark === 'busy') path = null;
+  if (mark && mark !== 'ours') cachedData = undefined;
   // The CommonJS wrapper, as Node's own loader builds it.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
   if (path && (cachedData === undefined || script.cachedDataRejected)) {

@@ -32,10 +32,18 @@ export function parseNoProxy(value: string, source: string): string {
   return entries.join(',');
 }
 
-/** The URL with its password (and a user name alone) replaced by `***`, for showing a proxy setting. */
+/**
+ * The URL with its password (and a user name alone) replaced by `***`, for showing a proxy setting. URL parsers take
+ * the user information up to the LAST `@`, and a password may hold `@`, spaces, `/` or `#` (or make the URL invalid,
+ * when it is shown in an error): everything between the scheme and the last `@` is masked but a user name.
+ */
 export function maskUrlCredentials(value: string): string {
-  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/@\s]+)@/i, (_, scheme: string, auth: string) => {
-    const colon = auth.indexOf(':');
-    return `${scheme}${colon >= 0 ? `${auth.slice(0, colon)}:***` : '***'}@`;
-  });
+  const at = value.lastIndexOf('@');
+  if (at < 0) return value;
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(value)?.[0] ?? '';
+  if (at < scheme.length) return value;
+  const userinfo = value.slice(scheme.length, at);
+  const colon = userinfo.search(/[:/?#\s]/);
+  const user = colon > 0 && userinfo[colon] === ':' ? `${userinfo.slice(0, colon)}:` : '';
+  return `${scheme}${user}***${value.slice(at)}`;
 }

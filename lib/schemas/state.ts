@@ -94,6 +94,8 @@ export const DeviceLockSchema = z.looseObject({
   verification_uri: z.optional(z.nullable(z.string())),
   verification_uri_complete: z.optional(z.nullable(z.string())),
   user_code: z.optional(z.nullable(z.string())),
+  /** When the code was approved and the sign-in began finishing (it no longer waits for anyone). */
+  approved_at: z.optional(z.nullable(z.string())),
 });
 export type DeviceLock = z.infer<typeof DeviceLockSchema>;
 

@@ -66,3 +66,35 @@ describe('--logout racing session-start', () => {
     }
   }, 120_000);
 });
+
+describe('--logout while a sign-in finishes', () => {
+  it('approved, its credential written, still fetching the snapshot and who signed in: nothing of that sign-in stays, and the warning says it was finishing', async () => {
+    const dir = join(tmp.path, 'finishing');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'mcp.json'), `${JSON.stringify(crowdedMcpJson(3), null, 2)}\n`);
+    // The first best-effort step after the credential write (clearing the server's tool cache) is held 3 s.
+    core.setFaults({ endpointFaults: { cache_clear: { kind: 'slow', delayMs: 3_000, times: 1 } } });
+    try {
+      const signIn = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: dir, args: ['--json', '--no-browser'] });
+      const code = await signIn.waitFor('device_code');
+      await core.approve(String(code.user_code));
+      const end = Date.now() + 20_000;
+      while (!readFileSync(join(dir, 'mcp.json'), 'utf8').includes('Bearer ') && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      const logout = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: dir, args: ['--logout', '--json'] });
+      const out = await logout.done;
+      expect(out.code, out.stderr).toBe(0);
+      const warnings = (logout.events[0] as { warnings?: string[] }).warnings ?? [];
+      expect(warnings.join('\n')).not.toMatch(/still waiting for approval/);
+      expect(warnings.join('\n')).toMatch(/was finishing/);
+      await signIn.done;
+      for (const name of ['agentstack-refresh', 'agentstack-identity.json', 'agentstack-capabilities.json']) {
+        expect(existsSync(join(dir, name)), name).toBe(false);
+      }
+      const after = JSON.parse(readFileSync(join(dir, 'mcp.json'), 'utf8')) as { mcpServers: Record<string, Record<string, unknown>> };
+      expect(after.mcpServers.agentstack).toEqual({ type: 'http', url: `${core.baseUrl}/mcp` });
+      expect(existsSync(join(dir, 'agentstack-signed-out'))).toBe(true);
+    } finally {
+      core.setFaults({ endpointFaults: {} });
+    }
+  }, 60_000);
+});

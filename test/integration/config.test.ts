@@ -5,7 +5,7 @@
  * concurrent writers that do not lose each other's keys.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, watch, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
@@ -150,6 +150,39 @@ describe('config.mjs', () => {
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/^base-url +https:\/\/agentstack\.tech +default$/m);
     expect(list.stdout).toMatch(/^! The settings file .* is not valid JSON; it was ignored/m);
+  });
+
+  it('an empty settings file is an empty object for set as for list', async () => {
+    writeFileSync(settingsPath(), '', { mode: 0o600 });
+    expect((await config(['list'])).code).toBe(0);
+    const set = await config(['set', 'auto-login', 'false']);
+    expect(set.code, set.stderr).toBe(0);
+    expect(stored()).toEqual({ 'auto-login': false });
+  });
+
+  it('a BOM (a Windows editor\'s) is read past, by list and by set, as in mcp.json', async () => {
+    writeFileSync(settingsPath(), '\uFEFF{"scope-preset": "readonly"}\n', { mode: 0o600 });
+    const list = await config(['list', '--json']);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).not.toMatch(/not valid JSON/);
+    expect(JSON.parse(list.stdout).settings.find((r: { key: string }) => r.key === 'scope-preset')).toMatchObject({ value: 'readonly', origin: 'settings' });
+    const set = await config(['set', 'auto-login', 'false']);
+    expect(set.code, set.stderr).toBe(0);
+    expect(stored()).toEqual({ 'scope-preset': 'readonly', 'auto-login': false });
+  });
+
+  it('a symlinked settings file is replaced by a regular 0600 file; its target is neither rewritten nor chmod\'ed', async () => {
+    const target = join(tmp.path, 'outside.json');
+    writeFileSync(target, '{"scope-preset": "readonly"}\n');
+    chmodSync(target, 0o644);
+    symlinkSync(target, settingsPath());
+    const set = await config(['set', 'auto-login', 'false']);
+    expect(set.code, set.stderr).toBe(0);
+    expect(readFileSync(target, 'utf8')).toBe('{"scope-preset": "readonly"}\n');
+    expect(statSync(target).mode & 0o777).toBe(0o644);
+    expect(lstatSync(settingsPath()).isSymbolicLink()).toBe(false);
+    expect(statSync(settingsPath()).mode & 0o777).toBe(0o600);
+    expect(stored()).toEqual({ 'scope-preset': 'readonly', 'auto-login': false });
   });
 
   it('concurrent writers of different keys do not lose each other\'s values (one lock around conf)', async () => {

@@ -162,6 +162,18 @@ describe('session start honours the settings', () => {
     }
   }, 40_000);
 
+  it.each([' 1', '1 ', '1\t'])('AGENTSTACK_DISABLE_AUTO_LOGIN=%j (cmd.exe keeps the blank of `set X=1 && ...`): config says false and no sign-in starts', async (value) => {
+    const dir = cursorDir();
+    placeholder(dir);
+    const shown = spawnSync(process.execPath, [CONFIG, 'get', 'auto-login'], { env: { PATH: process.env.PATH, HOME: dir, AGENTSTACK_CURSOR_DIR: dir, AGENTSTACK_DISABLE_AUTO_LOGIN: value }, encoding: 'utf8' });
+    expect(shown.stdout.trim()).toBe('false');
+    const before = core.counters.deviceAuthorizations;
+    const run = await hook(dir, { AGENTSTACK_DISABLE_AUTO_LOGIN: value });
+    expect(String(run.json.additional_context)).toContain('automatic sign-in is off: AGENTSTACK_DISABLE_AUTO_LOGIN=1');
+    expect(core.counters.deviceAuthorizations).toBe(before);
+    expect(existsSync(join(dir, 'agentstack-device.lock'))).toBe(false);
+  });
+
   it('base-url: with no mcp.json and no AGENTSTACK_BASE_URL, session start uses the server in the settings', async () => {
     const dir = cursorDir();
     config(dir, 'set', 'base-url', core.baseUrl);

@@ -4,7 +4,7 @@
  * to is not used, and a cache that cannot be written is silently ignored.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cursorPaths } from '../../lib/agentstack/server/paths.js';
@@ -12,6 +12,8 @@ import { writeSnapshot } from '../../lib/agentstack/snapshot/store.js';
 import { bigSnapshot } from '../helpers/fixtures.js';
 import { PRE_MCP_SCRIPT } from '../helpers/sessionStart.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
+import { NEVER_A_PID } from '../helpers/deadPid.js';
+import { copyPlugin } from '../helpers/pluginCopy.js';
 
 const VERSION = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).version as string;
 const input = JSON.stringify({
@@ -22,11 +24,12 @@ const input = JSON.stringify({
 describe('the hooks\' code cache', () => {
   let dir: ReturnType<typeof tempDir>;
   let cache: string;
-  const run = () => spawnSync(process.execPath, [PRE_MCP_SCRIPT], {
+  const run = (script = PRE_MCP_SCRIPT) => spawnSync(process.execPath, [script], {
     input, encoding: 'utf8', timeout: 30_000,
     env: { PATH: process.env.PATH, HOME: dir.path, AGENTSTACK_CURSOR_DIR: dir.path },
   });
   const files = () => { try { return readdirSync(cache); } catch { return []; } };
+  const posix = process.platform !== 'win32';
   beforeEach(() => {
     dir = tempDir('agentstack-cache-');
     cache = join(dir.path, 'agentstack-compile-cache', VERSION);
@@ -108,5 +111,80 @@ describe('the hooks\' code cache', () => {
     chmodSync(root, 0o777);
     expectDeny(run());
     expect(readdirSync(root).sort()).toEqual(['0.0.1', VERSION].sort());
+  });
+  it('a cache with one bit flipped anywhere is never given to V8: the hook answers as without it, and the file is made again', () => {
+    expectDeny(run());
+    const [file] = files();
+    const path = join(cache, file!);
+    const good = readFileSync(path);
+    // V8 does not checksum a cache's payload: before the recorded SHA-256, such flips crashed the hook or changed its answer.
+    for (let i = 1; i <= 12; i++) {
+      const flipped = Buffer.from(good);
+      const at = Math.floor((flipped.length * i) / 13);
+      flipped[at]! ^= 1 << (i % 8);
+      writeFileSync(path, flipped, { mode: 0o600 });
+      expectDeny(run());
+      expect(readFileSync(path).equals(flipped), `flip at byte ${at} was kept`).toBe(false);
+    }
+  });
+
+  it('a run that used a cache and died (its in-use mark left behind) has that cache removed and made again', () => {
+    expectDeny(run());
+    const [file] = files();
+    const path = join(cache, file!);
+    utimesSync(path, new Date('2001-01-01'), new Date('2001-01-01')); // a remade cache is newer (an inode may be reused)
+    writeFileSync(`${path}.inuse`, String(NEVER_A_PID), { mode: 0o600 });
+    expectDeny(run());
+    expect(files()).toEqual([file]);
+    expect(statSync(path).mtime.getFullYear()).toBeGreaterThan(2001);
+  });
+
+  it('a cache in use by a live run is left to it: this run compiles without it and changes nothing', () => {
+    expectDeny(run());
+    const [file] = files();
+    const path = join(cache, file!);
+    utimesSync(path, new Date('2001-01-01'), new Date('2001-01-01'));
+    writeFileSync(`${path}.inuse`, String(process.pid), { mode: 0o600 });
+    expectDeny(run());
+    expect(statSync(path).mtime.getFullYear()).toBe(2001);
+    expect(files().sort()).toEqual([file, `${file}.inuse`].sort());
+  });
+
+  it.runIf(posix)('every folder from the Cursor dir down must be one only this user can write: a 0777 root or Cursor dir means no cache', () => {
+    const root = join(dir.path, 'agentstack-compile-cache');
+    mkdirSync(cache, { recursive: true, mode: 0o700 });
+    chmodSync(root, 0o777);
+    expectDeny(run());
+    expect(files()).toEqual([]);
+    chmodSync(root, 0o700);
+    chmodSync(dir.path, 0o777);
+    expectDeny(run());
+    expect(files()).toEqual([]);
+    chmodSync(dir.path, 0o700);
+    expectDeny(run());
+    expect(files()).toHaveLength(1);
+  });
+
+  it.runIf(posix)('the opened file is checked, not the path: a cache others may write, or a link, is not used and is replaced', () => {
+    expectDeny(run());
+    const [file] = files();
+    const path = join(cache, file!);
+    chmodSync(path, 0o666);
+    expectDeny(run());
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const elsewhere = join(dir.path, 'elsewhere.v8cache');
+    writeFileSync(elsewhere, readFileSync(path), { mode: 0o600 });
+    rmSync(path);
+    symlinkSync(elsewhere, path);
+    expectDeny(run());
+    expect(lstatSync(path).isSymbolicLink()).toBe(false);
+  });
+
+  it('an internal failure on an execute call answers ask, never {}', () => {
+    const plugin = copyPlugin(join(dir.path, 'plugin'));
+    writeFileSync(join(plugin, 'hooks/scripts/pre-mcp-cap-check.execute.cjs'), 'throw new Error("broken chunk");\n');
+    const r = run(join(plugin, 'hooks/scripts/pre-mcp-cap-check.cjs'));
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ permission: 'ask', user_message: expect.stringMatching(/pre-call check failed/) });
   });
 });

@@ -1,10 +1,11 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireLock, breakStaleLock, isProcessAlive, readLockFile } from '../../lib/platform/fs/fileLock.js';
 import { createExclusive, fileMode, readTextIfExists, removeIfExists, writeFileAtomic } from '../../lib/platform/fs/secureFile.js';
 import { leftoversOf } from '../../lib/platform/fs/tempSweep.js';
+import { readStateFile, readStateFileIfExists } from '../../lib/platform/fs/stateFile.js';
 import { bundleForTest } from '../helpers/bundle.js';
 import { tempDir } from '../helpers/repo.js';
 import { IS_WINDOWS, PRIVATE_MODE } from '../helpers/platform.js';
@@ -39,10 +40,10 @@ describe('secure files', () => {
     expect(createExclusive(path, 'one')).toBe(true);
     expect(fileMode(path)).toBe(PRIVATE_MODE);
     expect(createExclusive(path, 'two')).toBe(false);
-    expect(readTextIfExists(path)).toBe('one');
+    expect(readTextIfExists(path, { maxBytes: 1 << 20 })).toBe('one');
     expect(removeIfExists(path)).toBe(true);
     expect(removeIfExists(path)).toBe(false);
-    expect(readTextIfExists(path)).toBeNull();
+    expect(readTextIfExists(path, { maxBytes: 1 << 20 })).toBeNull();
   });
 
   it('creates exclusively with the whole content at once, leaving no temp file', () => {
@@ -73,7 +74,34 @@ describe('secure files', () => {
   it('surfaces errors other than a missing file', () => {
     const dir = join(tmp.path, 'dir');
     mkdirSync(dir);
-    expect(() => readTextIfExists(dir)).toThrow(/EISDIR/);
+    expect(() => readTextIfExists(dir, { maxBytes: 1 << 20 })).toThrow(/EISDIR/);
+  });
+});
+
+describe('a state file is read without blocking, only as a regular file, and never past its cap', () => {
+  const tmp = tempDir();
+  afterAll(() => tmp.cleanup());
+  const posix = process.platform !== 'win32';
+
+  it.runIf(posix)('a FIFO: refused at once (ENOTREGULAR), even behind a symlink', () => {
+    const fifo = join(tmp.path, 'fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    symlinkSync(fifo, join(tmp.path, 'to-fifo'));
+    for (const path of [fifo, join(tmp.path, 'to-fifo')]) expect(() => readStateFile(path, { maxBytes: 100 })).toThrowError(expect.objectContaining({ code: 'ENOTREGULAR' }));
+  });
+
+  it.runIf(posix)('a link to /dev/zero: refused (ENOTREGULAR), not read forever', () => {
+    symlinkSync('/dev/zero', join(tmp.path, 'zero'));
+    expect(() => readStateFile(join(tmp.path, 'zero'), { maxBytes: 100 })).toThrowError(expect.objectContaining({ code: 'ENOTREGULAR' }));
+  });
+
+  it('past its cap: refused (EFBIG) before reading; at the cap: read whole; missing: null', () => {
+    const path = join(tmp.path, 'capped');
+    writeFileSync(path, 'x'.repeat(101));
+    expect(() => readStateFile(path, { maxBytes: 100 })).toThrowError(expect.objectContaining({ code: 'EFBIG' }));
+    expect(readStateFile(path, { maxBytes: 101 }).toString()).toBe('x'.repeat(101));
+    expect(readStateFileIfExists(join(tmp.path, 'none'), { maxBytes: 1 })).toBeNull();
+    expect(() => readStateFile(tmp.path, { maxBytes: 100 })).toThrowError(expect.objectContaining({ code: 'EISDIR' }));
   });
 });
 
@@ -102,7 +130,7 @@ describe('cross-process lock', () => {
     expect(readLockFile(path)?.pid).toBe(process.pid);
     await expect(acquireLock(path, { timeoutMs: 150 })).rejects.toMatchObject({ code: 'locked' });
     release();
-    expect(readTextIfExists(path)).toBeNull();
+    expect(readTextIfExists(path, { maxBytes: 1 << 20 })).toBeNull();
   });
 
   it('waits for an empty lock that is only a moment old (still being written), and breaks an old empty one', async () => {
@@ -114,7 +142,7 @@ describe('cross-process lock', () => {
     const release = await acquireLock(path, { timeoutMs: 1000 });
     expect(readLockFile(path)?.pid).toBe(process.pid);
     release();
-    expect(readTextIfExists(path)).toBeNull();
+    expect(readTextIfExists(path, { maxBytes: 1 << 20 })).toBeNull();
   });
 
   it('a folder where the lock file should be: a clear io error at once, no endless retry', async () => {
@@ -131,14 +159,14 @@ describe('cross-process lock', () => {
     const release = await acquireLock(path, { timeoutMs: 1000 });
     expect(readLockFile(path)?.pid).toBe(process.pid);
     release();
-    expect(readTextIfExists(path)).toBeNull();
+    expect(readTextIfExists(path, { maxBytes: 1 << 20 })).toBeNull();
   });
 
   it('breakStaleLock leaves a lock that changed since it was judged stale', () => {
     const path = join(tmp.path, 'changed.lock');
     writeFileSync(path, 'fresh holder');
     breakStaleLock(path, 'the stale content we saw');
-    expect(readTextIfExists(path)).toBe('fresh holder');
+    expect(readTextIfExists(path, { maxBytes: 1 << 20 })).toBe('fresh holder');
     expect(readdirSync(tmp.path).filter((f) => f.endsWith('.stale'))).toEqual([]);
   });
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applySettings, projectRow, settingsTable } from '../../lib/agentstack/settings/effective.js';
 import { readSettingsFile } from '../../lib/agentstack/settings/file.js';
-import { SETTING_KEYS, envValueOf, scopePresetFrom, settingSpec } from '../../lib/agentstack/settings/keys.js';
+import { SETTING_KEYS, autoLoginDisabled, envValueOf, scopePresetFrom, settingSpec } from '../../lib/agentstack/settings/keys.js';
 import { clientFromEnv } from '../../lib/agentstack/auth/oauth.js';
 import { resolveBaseUrl } from '../../lib/agentstack/server/baseUrl.js';
 import { maskUrlCredentials, parseNoProxy, parseProxyUrl } from '../../lib/platform/proxyUrl.js';
@@ -146,16 +146,31 @@ describe('precedence: environment > settings file > default', () => {
     expect(applied.env.NO_PROXY).toBe('.corp');
     expect(clientFromEnv(applied.env).clientId).toBe('from-settings');
     expect(scopePresetFrom(applied.env)).toBe('readonly');
-    // undici is given only what came from the file.
+    // undici is given what is shown.
     expect(applied.proxy).toEqual({ httpsProxy: 'http://u:pw@proxy:3128', noProxy: '.corp' });
   });
 
-  it('a proxy variable set in the environment wins, and then undici is given nothing for it', () => {
+  it('a proxy variable set in the environment wins, and undici is given the value shown', () => {
     write({ 'https-proxy': 'http://settings-proxy:3128', 'no-proxy': '.corp' });
     const applied = applySettings(env({ https_proxy: 'http://env-proxy:8080' }));
     expect(applied.rows.find((r) => r.key === 'https-proxy')).toMatchObject({ origin: 'env', source: 'https_proxy', value: 'http://env-proxy:8080' });
-    expect(applied.proxy).toEqual({ noProxy: '.corp' });
+    expect(applied.proxy).toEqual({ httpsProxy: 'http://env-proxy:8080', noProxy: '.corp' });
     expect(envValueOf('https-proxy', { HTTPS_PROXY: 'http://a:1' })).toEqual({ name: 'HTTPS_PROXY', raw: 'http://a:1' });
+  });
+
+  it('one reading of each variable: an empty or blank one is unset for the display and for undici alike', () => {
+    // undici on its own reads `no_proxy ?? NO_PROXY`: the empty lower-case one would win while NO_PROXY is shown.
+    const applied = applySettings(env({ no_proxy: '', NO_PROXY: '127.0.0.1', https_proxy: ' ', HTTPS_PROXY: ' http://proxy.corp:3128 ' }));
+    expect(applied.rows.find((r) => r.key === 'no-proxy')).toMatchObject({ origin: 'env', source: 'NO_PROXY', value: '127.0.0.1' });
+    expect(applied.rows.find((r) => r.key === 'https-proxy')).toMatchObject({ origin: 'env', source: 'HTTPS_PROXY', value: 'http://proxy.corp:3128' });
+    expect(applied.proxy).toEqual({ httpsProxy: 'http://proxy.corp:3128', noProxy: '127.0.0.1' });
+  });
+
+  it.each([' 1', '1 ', '\t1\r\n'])('AGENTSTACK_DISABLE_AUTO_LOGIN=%j is shown and applied as auto-login false', (value) => {
+    const applied = applySettings(env({ AGENTSTACK_DISABLE_AUTO_LOGIN: value }));
+    expect(applied.rows.find((r) => r.key === 'auto-login')).toMatchObject({ origin: 'env', value: 'false' });
+    expect(autoLoginDisabled(applied.env)).toBe(true);
+    expect(autoLoginDisabled(env({ AGENTSTACK_DISABLE_AUTO_LOGIN: '0' }))).toBe(false);
   });
 
   it('auto-login: AGENTSTACK_DISABLE_AUTO_LOGIN=1 means false, any other value true, and either wins over the file', () => {
@@ -234,5 +249,36 @@ describe('diagnose: the settings.file gate', () => {
     expect(gate()).toMatchObject({ status: 'WARN', summary: expect.stringMatching(/base-url .* must be https.*ignored/) });
     write('{');
     expect(gate()).toMatchObject({ status: 'WARN', summary: expect.stringContaining('not valid JSON') });
+  });
+});
+
+describe('a proxy password never shows', () => {
+  // URL parsers take the user information up to the LAST "@" of the authority; a password may hold "@", spaces, "/".
+  const cases = [
+    ['http://bob:P@ssw0rd@proxy.corp:8080', 'http://bob:***@proxy.corp:8080', 'ssw0rd'],
+    ['http://bob:P ss w0rd@proxy.corp:8080', 'http://bob:***@proxy.corp:8080', 'ss w0rd'],
+    ['http://bob:pa/ss#w?rd@proxy.corp:8080', 'http://bob:***@proxy.corp:8080', 'ss#w?rd'],
+    ['bob:s3cr3t@proxy.corp:8080', 'bob:***@proxy.corp:8080', 's3cr3t'],
+    ['HTTP://t0k3n@proxy.corp', 'HTTP://***@proxy.corp', 't0k3n'],
+  ] as const;
+  it.each(cases)('%j shows as %j', (value, shown, secret) => {
+    expect(maskUrlCredentials(value)).toBe(shown);
+    expect(maskUrlCredentials(value)).not.toContain(secret);
+  });
+
+  it.each(cases)('%j: neither config list nor an error message shows the password', (value, _shown, secret) => {
+    for (const name of ['HTTPS_PROXY', 'https_proxy']) {
+      const { rows, problems } = settingsTable(env({ [name]: value }));
+      expect(JSON.stringify(rows)).not.toContain(secret);
+      expect(problems.join('\n')).not.toContain(secret);
+    }
+    let message = '';
+    try { parseProxyUrl(value, 'HTTPS_PROXY'); } catch (error) { message = (error as Error).message; }
+    expect(message).not.toContain(secret);
+  });
+
+  it('a URL without credentials is shown as it is', () => {
+    expect(maskUrlCredentials('http://proxy.corp:8080')).toBe('http://proxy.corp:8080');
+    expect(maskUrlCredentials('not a url')).toBe('not a url');
   });
 });

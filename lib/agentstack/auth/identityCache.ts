@@ -5,12 +5,13 @@
  */
 import { IdentitySchema, type Identity } from '../../schemas/state.js';
 import { readTextIfExists } from '../../platform/fs/secureFile.js';
+import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
 
 export type { Identity };
 
 export function readIdentity(path: string): Identity | null {
   try {
-    const text = readTextIfExists(path);
+    const text = readTextIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.identity });
     if (!text) return null;
     const parsed = IdentitySchema.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : null;

@@ -7,6 +7,7 @@
 import { PluginError } from '../../platform/errors.js';
 import { parseProjectId } from '../mcpJson/entry.js';
 import { SECRET_FILE_MODE, readTextIfExists, removeIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
+import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
 
 export interface ProjectPin {
   projectId: number | null;
@@ -36,7 +37,7 @@ export function readProjectPin(env: NodeJS.ProcessEnv, pinPath: string): Project
     if (id === null) throw invalid(fromEnv, 'AGENTSTACK_PROJECT_ID');
     return { projectId: id, source: 'env' };
   }
-  const text = readTextIfExists(pinPath)?.trim();
+  const text = readTextIfExists(pinPath, { maxBytes: STATE_FILE_MAX_BYTES.project })?.trim();
   if (!text) return { projectId: null, source: 'none' };
   const id = parseProjectId(text);
   if (id === null) return { projectId: null, source: 'none', ignored: ignoredPinMessage(pinPath, text) };

@@ -7,6 +7,7 @@ import { RefreshFileSchema, type RefreshFile } from '../../schemas/state.js';
 import { SECRET_FILE_MODE, readTextIfExists, removeIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
 import { mcpUrlFor } from '../server/baseUrl.js';
 import type { IssuedFor } from '../mcpJson/entry.js';
+import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
 
 export type StoredRefresh = RefreshFile & { legacy?: boolean };
 /** What the record says about where its tokens belong, without the refresh token itself. */
@@ -18,7 +19,7 @@ export function recordOf(stored: StoredRefresh | null): RefreshRecord | null {
 
 /** The stored refresh token, or null when there is none. A file we cannot understand is `malformed_file`. */
 export function readRefreshFile(path: string): StoredRefresh | null {
-  const text = readTextIfExists(path);
+  const text = readTextIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.refresh });
   if (text === null || !text.trim()) return null;
   const trimmed = text.trim();
   if (!trimmed.startsWith('{')) {

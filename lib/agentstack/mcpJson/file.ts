@@ -14,6 +14,7 @@ import { sweepLeftovers } from '../../platform/fs/tempSweep.js';
 import type { JsonEdit } from '../../platform/text/jsonEdit.js';
 import { isObject } from '../../platform/text/isObject.js';
 import { MCP_SERVER_KEY } from '../server/toolNames.js';
+import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
 
 export interface ReadMcpConfig {
   config: McpConfig;
@@ -50,7 +51,7 @@ const UNREADABLE: Record<string, string> = { EISDIR: 'it is a folder, not a file
 /** The file's text; a path that exists but cannot be read (a folder, no permission) is `malformed_file`, not a raw errno. */
 function readConfigText(path: string): string | null {
   try {
-    return readTextIfExists(path);
+    return readTextIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.mcpJson });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     throw new PluginError('malformed_file', `${path} cannot be read (${UNREADABLE[code] ?? code}). It was left unchanged; move it aside or fix it, then run this again.`, { details: { path, errno: code } });

@@ -7,6 +7,7 @@
  */
 import { readTextIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
 import { isObject } from '../../platform/text/isObject.js';
+import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
 
 export const HOOK_NAMES = ['session-start', 'pre-mcp'] as const;
 export type HookName = (typeof HOOK_NAMES)[number];
@@ -47,7 +48,7 @@ function recordOf(value: unknown): HookRunRecord | null {
 export function readHookRuns(path: string): HookRuns {
   let value: unknown;
   try {
-    value = JSON.parse(readTextIfExists(path) ?? '{}');
+    value = JSON.parse(readTextIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.hookRuns }) ?? '{}');
   } catch {
     return {};
   }

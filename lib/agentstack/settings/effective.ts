@@ -2,7 +2,7 @@
  * What is in effect, key by key: the environment variable when set, else the settings file, else the default (like
  * `git config --show-origin`). `applySettings` returns the environment the rest of the plugin reads, with each value
  * from the settings file standing in for its unset variable, so a setting behaves exactly as its variable does; and
- * the proxy options the HTTP layer must be given (undici reads the real process environment, not ours).
+ * the proxy options the HTTP layer must be given (undici would read the process environment its own way).
  */
 import { quoteShort } from '../../platform/errors.js';
 import { readProjectPin } from '../auth/projectPin.js';
@@ -31,7 +31,7 @@ export interface ProxyOptions {
 export interface AppliedSettings {
   /** The environment with the settings filled in; pass it wherever `process.env` was passed. */
   env: NodeJS.ProcessEnv;
-  /** Give these to the HTTP layer (platform/http.ts setProxyOptions): only values from the settings file. */
+  /** Give these to the HTTP layer (platform/http.ts setProxyOptions): the proxy values in effect, as shown. */
   proxy: ProxyOptions;
   file: SettingsRead;
   rows: SettingRow[];
@@ -64,10 +64,11 @@ export function applySettings(env: NodeJS.ProcessEnv, path = cursorPaths(env).se
     const row = rowFor(key, env, file);
     rows.push(row);
     const stored = file.values[key];
-    if (row.origin !== 'settings' || stored === undefined) continue;
-    Object.assign(merged, settingSpec(key).toEnv(stored));
-    if (key === 'https-proxy') proxy.httpsProxy = stored;
-    if (key === 'no-proxy') proxy.noProxy = stored;
+    // undici reads `no_proxy ?? NO_PROXY` itself (an empty one wins there): it is given the value shown instead.
+    const inEffect = row.origin === 'env' ? envValueOf(key, env)?.raw : stored;
+    if (key === 'https-proxy' && inEffect) proxy.httpsProxy = inEffect;
+    if (key === 'no-proxy' && inEffect) proxy.noProxy = inEffect;
+    if (row.origin === 'settings' && stored !== undefined) Object.assign(merged, settingSpec(key).toEnv(stored));
   }
   return { env: merged, proxy, file, rows, problems: file.problems };
 }

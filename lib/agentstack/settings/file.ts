@@ -8,6 +8,7 @@ import { readTextIfExists } from '../../platform/fs/secureFile.js';
 import { isObject } from '../../platform/text/isObject.js';
 import { SettingsFileSchema } from '../../schemas/settings.js';
 import { SETTING_KEYS, settingSpec, type StoredKey } from './keys.js';
+import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
 
 export interface SettingsRead {
   path: string;
@@ -22,11 +23,20 @@ export interface SettingsRead {
 
 const STORED = SETTING_KEYS.filter((k): k is StoredKey => k !== 'project');
 
+/**
+ * The settings file's JSON, read as people leave it: a leading BOM (Windows editors) is dropped, and an empty file
+ * is an empty object. The one parse of the file, for the readers here and for conf's writes. Throws SyntaxError.
+ */
+export function parseSettingsText(text: string): unknown {
+  const body = text.replace(/^\uFEFF/, '');
+  return body.trim() ? JSON.parse(body) : {};
+}
+
 export function readSettingsFile(path: string): SettingsRead {
   const empty = { path, values: {}, problems: [] as string[] };
   let text: string | null;
   try {
-    text = readTextIfExists(path);
+    text = readTextIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.settings });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     return { ...empty, exists: true, broken: true, problems: [`The settings file ${path} cannot be read (${code}); it was ignored.`] };
@@ -34,7 +44,7 @@ export function readSettingsFile(path: string): SettingsRead {
   if (text === null) return { ...empty, exists: false, broken: false };
   let raw: unknown;
   try {
-    raw = text.trim() ? JSON.parse(text) : {};
+    raw = parseSettingsText(text);
   } catch {
     return { ...empty, exists: true, broken: true, problems: [`The settings file ${path} is not valid JSON; it was ignored. Fix it by hand, or delete it and set the values again.`] };
   }

@@ -3,6 +3,7 @@
  * (the same one the environment variable passes), its default, and the environment it stands for when it comes from
  * the settings file. Pure and small: the hooks import it.
  */
+import { envFlag, readEnv } from '../../platform/env.js';
 import { PluginError } from '../../platform/errors.js';
 import { maskUrlCredentials, parseNoProxy, parseProxyUrl } from '../../platform/proxyUrl.js';
 import { DEFAULT_BASE_URL, parseBaseUrl } from '../server/baseUrl.js';
@@ -17,6 +18,8 @@ export type StoredKey = Exclude<SettingKey, 'project'>;
 export const DEFAULT_CLIENT_ID = 'cursor-plugin';
 /** The variable that picks the scope preset when `--scope-preset` is not given. */
 export const SCOPE_PRESET_ENV = 'AGENTSTACK_SCOPE_PRESET';
+/** The variable that turns automatic sign-in off when set to 1. */
+export const AUTO_LOGIN_ENV = 'AGENTSTACK_DISABLE_AUTO_LOGIN';
 
 export interface SettingSpec {
   key: SettingKey;
@@ -74,9 +77,9 @@ const SPECS: Record<SettingKey, SettingSpec> = {
     toEnv: (v) => ({ AGENTSTACK_BASE_URL: v }), default: DEFAULT_BASE_URL,
   },
   'auto-login': {
-    key: 'auto-login', env: ['AGENTSTACK_DISABLE_AUTO_LOGIN'], parse: parseBoolean, show: same, stored: 'boolean',
-    fromEnv: (raw) => (raw.trim() === '1' ? 'false' : 'true'),
-    toEnv: (v): Record<string, string> => (v === 'false' ? { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' } : {}), default: 'true',
+    key: 'auto-login', env: [AUTO_LOGIN_ENV], parse: parseBoolean, show: same, stored: 'boolean',
+    fromEnv: (raw) => (envFlag({ [AUTO_LOGIN_ENV]: raw }, AUTO_LOGIN_ENV) ? 'false' : 'true'),
+    toEnv: (v): Record<string, string> => (v === 'false' ? { [AUTO_LOGIN_ENV]: '1' } : {}), default: 'true',
   },
   'scope-preset': {
     key: 'scope-preset', env: [SCOPE_PRESET_ENV], parse: parseScopePreset, fromEnv: same, show: same, stored: 'string',
@@ -112,18 +115,21 @@ export function settingSpec(key: SettingKey): SettingSpec {
   return SPECS[key];
 }
 
-/** The environment variable that sets `key` here, and its raw value, when one is set (an empty one is unset). */
+/** The environment variable that sets `key` here, and its value (trimmed), when one is set (a blank one is unset). */
 export function envValueOf(key: SettingKey, env: NodeJS.ProcessEnv): { name: string; raw: string } | null {
-  for (const name of SPECS[key].env) {
-    const raw = env[name];
-    if (raw !== undefined && raw.trim() !== '') return { name, raw };
-  }
-  return null;
+  const read = readEnv(env, SPECS[key].env);
+  return read && { name: read.name, raw: read.value };
+}
+
+/** Whether automatic sign-in is off in `env` (an environment with the settings applied): the value `config` shows. */
+export function autoLoginDisabled(env: NodeJS.ProcessEnv): boolean {
+  const read = envValueOf('auto-login', env);
+  return read !== null && SPECS['auto-login'].fromEnv(read.raw) === 'false';
 }
 
 /** The scope preset a sign-in asks for when none is given: AGENTSTACK_SCOPE_PRESET (or the setting), else the default. */
 export function scopePresetFrom(env: NodeJS.ProcessEnv): ScopePreset {
-  const value = env[SCOPE_PRESET_ENV]?.trim();
+  const value = readEnv(env, SCOPE_PRESET_ENV)?.value;
   if (!value) return DEFAULT_SCOPE_PRESET;
   return parseScopePreset(value, SCOPE_PRESET_ENV) as ScopePreset;
 }

@@ -6,11 +6,13 @@
  * module: conf brings ajv, which the hooks must not pay for (they read the file with settings/file.ts).
  */
 import Conf from 'conf';
+import { lstatSync } from 'node:fs';
 import { basename, dirname, extname } from 'node:path';
 import { PluginError } from '../../platform/errors.js';
 import { withLock } from '../../platform/fs/fileLock.js';
-import { SECRET_FILE_MODE, createExclusive } from '../../platform/fs/secureFile.js';
-import { readSettingsFile } from './file.js';
+import { SECRET_FILE_MODE, createExclusive, readTextIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
+import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
+import { parseSettingsText, readSettingsFile } from './file.js';
 import { settingSpec, type StoredKey } from './keys.js';
 
 type StoredValue = string | boolean;
@@ -23,6 +25,7 @@ function openStore(path: string): Conf<Record<string, StoredValue>> {
     configName: basename(path, extension),
     fileExtension: extension.replace(/^\./, ''),
     configFileMode: SECRET_FILE_MODE,
+    deserialize: (text) => parseSettingsText(text) as Record<string, StoredValue>,
     accessPropertiesByDotNotation: false,
     serialize: (value) => `${JSON.stringify(value, null, 2)}\n`,
   });
@@ -34,10 +37,25 @@ function wrapIo(path: string, error: unknown): PluginError {
   return new PluginError('io', `Cannot write the settings file ${path} (${code}); check that the folder is writable.`, { cause: error });
 }
 
-/** Refuses to rewrite a file it cannot read: the person's hand edits would be lost. */
+/**
+ * Refuses to rewrite a file it cannot read: the person's hand edits would be lost. A symlink is replaced by a
+ * regular file (0600) holding what it pointed to, as mcp.json's writes do: the link's target, maybe outside the
+ * Cursor dir, is never rewritten or chmod'ed (conf's atomic write would follow the link).
+ */
 function assertUsable(path: string): void {
   const read = readSettingsFile(path);
   if (read.broken) throw new PluginError('malformed_file', `${read.problems[0] ?? `${path} cannot be used`} Nothing was changed.`);
+  if (!isSymlink(path)) return;
+  const text = readTextIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.settings }) ?? '{}\n';
+  writeFileAtomic(path, text, { mode: SECRET_FILE_MODE }); // replaces the link itself
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /** Stores `value` (already checked by the key's rule) under `key`. */

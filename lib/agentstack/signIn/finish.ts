@@ -15,7 +15,8 @@ import type { CursorPaths } from '../server/paths.js';
 import { clearRefreshFile, writeRefreshFile } from '../auth/refreshStore.js';
 import { PluginError, quoteShort } from '../../platform/errors.js';
 import { mcpUrlFor } from '../server/baseUrl.js';
-import { clearSignedOut } from '../auth/signedOut.js';
+import { clearSignedOut, isSignedOut, signedOutAt } from '../auth/signedOut.js';
+import { removeIfExists } from '../../platform/fs/secureFile.js';
 
 export interface FinishArgs {
   tokens: TokenSet;
@@ -28,6 +29,8 @@ export interface FinishArgs {
   now?: () => number;
   /** Deadline of each best-effort request. */
   bestEffortTimeoutMs?: number;
+  /** When the code was approved (epoch ms; default: now): a sign-out after it wins over this sign-in. */
+  approvedAt?: number;
 }
 
 export interface FinishResult {
@@ -67,7 +70,13 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
   const expiresAt = expiresAtOf(tokens, now()) ?? (expiryMs ? new Date(expiryMs).toISOString() : null);
   // Under the lock every writer of the credential holds: a refresh in flight finishes (or gives up) first and then
   // finds the credential changed, so it never writes the old grant back over this one.
+  const approvedAt = args.approvedAt ?? now();
   const written = await withLock(paths.refreshLock, async () => {
+    // A sign-out after the approval is the person's last word: nothing of this sign-in is kept.
+    const signedOut = signedOutAt(paths.signedOut);
+    if (signedOut !== null && signedOut >= approvedAt) {
+      throw new PluginError('aborted', 'You signed out while this sign-in was finishing, so nothing was saved. Sign in again with /agentstack-login when you want to.');
+    }
     // The refresh token is written before the access token is used, so a crash in between never loses the grant.
     if (tokens.refresh_token) {
       writeRefreshFile(paths.refresh, {
@@ -126,6 +135,16 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
     const { lookUpIdentity } = await import('../auth/identity.js');
     return lookUpIdentity({ baseUrl, token: tokens.access_token, identityPath: paths.identity, timeoutMs, signal: args.signal, now: new Date(now()) });
   });
+  // A sign-out that came while these were fetched removed the credential; what they wrote for it goes too (this
+  // sign-in cleared the record under the lock, so a record now is a later sign-out).
+  const signedOutSince = await withLock(paths.refreshLock, async () => {
+    if (!isSignedOut(paths.signedOut)) return false;
+    for (const path of [paths.capabilities, paths.identity]) {
+      try { removeIfExists(path); } catch { /* best effort */ }
+    }
+    return true;
+  }, CREDENTIAL_LOCK);
+  if (signedOutSince) warnings.push('You signed out while this sign-in was finishing; the sign-out stands and nothing of this sign-in was kept.');
   const scopes = grantedScopes(decodeJwtClaims(tokens.access_token), tokens.scope);
   let uncovered: number | null = null;
   if (capabilities !== null) {

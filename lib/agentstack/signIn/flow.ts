@@ -5,7 +5,7 @@
  */
 import { mcpUrlFor, resolveBaseUrl } from '../server/baseUrl.js';
 import { assertOpenableUrl, openInBrowser, type Opener, type OpenOutcome } from './browser.js';
-import { MAX_DEVICE_LOCK_MS, acquireDeviceLock, readDeviceLock, shownDeviceLock, signInOrigins, type HeldDeviceLock } from './lock.js';
+import { MAX_DEVICE_LOCK_MS, acquireDeviceLock, markDeviceLockApproved, readDeviceLock, shownDeviceLock, signInOrigins, type HeldDeviceLock } from './lock.js';
 import { finishSignIn, type FinishResult } from './finish.js';
 import { abortableSleep, pollUntilAuthorized, type PollEvent, type PollTiming, type Sleep } from './poll.js';
 import { chooseBaseUrl } from '../mcpJson/entry.js';
@@ -133,7 +133,9 @@ export async function completeDeviceFlow(args: CompleteArgs): Promise<FinishResu
     onEvent: args.onEvent,
   });
   args.onEvent?.({ event: 'approved' });
-  const result = await finishSignIn({ tokens, baseUrl: args.baseUrl, endpoints: args.endpoints, client: args.client, paths: args.paths, projectId: args.projectId, signal: args.signal, now: args.now });
+  const approvedAt = (args.now ?? Date.now)();
+  markDeviceLockApproved(args.paths.deviceLock, { userCode: args.device.user_code, at: new Date(approvedAt) });
+  const result = await finishSignIn({ tokens, baseUrl: args.baseUrl, endpoints: args.endpoints, client: args.client, paths: args.paths, projectId: args.projectId, signal: args.signal, now: args.now, approvedAt });
   args.onEvent?.({ event: 'authorized', ...result });
   return result;
 }

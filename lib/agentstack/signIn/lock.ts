@@ -13,6 +13,7 @@ import { processStartTime } from '../../platform/processStart.js';
 import { isOpenableUrl } from './browser.js';
 import { DeviceLockSchema, type DeviceLock } from '../../schemas/state.js';
 import { createExclusive, readTextIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
+import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
 
 export interface HeldDeviceLock {
   path: string;
@@ -93,6 +94,18 @@ function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
+/**
+ * Records in the lock that its code was approved and the sign-in is finishing (a sign-out then says so, not "still
+ * waiting"). Only the holder's own lock (same pid and code) is changed; best effort.
+ */
+export function markDeviceLockApproved(path: string, args: { userCode: string; at: Date }): void {
+  try {
+    const holder = readLockFile(path);
+    if (!holder || holder.pid !== process.pid || holder.user_code !== args.userCode) return;
+    writeFileAtomic(path, JSON.stringify({ ...holder, approved_at: args.at.toISOString() }));
+  } catch { /* the lock only informs other runs */ }
+}
+
 /** Takes the lock, replacing a stale one; when a live flow holds it, returns that flow's payload instead. */
 export function acquireDeviceLock(path: string, options: { expiresAt: Date; now?: () => number }): DeviceLockResult {
   const now = options.now ?? Date.now;
@@ -125,7 +138,7 @@ export function acquireDeviceLock(path: string, options: { expiresAt: Date; now?
   };
   for (let attempt = 0; attempt < 5; attempt++) {
     if (createExclusive(path, JSON.stringify(payload))) return { kind: 'acquired', lock };
-    const text = readTextIfExists(path);
+    const text = readTextIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.deviceLock });
     if (text === null) continue;
     if (isBeingWritten(path, text)) {
       pause(BEING_WRITTEN_PAUSE_MS);

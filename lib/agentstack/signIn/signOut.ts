@@ -107,7 +107,9 @@ async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now
     let running = null;
     try { running = readDeviceLock(paths.deviceLock); } catch { /* unreadable: no flow to name */ }
     if (running && !isStaleDeviceLock(running, now())) {
-      warnings.push(`A sign-in is still waiting for approval (pid ${running.pid}); approving its code signs this machine in again. Stop it with Ctrl-C in its window, or let it expire.`);
+      warnings.push(running.approved_at
+        ? `A sign-in approved before this sign-out (pid ${running.pid}) was finishing; it keeps nothing: the sign-out stands.`
+        : `A sign-in is still waiting for approval (pid ${running.pid}); approving its code signs this machine in again. Stop it with Ctrl-C in its window, or let it expire.`);
     }
     const bearer = bearerOf(before);
     return { baseUrl, bearer, bearerBelongs: bearer !== null && credentialsBelongTo(entry, baseUrl, issuedFor(refresh)), refresh, hadApiKey: hasApiKey(entry), warnings };

@@ -8,6 +8,7 @@
 import { SnapshotTopSchema } from '../../schemas/state.js';
 import { readBytesIfExists } from '../../platform/fs/secureFile.js';
 import { ACTIONS_END, ACTIONS_KEY, withoutActions } from './layout.js';
+import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
 
 export interface SnapshotIndex {
   has(action: string): boolean;
@@ -112,7 +113,7 @@ export type SnapshotRead = { kind: 'missing' } | { kind: 'malformed' } | { kind:
 export function readSnapshotIndex(path: string, wanted?: ReadonlySet<string>): SnapshotRead {
   let bytes: Buffer | null;
   try {
-    bytes = readBytesIfExists(path);
+    bytes = readBytesIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.capabilities });
   } catch {
     return { kind: 'malformed' };
   }

@@ -3,7 +3,9 @@
  * file's first and last bytes (layout.ts): a full per-entry parse of 5,000 actions costs more than the hook's
  * whole budget. The refresh itself is refresh.ts.
  */
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { openStateFile, readOpenStateFile, type OpenStateFile } from '../../platform/fs/stateFile.js';
+import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
 import { SnapshotMetaSchema, type SnapshotHead } from '../../schemas/state.js';
 import { SNAPSHOT_MAX_AGE_MS, withoutActions } from './layout.js';
 
@@ -52,22 +54,25 @@ const NOT_A_SNAPSHOT = { kind: 'unreadable', reason: 'is not a capability snapsh
 
 /** Reads the snapshot's top level; never throws. */
 export function readSnapshotMeta(path: string): SnapshotMetaRead {
-  let fd: number;
+  const limit = { maxBytes: STATE_FILE_MAX_BYTES.capabilities };
+  let opened: OpenStateFile;
   try {
-    fd = openSync(path, 'r');
+    opened = openStateFile(path, limit);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { kind: 'missing' };
-    return code === 'EISDIR' ? { kind: 'unreadable', reason: 'is a folder', folder: true } : { kind: 'unreadable', reason: `cannot be read (${code ?? 'error'})`, folder: false };
+    if (code === 'EISDIR') return { kind: 'unreadable', reason: 'is a folder', folder: true };
+    if (code === 'ENOTREGULAR') return { kind: 'unreadable', reason: 'is not a regular file', folder: false };
+    if (code === 'EFBIG') return { kind: 'unreadable', reason: `is larger than ${limit.maxBytes} bytes`, folder: false };
+    return { kind: 'unreadable', reason: `cannot be read (${code ?? 'error'})`, folder: false };
   }
+  const { fd, stat } = opened;
   try {
-    const stat = fstatSync(fd);
-    if (stat.isDirectory()) return { kind: 'unreadable', reason: 'is a folder', folder: true };
     if (stat.size > HEAD_BYTES + TAIL_BYTES) {
       const meta = readLayoutMeta(fd, stat.size);
       if (meta) return { kind: 'ok', meta };
     }
-    const text = readFileSync(fd, 'utf8');
+    const text = readOpenStateFile(path, opened, limit).toString('utf8');
     const meta = text ? metaOf(JSON.parse(text)) : null;
     return meta ? { kind: 'ok', meta } : NOT_A_SNAPSHOT;
   } catch {

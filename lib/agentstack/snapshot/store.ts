@@ -6,6 +6,7 @@ import { rmSync } from 'node:fs';
 import { CapabilitySnapshotSchema, SnapshotFailureSchema, type CapabilitySnapshot, type SnapshotFailure } from '../../schemas/state.js';
 import { SECRET_FILE_MODE, readTextIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
 import { serializeSnapshot } from './layout.js';
+import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
 
 export function writeSnapshot(path: string, snapshot: CapabilitySnapshot): void {
   writeFileAtomic(path, serializeSnapshot(snapshot), { mode: SECRET_FILE_MODE });
@@ -13,7 +14,7 @@ export function writeSnapshot(path: string, snapshot: CapabilitySnapshot): void 
 
 /** The snapshot on disk, or null when it is missing or not a snapshot (a stale cache is simply refetched). */
 export function readSnapshot(path: string): CapabilitySnapshot | null {
-  const text = readTextIfExists(path);
+  const text = readTextIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.capabilities });
   if (text === null) return null;
   try {
     const parsed = CapabilitySnapshotSchema.safeParse(JSON.parse(text));
@@ -26,7 +27,7 @@ export function readSnapshot(path: string): CapabilitySnapshot | null {
 /** The last failed fetch, or null when there is none (or it cannot be read: then it is as if there were none). */
 export function readSnapshotFailure(path: string): SnapshotFailure | null {
   try {
-    const text = readTextIfExists(path);
+    const text = readTextIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.capabilitiesFailure });
     if (text === null) return null;
     const parsed = SnapshotFailureSchema.safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : null;

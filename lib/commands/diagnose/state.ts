@@ -24,6 +24,7 @@ import { settingsTable, type SettingRow } from '../../agentstack/settings/effect
 import type { SettingsRead } from '../../agentstack/settings/file.js';
 import { findOnPath } from '../../platform/findExecutable.js';
 import { readHookRuns, type HookRuns } from '../../agentstack/plugin/hookRuns.js';
+import { STATE_FILE_MAX_BYTES } from '../../agentstack/server/fileLimits.js';
 
 export interface PluginState {
   /** The install Cursor most likely loads, or null when none is found. */
@@ -119,7 +120,7 @@ function readSnapshotState(path: string, failurePath: string): LocalState['snaps
   const failure = readSnapshotFailure(failurePath);
   let text: string | null;
   try {
-    text = readTextIfExists(path);
+    text = readTextIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.capabilities });
   } catch (error) {
     const folder = (error as NodeJS.ErrnoException).code === 'EISDIR';
     return { exists: true, mode, error: folder ? 'is a folder, not a file' : `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, data: null, notFlat: false, folder, failure };
@@ -134,7 +135,7 @@ function readSnapshotState(path: string, failurePath: string): LocalState['snaps
 }
 
 function readLockState(path: string, origins: string[]): LocalState['lock'] {
-  const text = readTextIfExists(path);
+  const text = readTextIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.deviceLock });
   if (text === null) return { exists: false, text: null, data: null, holderAlive: false, origins };
   const raw = readLockFile(path) ?? {};
   const parsed = DeviceLockSchema.safeParse(raw);
@@ -180,7 +181,7 @@ export function readLocalState(options: ReadOptions): LocalState {
     bearer,
     jwtExpMs: bearer ? jwtExpiryMs(bearer) : null,
     refresh,
-    pin: { text: readTextIfExists(paths.project), env: env.AGENTSTACK_PROJECT_ID?.trim() || null, mode: fileMode(paths.project) },
+    pin: { text: readTextIfExists(paths.project, { maxBytes: STATE_FILE_MAX_BYTES.project }), env: env.AGENTSTACK_PROJECT_ID?.trim() || null, mode: fileMode(paths.project) },
     settings: { ...settingsTable(env), mode: fileMode(paths.settings) },
     snapshot: readSnapshotState(paths.capabilities, paths.capabilitiesFailure),
     lock: readLockState(paths.deviceLock, signInOrigins(baseUrl, [recorded])),

@@ -6,6 +6,7 @@
  */
 import { readTextIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
 import { isObject } from '../../platform/text/isObject.js';
+import { STATE_FILE_MAX_BYTES } from '../../agentstack/server/fileLimits.js';
 
 export const TELL_EVERY_MS = 10 * 60_000;
 const MAX_ENTRIES = 16;
@@ -36,7 +37,7 @@ export function recentTold(text: string | null, now: number): Record<string, str
  * written never silences the hook: it then speaks. */
 export function tellOnce(path: string, key: string, now: number): boolean {
   let text: string | null = null;
-  try { text = readTextIfExists(path); } catch { /* unreadable: as if empty */ }
+  try { text = readTextIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.credentialTold }); } catch { /* unreadable: as if empty */ }
   const told = recentTold(text, now);
   const id = tag(key);
   if (told[id] !== undefined) return false;

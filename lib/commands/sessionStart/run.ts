@@ -25,6 +25,7 @@ import { snapshotStep } from './snapshot.js';
 import { decideSignIn, signInTodo, type SignInFacts } from './decide.js';
 import { applySettings } from '../../agentstack/settings/effective.js';
 import { apiTraceOn } from '../../agentstack/debug/switch.js';
+import { AUTO_LOGIN_ENV, autoLoginDisabled, envValueOf } from '../../agentstack/settings/keys.js';
 
 export type NetModule = typeof import('./net.js');
 
@@ -137,8 +138,8 @@ function signInFacts(run: Run, gate: CredentialView): SignInFacts {
   return {
     state: gate.state,
     running: gate.state === 'ok' ? null : runningFlow(run.paths.deviceLock, run.ctx.now(), pageOrigins(run)),
-    autoLoginOff: env.AGENTSTACK_DISABLE_AUTO_LOGIN !== '1' ? null
-      : run.options.env.AGENTSTACK_DISABLE_AUTO_LOGIN?.trim() ? 'AGENTSTACK_DISABLE_AUTO_LOGIN=1' : 'auto-login is false in the settings',
+    autoLoginOff: !autoLoginDisabled(env) ? null
+      : envValueOf('auto-login', run.options.env) ? `${AUTO_LOGIN_ENV}=1` : 'auto-login is false in the settings',
     offline: run.offline,
     signedOut: gate.state !== 'ok' && isSignedOut(run.paths.signedOut),
     pin,

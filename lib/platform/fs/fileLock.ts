@@ -4,7 +4,8 @@
  * the future, is broken. Written by hand because the device lock must carry its own JSON payload
  * and both locks must share one stale-detection rule; lock libraries use mkdir+mtime and cannot.
  */
-import { readFileSync, statSync, unlinkSync } from 'node:fs';
+import { statSync, unlinkSync } from 'node:fs';
+import { readStateFile } from './stateFile.js';
 import { randomHex } from '../randomHex.js';
 import { createExclusive } from './secureFile.js';
 import { renameWithRetry, type RenameOptions } from './renameRetry.js';
@@ -45,11 +46,19 @@ export function parseLockText(text: string): Record<string, unknown> {
   }
 }
 
+/** A lock file holds one small JSON object: anything larger is not ours. */
+const LOCK_MAX_BYTES = 64 * 1024;
+
+/** A lock file's text, read as every state file is (never blocking on a FIFO, a regular file only, capped). */
+function readLockText(path: string): string {
+  return readStateFile(path, { maxBytes: LOCK_MAX_BYTES }).toString('utf8');
+}
+
 /** Reads a lock file's JSON, or null when it is missing; `{}` when it holds garbage. */
 export function readLockFile(path: string): Record<string, unknown> | null {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readLockText(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
@@ -71,7 +80,7 @@ export function breakStaleLock(path: string, expected: string, options: RenameOp
     throw new PluginError('io', `Cannot move the stale lock file ${path} aside (${UNWRITABLE[code] ?? code}); nothing was changed. Remove it by hand if no sign-in or refresh is running.`, { cause: error, details: { path, errno: code } });
   }
   let moved = '';
-  try { moved = readFileSync(aside, 'utf8'); } catch { /* vanished */ }
+  try { moved = readLockText(aside); } catch { /* vanished */ }
   if (moved !== expected) {
     // Put the live lock back, unless a newer one exists already (createExclusive also works without hard links).
     try { createExclusive(path, moved); } catch { /* cannot write here: the holder's release will find it gone */ }
@@ -131,13 +140,13 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
     if (createLockFile(path, payload)) {
       return () => {
         try {
-          if (readFileSync(path, 'utf8') === payload) unlinkSync(path);
+          if (readLockText(path) === payload) unlinkSync(path);
         } catch { /* already released or broken */ }
       };
     }
     let text = '';
     try {
-      text = readFileSync(path, 'utf8');
+      text = readLockText(path);
     } catch (error) {
       // Gone between our create and this read: try again. Anything else (a folder in its place) will not change.
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;

@@ -9,26 +9,25 @@
  */
 import { randomHex } from '../randomHex.js';
 import {
-  closeSync, constants, fchmodSync, fstatSync, fsyncSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync,
+  closeSync, constants, fchmodSync, fstatSync, fsyncSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, unlinkSync, writeSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { renameWithRetry, type RenameOptions } from './renameRetry.js';
+import { readStateFileIfExists, type StateFileOptions } from './stateFile.js';
 
 export const SECRET_FILE_MODE = 0o600;
 
-/** The file's text, or null when it does not exist. Other errors (EISDIR, EACCES) propagate. */
-export function readTextIfExists(path: string): string | null {
-  return readBytesIfExists(path)?.toString('utf8') ?? null;
+/**
+ * The file's text, or null when it does not exist. Read as every state file is (stateFile.ts: never a blocking open,
+ * a regular file only, at most `maxBytes`); other errors (EISDIR, ENOTREGULAR, EFBIG, EACCES) propagate.
+ */
+export function readTextIfExists(path: string, options: StateFileOptions): string | null {
+  return readBytesIfExists(path, options)?.toString('utf8') ?? null;
 }
 
 /** The file's bytes, or null when it does not exist (a reader that needs only part of a large file decodes only that). */
-export function readBytesIfExists(path: string): Buffer | null {
-  try {
-    return readFileSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
+export function readBytesIfExists(path: string, options: StateFileOptions): Buffer | null {
+  return readStateFileIfExists(path, options);
 }
 
 function writeAll(fd: number, data: string | Uint8Array): void {

@@ -1,0 +1,83 @@
+/**
+ * The one way the plugin reads a file it keeps state in (mcp.json, its own files, a cache): never a blocking open
+ * (O_NONBLOCK: a FIFO in its place opens at once), only a regular file as `fstat` sees the open descriptor (a FIFO,
+ * a device such as /dev/zero, a socket or a folder is refused, even behind a symlink), and never more than the
+ * file's size cap (checked before reading, and again while reading, for a file that grows).
+ * Errors carry a code: ENOENT is "missing" (the *IfExists readers return null), EISDIR a folder, ENOTREGULAR any
+ * other non-file, EFBIG a file over its cap; the open's own errors (EACCES, ELOOP) pass through.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+
+export interface StateFileOptions {
+  /** The largest file accepted, in bytes. */
+  maxBytes: number;
+}
+
+export interface OpenStateFile {
+  fd: number;
+  stat: Stats;
+}
+
+function stateFileError(code: string, message: string): NodeJS.ErrnoException {
+  const error: NodeJS.ErrnoException = new Error(`${code}: ${message}`);
+  error.code = code;
+  return error;
+}
+
+/** Opens `path` for reading as described above; the caller closes `fd`. */
+export function openStateFile(path: string, options: StateFileOptions): OpenStateFile {
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isDirectory()) throw stateFileError('EISDIR', `${path} is a folder, not a file`);
+    if (!stat.isFile()) throw stateFileError('ENOTREGULAR', `${path} is not a regular file (${stat.isFIFO() ? 'a FIFO' : stat.isCharacterDevice() || stat.isBlockDevice() ? 'a device' : 'not a file'})`);
+    if (stat.size > options.maxBytes) throw tooBig(path, options.maxBytes);
+    return { fd, stat };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+function tooBig(path: string, maxBytes: number): NodeJS.ErrnoException {
+  return stateFileError('EFBIG', `${path} is larger than ${maxBytes} bytes`);
+}
+
+/** Reads the whole of an open state file, at most `maxBytes`. */
+export function readOpenStateFile(path: string, opened: OpenStateFile, options: StateFileOptions): Buffer {
+  let buf = Buffer.allocUnsafe(Math.min(opened.stat.size, options.maxBytes) + 1);
+  let length = 0;
+  for (;;) {
+    if (length === buf.length) {
+      if (length > options.maxBytes) throw tooBig(path, options.maxBytes);
+      const grown = Buffer.allocUnsafe(Math.min(buf.length * 2, options.maxBytes + 1));
+      buf.copy(grown, 0, 0, length);
+      buf = grown;
+    }
+    const n = readSync(opened.fd, buf, length, buf.length - length, null);
+    if (n === 0) break;
+    length += n;
+  }
+  if (length > options.maxBytes) throw tooBig(path, options.maxBytes);
+  return buf.subarray(0, length);
+}
+
+/** The file's bytes; throws as described above (ENOENT included). */
+export function readStateFile(path: string, options: StateFileOptions): Buffer {
+  const opened = openStateFile(path, options);
+  try {
+    return readOpenStateFile(path, opened, options);
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
+/** The file's bytes, or null when it does not exist. */
+export function readStateFileIfExists(path: string, options: StateFileOptions): Buffer | null {
+  try {
+    return readStateFile(path, options);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
