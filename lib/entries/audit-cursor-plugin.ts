@@ -32,6 +32,7 @@ const ownTree = pluginRootFrom(import.meta.url);
 const dir = positionals[0] ? resolve(positionals[0]) : ownTree;
 const target = auditTarget(dir, { profile, ownTree, rebuild: values.rebuild === true, noRebuild: values['no-rebuild'] === true });
 if (target.kind === 'unusable') {
+  if (values.json) process.stdout.write(`${JSON.stringify({ error: 'usage', message: target.line })}\n`);
   process.stderr.write(`audit-cursor-plugin: ${target.line}\n`);
   process.exit(2);
 }

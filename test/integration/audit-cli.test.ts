@@ -15,10 +15,14 @@ import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 const SCRIPT = join(REPO_ROOT, 'scripts/audit-cursor-plugin.mjs');
 const audit = (...args: string[]) => spawnSync(process.execPath, [SCRIPT, ...args], { encoding: 'utf8', timeout: 180_000 });
 
-/** Exit 2, nothing on stdout, exactly one line on stderr (no stack trace) that matches `line`. */
-function expectOneLine(r: ReturnType<typeof audit>, line: RegExp) {
+/**
+ * Exit 2, exactly one line on stderr (no stack trace) that matches `line`; nothing on stdout, or with --json the one
+ * JSON error object every script prints for bad usage.
+ */
+function expectOneLine(r: ReturnType<typeof audit>, line: RegExp, { json = false } = {}) {
   expect(r.status, r.stderr).toBe(2);
-  expect(r.stdout).toBe('');
+  if (json) expect(JSON.parse(r.stdout)).toEqual({ error: 'usage', message: expect.stringMatching(line.source.replace(/^\^audit-cursor-plugin: /, '')) });
+  else expect(r.stdout).toBe('');
   expect(r.stderr.endsWith('\n')).toBe(true);
   expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
   expect(r.stderr).toMatch(line);
@@ -95,7 +99,7 @@ describe('audit-cursor-plugin', () => {
     try {
       expectOneLine(audit(join(dir.path, 'does-not-exist')), /^audit-cursor-plugin: .*does-not-exist does not exist$/m);
       writeFileSync(join(dir.path, 'plugin.json'), '{}');
-      expectOneLine(audit(join(dir.path, 'plugin.json'), '--json'), /^audit-cursor-plugin: .*plugin\.json is a file, not a plugin folder/m);
+      expectOneLine(audit(join(dir.path, 'plugin.json'), '--json'), /^audit-cursor-plugin: .*plugin\.json is a file, not a plugin folder/m, { json: true });
     } finally {
       dir.cleanup();
     }
