@@ -16,6 +16,8 @@ import { unreadableReason } from './front.js';
 import { readSnapshotIndex } from '../../agentstack/snapshot/actionIndex.js';
 import { applySettings } from '../../agentstack/settings/effective.js';
 import { displayLines } from '../../platform/text/displayText.js';
+import { policyInEffect } from '../../agentstack/policy/effective.js';
+import { decidePolicy, policySteps, strictest } from './policy.js';
 
 /** The messages quote action names from the call and the server's snapshot: no hidden characters reach anyone. */
 function shownSafely(answer: PreMcpAnswer): PreMcpAnswer {
@@ -99,14 +101,18 @@ export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMc
   const bearer = bearerOf(config);
   const parsedArgs = parseExecuteArgs(input.tool_input);
   const wanted = parsedArgs.kind === 'ok' ? new Set(parsedArgs.args.steps.map((s) => s.action)) : new Set<string>();
-  const answer = decidePreMcp({
+  const snapshot = readSnapshotIndex(paths.capabilities, wanted);
+  const checked = decidePreMcp({
     input,
-    snapshot: readSnapshotIndex(paths.capabilities, wanted),
+    snapshot,
     claims: bearer ? decodeJwtClaims(bearer) : null,
     now: options.now ?? Date.now(),
     knownBaseUrls: bases,
     pluginRoot: options.pluginRoot,
   });
+  // The person's per-action rules (settings `policy`, `ask-actions`, `deny-actions`) can only make it stricter.
+  const policy = policyInEffect(settings.rows, settings.file);
+  const answer = strictest(checked, decidePolicy(policy, policySteps(parsedArgs, snapshot), { pluginRoot: options.pluginRoot }));
   if (answer.permission) log(`${answer.permission}: ${answer.agent_message ?? ''}`);
   return shownSafely(answer);
 }
