@@ -141,6 +141,23 @@ describe('per-action rules in the pre-MCP hook', { timeout: 90_000 }, () => {
     }
   });
 
+  it('seen where people look: the session card and diagnose-local (WARN for a rule that matches nothing)', async () => {
+    expect(config(['set', 'deny-actions', 'projects:admin,storage.*']).status).toBe(0);
+    try {
+      const env = { AGENTSTACK_DISABLE_AUTO_LOGIN: '1', AGENTSTACK_POLICY: 'confirm-writes' };
+      const card = String((await sessionStart(dir, core.baseUrl, env)).json.additional_context);
+      expect(card).toContain(`- Per-action rules: policy confirm-writes (env AGENTSTACK_POLICY); deny-actions projects:admin,storage.* (${settingsPath()})`);
+      const diagnose = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/diagnose-local.mjs'), '--json'], { env: { ...hookEnv(dir, core.baseUrl), ...env }, encoding: 'utf8' });
+      const row = (JSON.parse(diagnose.stdout).checks as Array<{ id: string; status: string; summary: string }>).find((c) => c.id === 'policy');
+      expect(row).toMatchObject({ status: 'WARN', summary: expect.stringContaining('"storage.*" matches no action in the snapshot') });
+      expect(row!.summary).toContain('policy confirm-writes (env AGENTSTACK_POLICY)');
+    } finally {
+      config(['unset', 'deny-actions']);
+    }
+    const card = String((await sessionStart(dir, core.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' })).json.additional_context);
+    expect(card).not.toContain('Per-action rules');
+  });
+
   it('config.mjs set refuses bad rules with the reason, exit 2, the file unchanged', () => {
     expect(config(['set', 'ask-actions', 'storage.*']).status).toBe(0);
     const before = readFileSync(settingsPath(), 'utf8');

@@ -10,6 +10,8 @@ import { globMatches, isCapabilityRule, isPolicyPreset, parsePolicyPreset, parse
 import type { SettingRow } from '../../lib/agentstack/settings/effective.js';
 import { parseExecuteArgs } from '../../lib/commands/preMcp/decide.js';
 import { decidePolicy, policySteps, strictest, type PolicyStep } from '../../lib/commands/preMcp/policy.js';
+import { describePolicy, policyNotice } from '../../lib/agentstack/policy/describe.js';
+import { renderCard } from '../../lib/commands/sessionStart/card.js';
 import { fourActionSnapshot } from '../helpers/fixtures.js';
 
 const FILE = '/home/u/.cursor/agentstack-settings.json';
@@ -283,5 +285,20 @@ describe('steps and the strictest of two answers', () => {
     expect(strictest(deny, { permission: 'deny', user_message: 'E' })).toEqual({ permission: 'deny', user_message: 'D E', agent_message: 'd' });
     expect(strictest({ permission: 'ask' }, { permission: 'ask', agent_message: 'b' })).toEqual({ permission: 'ask', agent_message: 'b' });
     expect(strictest({ permission: 'ask' }, { permission: 'ask' })).toEqual({ permission: 'ask' });
+  });
+});
+
+describe('the rules in one line (session card, diagnose)', () => {
+  it('none: no card line; some: each part and where it is set; unreadable: said', () => {
+    expect(policyNotice(policy({}))).toBeNull();
+    expect(describePolicy(policy({}))).toBe("default: no per-action rules (Cursor's own approval applies)");
+    const some = policy({ preset: 'readonly', ask: ['a.*'], deny: ['b', 'c:admin'] }, { policy: { origin: 'env', source: 'AGENTSTACK_POLICY' } });
+    expect(policyNotice(some, (p) => p.replace('/home/u', '~'))).toBe('policy readonly (env AGENTSTACK_POLICY); ask-actions a.* (~/.cursor/agentstack-settings.json); deny-actions b,c:admin (~/.cursor/agentstack-settings.json)');
+    const listOnly = { kind: 'ok', policy: { ...NO_POLICY, deny: ['b'], from: { ...NO_POLICY.from, 'deny-actions': settingsFrom } } } as PolicyInEffect;
+    expect(describePolicy(listOnly)).toBe(`policy default; deny-actions b (${FILE})`);
+    expect(policyNotice({ kind: 'unreadable', reason: 'r' })).toBe('the per-action rules cannot be read (r): every AgentStack call asks until they are fixed');
+    const card = (p: string | null) => renderCard({ serverUrl: 'https://x/mcp', state: 'ok', apiKey: false, who: null, project: null, expiresAtMs: null, capabilities: { count: 3 }, policy: p, pluginRoot: '/p', notes: [], todo: [], now: 0 });
+    expect(card('policy readonly').split('\n')).toContain('- Per-action rules: policy readonly');
+    expect(card(null)).not.toContain('Per-action rules');
   });
 });

@@ -56,6 +56,12 @@ export function isCapabilityRule(rule: string): boolean {
   return rule.includes(':');
 }
 
+/** Whether a rule applies to an action whose required capability is known (`cap` null: it needs none). */
+export function ruleMatches(rule: string, action: string, cap: string | null): boolean {
+  if (!isCapabilityRule(rule)) return globMatches(rule, action);
+  return cap !== null && globMatches(rule, cap);
+}
+
 /**
  * Whether `text` matches `glob` (`*` = any run of characters), ignoring case. Linear backtracking on the last `*`:
  * no regular expression is built from what a person typed.

@@ -7,7 +7,7 @@
  */
 import { isReadCapability } from '../../agentstack/auth/capabilityKind.js';
 import { isNoPolicy, type Policy, type PolicyInEffect, type PolicyKey, type RuleSource } from '../../agentstack/policy/effective.js';
-import { globMatches, isCapabilityRule } from '../../agentstack/policy/rules.js';
+import { isCapabilityRule, ruleMatches } from '../../agentstack/policy/rules.js';
 import type { SnapshotRead } from '../../agentstack/snapshot/actionIndex.js';
 import type { ParsedExecuteArgs, PreMcpAnswer } from './decide.js';
 
@@ -38,9 +38,8 @@ export function policySteps(args: ParsedExecuteArgs, snapshot: SnapshotRead | nu
 
 /** true / false, or null when the rule names a capability and the step's capability is unknown. */
 function matches(rule: string, step: PolicyStep): boolean | null {
-  if (!isCapabilityRule(rule)) return globMatches(rule, step.action);
-  if (!step.known) return null;
-  return step.cap !== null && globMatches(rule, step.cap);
+  if (!step.known && isCapabilityRule(rule)) return null;
+  return ruleMatches(rule, step.action, step.cap);
 }
 
 const needs = (step: PolicyStep) => (step.cap === null ? 'needs no capability' : `needs "${step.cap}"`);
