@@ -142,7 +142,10 @@ describe('per-action rules in the pre-MCP hook', { timeout: 90_000 }, () => {
   });
 
   it('seen where people look: the session card and diagnose-local (WARN for a rule that matches nothing)', async () => {
-    expect(config(['set', 'deny-actions', 'projects:admin,storage.*']).status).toBe(0);
+    const set = config(['set', 'deny-actions', 'projects:admin,storage.*']);
+    expect(set.status).toBe(0);
+    expect(set.stderr).toMatch(/^! "storage\.\*" matches no action in the capability snapshot \(\d+ actions\); check the spelling\.$/m);
+    expect(set.stderr).not.toContain('projects:admin');
     try {
       const env = { AGENTSTACK_DISABLE_AUTO_LOGIN: '1', AGENTSTACK_POLICY: 'confirm-writes' };
       const card = String((await sessionStart(dir, core.baseUrl, env)).json.additional_context);

@@ -1,5 +1,6 @@
-/** The per-action policy in one line, for the session card and diagnose-local's `policy` row. Pure. */
+/** The per-action policy in words, for the session card, diagnose-local's `policy` row and config.mjs. Pure. */
 import { isNoPolicy, type PolicyInEffect, type RuleSource } from './effective.js';
+import { ruleMatches } from './rules.js';
 
 /** `show` turns the settings file's path into what a person reads (`~/.cursor/...`). */
 export function describePolicy(effect: PolicyInEffect, show: (path: string) => string = (p) => p): string {
@@ -16,4 +17,9 @@ export function describePolicy(effect: PolicyInEffect, show: (path: string) => s
 /** The line for places that show the rules only when there are some (or they cannot be read): null otherwise. */
 export function policyNotice(effect: PolicyInEffect, show?: (path: string) => string): string | null {
   return effect.kind === 'ok' && isNoPolicy(effect.policy) ? null : describePolicy(effect, show);
+}
+
+/** The rules that match no action of a snapshot (a typo, or an action the server does not have yet). */
+export function rulesMatchingNothing(rules: readonly string[], actions: ReadonlyArray<{ action: string; required_cap?: string | null }>): string[] {
+  return rules.filter((rule) => !actions.some((a) => ruleMatches(rule, a.action, a.required_cap ?? null)));
 }

@@ -3,9 +3,8 @@
  * be read (every AgentStack call then asks) or when a rule matches no action in the snapshot (a typo has no effect).
  * Pure, over state already read.
  */
-import { describePolicy } from '../../agentstack/policy/describe.js';
+import { describePolicy, rulesMatchingNothing } from '../../agentstack/policy/describe.js';
 import { policyInEffect } from '../../agentstack/policy/effective.js';
-import { ruleMatches } from '../../agentstack/policy/rules.js';
 import { pass, warn, type Check } from '../../platform/report.js';
 import { tilde } from '../../platform/text/tilde.js';
 import type { LocalState } from './state.js';
@@ -20,7 +19,7 @@ export function policyGate(settings: LocalState['settings'], snapshot: LocalStat
   const rules = [...effect.policy.ask, ...effect.policy.deny];
   const actions = snapshot.data?.actions;
   if (!actions) return pass(id, rules.length ? `${summary}; rules not compared with a snapshot (none yet)` : summary);
-  const unmatched = rules.filter((rule) => !actions.some((a) => ruleMatches(rule, a.action, a.required_cap ?? null)));
+  const unmatched = rulesMatchingNothing(rules, actions);
   if (!unmatched.length) return pass(id, summary);
   const which = unmatched.map((r) => JSON.stringify(r)).join(', ');
   return warn(id, `${summary}; ${which} ${unmatched.length === 1 ? 'matches' : 'match'} no action in the snapshot (${actions.length} actions)`,
