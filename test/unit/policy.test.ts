@@ -70,7 +70,12 @@ describe('rule syntax', () => {
     const many = Array.from({ length: 100 }, (_, i) => `a${i}`).join(',');
     expect(parseRuleList(many, 'x')).toBe(many);
     expect(() => parseRuleList(`${many},z`, 'x')).toThrow('x has 101 entries; at most 100');
-    try { parseRuleList('a,,b', 'x'); } catch (error) { expect((error as { code: string }).code).toBe('invalid_config'); }
+    // Every refusal is a typed invalid_config (config.mjs turns exactly that code into exit 2, nothing changed).
+    const codeOf = (fn: () => unknown) => { try { fn(); } catch (error) { return (error as { code?: string }).code; } return 'no error'; };
+    for (const bad of ['a,,b', 'a\u0007b', 'a b', 'x'.repeat(201), `${many},z`]) expect(codeOf(() => parseRuleList(bad, 'x')), bad.slice(0, 20)).toBe('invalid_config');
+    expect(codeOf(() => parsePolicyPreset('strict', 'policy'))).toBe('invalid_config');
+    // A long entry with white space is quoted cut short.
+    expect(() => parseRuleList(`${'y'.repeat(70)} z`, 'x')).toThrow(`x: "${'y'.repeat(60)}" holds white space`);
   });
 
   it('entries and kinds', () => {
@@ -283,8 +288,10 @@ describe('steps and the strictest of two answers', () => {
     expect(strictest({}, neutral)).toEqual({});
     expect(strictest(ask, { permission: 'ask', user_message: 'B', agent_message: 'b' })).toEqual({ permission: 'ask', user_message: 'A B', agent_message: 'a b' });
     expect(strictest(deny, { permission: 'deny', user_message: 'E' })).toEqual({ permission: 'deny', user_message: 'D E', agent_message: 'd' });
-    expect(strictest({ permission: 'ask' }, { permission: 'ask', agent_message: 'b' })).toEqual({ permission: 'ask', agent_message: 'b' });
-    expect(strictest({ permission: 'ask' }, { permission: 'ask' })).toEqual({ permission: 'ask' });
+    // No key for a message neither answer has (JSON output would not show it, but the answer's shape is exact).
+    expect(strictest({ permission: 'ask' }, { permission: 'ask', agent_message: 'b' })).toStrictEqual({ permission: 'ask', agent_message: 'b' });
+    expect(strictest({ permission: 'ask', user_message: 'a' }, { permission: 'ask' })).toStrictEqual({ permission: 'ask', user_message: 'a' });
+    expect(strictest({ permission: 'ask' }, { permission: 'ask' })).toStrictEqual({ permission: 'ask' });
   });
 });
 
