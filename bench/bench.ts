@@ -17,11 +17,11 @@ import { readSnapshotIndex } from '../lib/agentstack/snapshot/actionIndex.js';
 import { bundleFiles } from '../build/bundles.mjs';
 import { crowdedMcpJson } from '../test/helpers/fixtures.js';
 import { markdownTable, median, timeInProcess, timeSideBySide, type Row, type TimedCommand } from './harness.js';
-import { hookTable, ratioRow, sessionInput, writeFloors } from './hooks.js';
+import { hookTable, policyTable, ratioRow, sessionInput, writeFloors } from './hooks.js';
 // @ts-expect-error plain ES module shared with .ci/run and the engine tests
 import { installEngines } from './engines.mjs';
 import { inspectorCli, INSPECTOR_VERSION } from './peers.js';
-import { envFor, installBigSnapshot, installLegacySnapshot, installTokens, newCursorDir } from './setup.js';
+import { envFor, installBigSnapshot, installLegacySnapshot, installPolicy, installTokens, newCursorDir } from './setup.js';
 import { measureDeviceFlow } from './deviceFlow.js';
 
 const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..');
@@ -107,7 +107,11 @@ async function main() {
     const refreshing = newCursorDir('refresh');
     await installTokens(core, refreshing, 60);
     await prime(envFor(core, refreshing));
-    const dirs = { fresh, big, legacy, refreshing };
+    const policy = newCursorDir('policy');
+    await installTokens(core, policy, 3600);
+    installBigSnapshot(policy, 5000);
+    installPolicy(policy);
+    const dirs = { fresh, big, legacy, refreshing, policy };
     const floors = writeFloors(fresh);
 
     // Node 20 (this machine's), 22 and 24, minimal environment first: that is what a hook gets on a person's machine.
@@ -118,6 +122,13 @@ async function main() {
       process.stderr.write(`bench: could not install Node 22/24 (${(error as Error).message.split('\n')[0]}); their tables are skipped\n`);
     }
     const nodes = [{ version: process.version.slice(1), path: node as string | null }, ...others];
+    // BENCH_ONLY=policy: the per-action policy row alone on each Node, printed (bench/results.md is left as it is).
+    if (process.env.BENCH_ONLY === 'policy') {
+      for (const engine of nodes.filter((e) => e.path)) {
+        process.stdout.write(`## Node ${engine.version}, minimal environment\n\n${await policyTable({ node: engine.path!, root: ROOT, core, dirs, base: CLEAN_ENV, runs: RUNS, warmup: WARMUP })}\n\n`);
+      }
+      return;
+    }
     for (const engine of nodes) {
       if (!engine.path) {
         out.push(`## Hooks, Node ${engine.version}: not installed (node bench/engines.mjs install)`, '');

@@ -7,9 +7,9 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunningCore } from '../core/index.js';
 import { markdownTable, median, timeSideBySide, type Row, type TimedCommand } from './harness.js';
-import { envFor, installTokens } from './setup.js';
+import { POLICY_STEPS, envFor, installTokens } from './setup.js';
 
-export interface HookDirs { fresh: string; big: string; legacy: string; refreshing: string }
+export interface HookDirs { fresh: string; big: string; legacy: string; refreshing: string; policy: string }
 export interface Budget { other: number; execute: number; session: number }
 export const BUDGETS: Budget = { other: 1.25, execute: 1.4, session: 1.5 };
 
@@ -53,6 +53,25 @@ export interface HookTableOptions {
   withRungs?: boolean;
 }
 
+const POLICY_ROW = 'pre-mcp-cap-check, execute with five steps vs 5,000 actions under a 20-rule policy';
+
+/** An execute call of five steps in a Cursor dir with the 5,000-action snapshot and a 20-rule policy (setup.ts). */
+function policyCommand(o: Pick<HookTableOptions, 'node' | 'root' | 'core' | 'dirs' | 'base'>): TimedCommand {
+  const stdin = preMcpInput('agentstack.execute', o.core.mcpUrl, 'user-agentstack', { steps: POLICY_STEPS });
+  return { name: 'execute policy', argv: [o.node, join(o.root, 'hooks/scripts/pre-mcp-cap-check.cjs')], env: { ...o.base, ...envFor(o.core, o.dirs.policy) }, stdin };
+}
+
+/** `BENCH_ONLY=policy`: that row alone, against its own baseline (a quick check while working on the rules). */
+export async function policyTable(o: Pick<HookTableOptions, 'node' | 'root' | 'core' | 'dirs' | 'base' | 'runs' | 'warmup'>): Promise<string> {
+  const samples = await timeSideBySide([
+    { name: 'e0', argv: [o.node, '-e', '0'], env: o.base },
+    { name: 'e0 again', argv: [o.node, '-e', '0'], env: o.base },
+    policyCommand(o),
+  ], { runs: o.runs, warmup: o.warmup });
+  const base = median([...samples.get('e0')!, ...samples.get('e0 again')!]);
+  return markdownTable([{ what: '`node -e 0` (baseline)', figure: ms(base), ratio: '1.00x' }, ratioRow(POLICY_ROW, median(samples.get('execute policy')!), base, BUDGETS.execute)]);
+}
+
 export async function hookTable(o: HookTableOptions): Promise<{ table: string; notes: string[] }> {
   const script = (p: string) => join(o.root, 'hooks/scripts', p);
   const withBase = (env: NodeJS.ProcessEnv) => ({ ...o.base, ...env, HOME: env.HOME });
@@ -78,6 +97,7 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
     { name: 'floor.cjs', argv: [o.node, o.floors.cjs], env: o.base, stdin: '{}' },
     { name: 'other', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: freshEnv, stdin: other },
     { name: 'execute', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: execute },
+    policyCommand(o),
     { name: 'session', argv: [o.node, script('session-start.cjs'), '--from-hook'], env: freshEnv, stdin: session },
   ];
   const requests = () => Object.values(o.core.counters.requests).reduce((a, b) => a + b, 0);
@@ -93,6 +113,7 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
     ratioRow('floor, CommonJS: the same as a .cjs', m('floor.cjs'), base),
     ratioRow('pre-mcp-cap-check, call to another server', m('other'), base, BUDGETS.other),
     ratioRow('pre-mcp-cap-check, execute vs 5,000-action snapshot', m('execute'), base, BUDGETS.execute),
+    ratioRow(POLICY_ROW, m('execute policy'), base, BUDGETS.execute),
     ratioRow('session-start, fresh token and snapshot', m('session'), base, BUDGETS.session),
   ];
   if (o.withRungs) {

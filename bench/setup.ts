@@ -47,6 +47,19 @@ export function installBigSnapshot(dir: string, count: number): void {
   writeSnapshot(cursorPaths({ AGENTSTACK_CURSOR_DIR: dir }).capabilities, flattenCatalog(readCatalog({ domains })));
 }
 
+/**
+ * A 20-rule policy in the settings file (confirm-writes, 10 ask and 10 deny globs and capabilities, none of them
+ * matching POLICY_STEPS, so every rule is tried on every step).
+ */
+export function installPolicy(dir: string): void {
+  const ask = ['storage.*', '*.purge', 'billing.refund*', 'agents.delete', 'files:admin', '*.export', 'workflows.run_*', 'search:admin', 'notify.broadcast', '*:owner'];
+  const deny = ['projects.delete', 'data.drop*', '*:admin', 'tenants.*', '*.destroy', 'auth.revoke_all', 'billing:write', 'system.shutdown', 'files.wipe', 'agents.*_all'];
+  writeFileSync(cursorPaths({ AGENTSTACK_CURSOR_DIR: dir }).settings, JSON.stringify({ policy: 'confirm-writes', 'ask-actions': ask.join(','), 'deny-actions': deny.join(',') }));
+}
+
+/** Five steps whose actions need read capabilities in installBigSnapshot's snapshot: the policy lets them through. */
+export const POLICY_STEPS = ['projects.list', 'auth.get_profile', 'system.ping', 'auth.op_4002', 'billing.op_4014'].map((action, i) => ({ id: String(i + 1), action }));
+
 /** The same actions with every catalog field in the file, as plugin versions before 0.5.0 wrote it (until its next refresh). */
 export function installLegacySnapshot(dir: string, count: number): void {
   writeSnapshot(cursorPaths({ AGENTSTACK_CURSOR_DIR: dir }).capabilities, bigSnapshot(count));

@@ -4,7 +4,7 @@ export { defaultFaults, ROUTE_NAMES, type CoreFaults, type EndpointFault, type E
 export { SEEDED_ACCOUNTS, DEFAULT_ACCOUNT, type CoreAccount } from './accounts.js';
 export { CLIENT_ID, DEVICE_GRANT, OAUTH_ROUTES, ALL_SCOPES } from './oauth.js';
 export { BASE_SCOPES, CAPABILITY_SCOPES, CAPS_CLAIM } from './contract.js';
-export { MANY_ACTIONS, UNICODE_ACTIONS, VARIANT_NAMES, isVariantName, type VariantName } from './variants.js';
+export { ADMIN_ACTIONS, MANY_ACTIONS, UNICODE_ACTIONS, VARIANT_NAMES, isVariantName, type VariantName } from './variants.js';
 export { ACTIONS, buildCatalog, type ActionsCatalog } from './registry.js';
 export { buildLogoPng, pngSize } from './icon.js';
 export type { IssuedTokens } from './auth.js';

@@ -8,7 +8,7 @@ import { CAPABILITY_SCOPES, CAPS_CLAIM } from './contract.js';
 
 export const VARIANT_NAMES = [
   'safe-string', 'safe-object', 'safe-boolean', 'extra-fields', 'malformed-entry', 'many-actions', 'unicode-actions',
-  'other-scopes', 'scope-claim', 'scp-claim', 'no-caps-claim', 'me-sparse', 'no-discovery',
+  'other-scopes', 'scope-claim', 'scp-claim', 'no-caps-claim', 'me-sparse', 'no-discovery', 'admin-actions',
   'root-resource-metadata', 'challenge-metadata', 'other-issuer',
 ] as const;
 export type VariantName = (typeof VARIANT_NAMES)[number];
@@ -31,6 +31,7 @@ export const VARIANT_HELP: Record<VariantName, string> = {
   'no-caps-claim': 'tokens carry no claim listing granted scopes',
   'me-sparse': '/api/auth/me with only user_id, no email or display name, and extra fields of odd types',
   'no-discovery': 'every /.well-known document answers 404',
+  'admin-actions': 'tenant actions that need an administrative capability (projects.delete: projects:admin, data.purge: data:admin), listed only',
   'root-resource-metadata': 'RFC 9728 metadata only at /.well-known/oauth-protected-resource, with resource = the origin (the 401 challenge points there)',
   'challenge-metadata': 'RFC 9728 metadata only at a URL named by the 401 challenge\'s resource_metadata (no well-known location)',
   'other-issuer': 'the authorization server is another origin (http://localhost:<port>); its endpoints and metadata are not served on the base URL',
@@ -40,6 +41,11 @@ export const VARIANT_HELP: Record<VariantName, string> = {
 export const CHALLENGE_METADATA_PATH = '/auth/protected-resource-metadata';
 
 export const MANY_ACTIONS = 10_000;
+/** Listed in the catalog for clients to judge (a policy that refuses admin actions); this core does not run them. */
+export const ADMIN_ACTIONS = [
+  { action: 'projects.delete', required_cap: 'projects:admin' },
+  { action: 'data.purge', required_cap: 'data:admin' },
+] as const;
 export const UNICODE_ACTIONS = ['données.lire', '项目.列表', 'ελληνικά.δοκιμή', 'emoji.🚀_launch', 'ütf.naïve-café'];
 
 /** The scope vocabulary on the wire: the canonical capability name -> the name this server uses. */
@@ -129,6 +135,12 @@ export class Variants {
       for (const name of UNICODE_ACTIONS) {
         const domain = name.split('.')[0]!;
         (domains[domain] ??= []).push(this.shapeEntry({ action: name, required_cap: 'data:read', summary: 'non-ASCII name', safe_action: true, category: domain, doc_audience: 'public' }));
+      }
+    }
+    if (this.has('admin-actions')) {
+      for (const { action, required_cap } of ADMIN_ACTIONS) {
+        const domain = action.split('.')[0]!;
+        (domains[domain] ??= []).push(this.shapeEntry({ action, required_cap, summary: 'administrative', safe_action: false, category: domain, doc_audience: 'public' }));
       }
     }
     if (this.has('many-actions')) {

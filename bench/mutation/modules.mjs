@@ -25,6 +25,11 @@ export const MODULES = [
     tests: ['devicePoll.test.ts', 'pollAndBaseUrl.rules.test.ts'],
   },
   { name: 'pre-MCP decision', files: ['lib/commands/preMcp/decide.ts', 'lib/commands/preMcp/suggest.ts'], tests: ['preMcp.test.ts', 'preMcp.precedence.test.ts'] },
+  {
+    name: 'per-action policy',
+    files: ['lib/commands/preMcp/policy.ts', 'lib/agentstack/policy/rules.ts', 'lib/agentstack/policy/effective.ts', 'lib/agentstack/auth/capabilityKind.ts'],
+    tests: ['policy.test.ts', 'scopes.test.ts'],
+  },
   { name: 'base URL rules', files: ['lib/agentstack/server/baseUrl.ts'], tests: ['baseUrl.test.ts', 'pollAndBaseUrl.rules.test.ts'] },
   { name: 'scope presets', files: ['lib/agentstack/auth/scopes.ts'], tests: ['kernelBasics.test.ts', 'masking.test.ts', 'scopes.test.ts'] },
   {

@@ -19,6 +19,11 @@ Keys:
   https-proxy      the proxy for https:// requests, http://host:port                 (HTTPS_PROXY)
   no-proxy         hosts reached directly, comma separated                           (NO_PROXY)
   oauth-client-id  the OAuth client the sign-in presents                  (AGENTSTACK_OAUTH_CLIENT_ID)
+  policy           default, confirm-writes (ask before any step that is not a read) or readonly
+                   (deny those steps)                                              (AGENTSTACK_POLICY)
+  ask-actions      actions to ask about: names or globs (storage.*, *.purge) or capabilities
+                   (projects:admin), comma separated                         (AGENTSTACK_ASK_ACTIONS)
+  deny-actions     actions never to run, in the same form                   (AGENTSTACK_DENY_ACTIONS)
   debug            api or off: trace every HTTP exchange, secrets masked; hooks write the trace to
                    ~/.cursor/agentstack-debug.log, scripts to stderr           (AGENTSTACK_DEBUG)
 

@@ -12,6 +12,9 @@ export const SettingsFileSchema = z.looseObject({
   'https-proxy': z.optional(z.string()),
   'no-proxy': z.optional(z.string()),
   'oauth-client-id': z.optional(z.string()),
+  policy: z.optional(z.string()),
+  'ask-actions': z.optional(z.string()),
+  'deny-actions': z.optional(z.string()),
   debug: z.optional(z.string()),
 });
 export type SettingsFile = z.infer<typeof SettingsFileSchema>;

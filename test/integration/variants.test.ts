@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTIONS, MANY_ACTIONS, UNICODE_ACTIONS, VARIANT_NAMES, startCore, type RunningCore, type VariantName } from '../../core/index.js';
+import { ACTIONS, ADMIN_ACTIONS, MANY_ACTIONS, UNICODE_ACTIONS, VARIANT_NAMES, startCore, type RunningCore, type VariantName } from '../../core/index.js';
 import { readSnapshot } from '../../lib/agentstack/snapshot/store.js';
 import { runDeviceCode } from '../helpers/deviceCode.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
@@ -23,6 +23,7 @@ afterAll(() => tmp.cleanup());
 function expectedActions(variant: VariantName): string[] {
   const names = [...TENANT];
   if (variant === 'unicode-actions') names.push(...UNICODE_ACTIONS);
+  if (variant === 'admin-actions') names.push(...ADMIN_ACTIONS.map((a) => a.action));
   if (variant === 'many-actions') for (let i = 0; i < MANY_ACTIONS; i++) names.push(`bulk.op_${String(i).padStart(5, '0')}`);
   return names.sort();
 }

@@ -125,8 +125,8 @@ describe('precedence: environment > settings file > default', () => {
   });
 
   it('the settings file fills what the environment leaves unset; the environment wins where set', () => {
-    write({ 'base-url': 'https://staging.example.com', 'auto-login': false, 'scope-preset': 'readonly', 'https-proxy': 'http://u:pw@proxy:3128', 'no-proxy': '.corp', 'oauth-client-id': 'from-settings', debug: 'api' });
-    const applied = applySettings(env({ AGENTSTACK_BASE_URL: 'https://env.example.com', NO_PROXY: '' }));
+    write({ 'base-url': 'https://staging.example.com', 'auto-login': false, 'scope-preset': 'readonly', 'https-proxy': 'http://u:pw@proxy:3128', 'no-proxy': '.corp', 'oauth-client-id': 'from-settings', policy: 'confirm-writes', 'deny-actions': 'a.*, b', 'ask-actions': 'c', debug: 'api' });
+    const applied = applySettings(env({ AGENTSTACK_BASE_URL: 'https://env.example.com', NO_PROXY: '', AGENTSTACK_ASK_ACTIONS: 'storage.*' }));
     const origin = Object.fromEntries(applied.rows.map((r) => [r.key, `${r.origin}:${r.value}`]));
     expect(origin).toEqual({
       'base-url': 'env:https://env.example.com',
@@ -135,6 +135,9 @@ describe('precedence: environment > settings file > default', () => {
       'https-proxy': 'settings:http://u:***@proxy:3128',
       'no-proxy': 'settings:.corp',
       'oauth-client-id': 'settings:from-settings',
+      policy: 'settings:confirm-writes',
+      'ask-actions': 'env:storage.*',
+      'deny-actions': 'settings:a.*,b',
       debug: 'settings:api',
     });
     expect(applied.env.AGENTSTACK_DEBUG).toBe('api');

@@ -4,10 +4,11 @@
  *
  * A preset follows what the server advertises (`scopes_supported`): `full` asks for every advertised scope,
  * `readonly` for the read ones, `builder` for read + execute/write. A scope the plugin knows keeps its place in
- * the presets below; another is judged by its words (`read`, `execute`, `write`, ...). When the server advertises
- * nothing, the lists below are used as they are.
+ * the presets below; another is judged by its words (capabilityKind.ts, the rule the per-action policy uses too).
+ * When the server advertises nothing, the lists below are used as they are.
  */
 import { PluginError } from '../../platform/errors.js';
+import { capabilityKind } from './capabilityKind.js';
 
 export const BASE_SCOPES = ['openid', 'offline_access'] as const;
 
@@ -42,21 +43,12 @@ export function scopeStringFor(preset: ScopePreset): string {
   return [...BASE_SCOPES, ...SCOPE_PRESETS[preset]].join(' ');
 }
 
-const READ_WORDS = new Set(['read', 'readonly', 'view', 'list', 'get']);
-const CHANGE_WORDS = new Set(['write', 'execute', 'exec', 'run', 'create', 'update', 'manage']);
-
-function words(scope: string): string[] {
-  return Array.from(scope.toLowerCase().matchAll(/[a-z0-9]+/g), (m) => m[0]);
-}
-
-/** Whether an advertised scope belongs in a preset: known scopes by the table above, others by their words. */
+/** Whether an advertised scope belongs in a preset: known scopes by the table above, others by their kind. */
 function inPreset(scope: string, preset: ScopePreset): boolean {
   if (preset === 'full') return true;
   if ((CAPABILITY_SCOPES as readonly string[]).includes(scope)) return (SCOPE_PRESETS[preset] as readonly string[]).includes(scope);
-  const w = words(scope);
-  const reads = w.some((x) => READ_WORDS.has(x));
-  const changes = w.some((x) => CHANGE_WORDS.has(x));
-  return preset === 'readonly' ? reads && !changes : reads || changes;
+  const kind = capabilityKind(scope);
+  return preset === 'readonly' ? kind === 'read' : kind === 'read' || kind === 'write';
 }
 
 /**

@@ -17,6 +17,8 @@ export interface SettingsRead {
   values: Partial<Record<StoredKey, string>>;
   /** One line each: what was wrong and that it was ignored. */
   problems: string[];
+  /** The keys whose value was there but refused (left out of `values`). */
+  rejected: StoredKey[];
   /** True when the file as a whole could not be used (unreadable, not JSON, not an object). */
   broken: boolean;
 }
@@ -33,7 +35,7 @@ export function parseSettingsText(text: string): unknown {
 }
 
 export function readSettingsFile(path: string): SettingsRead {
-  const empty = { path, values: {}, problems: [] as string[] };
+  const empty = { path, values: {}, problems: [] as string[], rejected: [] as StoredKey[] };
   let text: string | null;
   try {
     text = readTextIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.settings });
@@ -52,9 +54,10 @@ export function readSettingsFile(path: string): SettingsRead {
   return { path, exists: true, broken: false, ...checkValues(raw, path) };
 }
 
-function checkValues(raw: Record<string, unknown>, path: string): Pick<SettingsRead, 'values' | 'problems'> {
+function checkValues(raw: Record<string, unknown>, path: string): Pick<SettingsRead, 'values' | 'problems' | 'rejected'> {
   const values: Partial<Record<StoredKey, string>> = {};
   const problems: string[] = [];
+  const rejected: StoredKey[] = [];
   const typed = SettingsFileSchema.safeParse(raw);
   const badType = new Set(typed.success ? [] : typed.error.issues.map((i) => String(i.path[0])));
   for (const key of STORED) {
@@ -63,13 +66,15 @@ function checkValues(raw: Record<string, unknown>, path: string): Pick<SettingsR
     const spec = settingSpec(key);
     if (badType.has(key)) {
       problems.push(`${key} in ${path} must be a JSON ${spec.stored}; it was ignored.`);
+      rejected.push(key);
       continue;
     }
     try {
       values[key] = spec.parse(String(value), `${key} in ${path}`);
     } catch (error) {
       problems.push(`${quoteShort((error as Error).message, 240)}; it was ignored.`);
+      rejected.push(key);
     }
   }
-  return { values, problems };
+  return { values, problems, rejected };
 }

@@ -9,8 +9,9 @@ import { maskUrlCredentials, parseNoProxy, parseProxyUrl } from '../../platform/
 import { DEFAULT_BASE_URL, parseBaseUrl } from '../server/baseUrl.js';
 import { DEFAULT_SCOPE_PRESET, SCOPE_PRESETS, isScopePreset, type ScopePreset } from '../auth/scopes.js';
 import { parsePinArgument } from '../auth/projectPin.js';
+import { DEFAULT_POLICY, POLICY_ENV, parsePolicyPreset, parseRuleList } from '../policy/rules.js';
 
-export const SETTING_KEYS = ['base-url', 'auto-login', 'scope-preset', 'project', 'https-proxy', 'no-proxy', 'oauth-client-id', 'debug'] as const;
+export const SETTING_KEYS = ['base-url', 'auto-login', 'scope-preset', 'project', 'https-proxy', 'no-proxy', 'oauth-client-id', 'policy', 'ask-actions', 'deny-actions', 'debug'] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 /** Every key but `project` lives in the settings file; `project` is the `agentstack-project` pin file. */
 export type StoredKey = Exclude<SettingKey, 'project'>;
@@ -100,6 +101,19 @@ const SPECS: Record<SettingKey, SettingSpec> = {
   'oauth-client-id': {
     key: 'oauth-client-id', env: ['AGENTSTACK_OAUTH_CLIENT_ID'], parse: parseClientId, fromEnv: same, show: same, stored: 'string',
     toEnv: (v) => ({ AGENTSTACK_OAUTH_CLIENT_ID: v }), default: DEFAULT_CLIENT_ID,
+  },
+  // The per-action rules the pre-MCP hook applies (policy/rules.ts).
+  policy: {
+    key: 'policy', env: [POLICY_ENV.policy], parse: parsePolicyPreset, fromEnv: same, show: same, stored: 'string',
+    toEnv: (v) => ({ [POLICY_ENV.policy]: v }), default: DEFAULT_POLICY,
+  },
+  'ask-actions': {
+    key: 'ask-actions', env: [POLICY_ENV.ask], parse: parseRuleList, fromEnv: same, show: same, stored: 'string',
+    toEnv: (v) => ({ [POLICY_ENV.ask]: v }), default: null,
+  },
+  'deny-actions': {
+    key: 'deny-actions', env: [POLICY_ENV.deny], parse: parseRuleList, fromEnv: same, show: same, stored: 'string',
+    toEnv: (v) => ({ [POLICY_ENV.deny]: v }), default: null,
   },
   debug: {
     key: 'debug', env: ['AGENTSTACK_DEBUG'], parse: parseDebug, fromEnv: same, show: same, stored: 'string',

@@ -11,6 +11,9 @@ import { settingsTable, type SettingRow } from '../../agentstack/settings/effect
 import { envValueOf, isSettingKey, settingSpec, SETTING_KEYS, type SettingKey } from '../../agentstack/settings/keys.js';
 import { setStoredSetting, unsetStoredSetting } from '../../agentstack/settings/store.js';
 import { originText, renderSettingsTable, rowJson } from './render.js';
+import { ruleEntries } from '../../agentstack/policy/rules.js';
+import { rulesMatchingNothing } from '../../agentstack/policy/describe.js';
+import { readSnapshot } from '../../agentstack/snapshot/store.js';
 
 export type ConfigCommand = { action: 'list' } | { action: 'get'; key: string } | { action: 'set'; key: string; value: string } | { action: 'unset'; key: string };
 
@@ -32,10 +35,10 @@ function rowOf(key: SettingKey, env: NodeJS.ProcessEnv): SettingRow {
 }
 
 /** After a change: what is now in effect, and a warning when an environment variable still wins. */
-function afterChange(key: SettingKey, env: NodeJS.ProcessEnv, what: string, json: boolean): ConfigResult {
+function afterChange(key: SettingKey, env: NodeJS.ProcessEnv, what: string, json: boolean, note = ''): ConfigResult {
   const row = rowOf(key, env);
   const overridden = envValueOf(key, env);
-  const warning = overridden ? `! ${overridden.name} is set in this environment and wins over the setting here; Cursor started from the Dock or a launcher does not see it.\n` : '';
+  const warning = (overridden ? `! ${overridden.name} is set in this environment and wins over the setting here; Cursor started from the Dock or a launcher does not see it.\n` : '') + note;
   if (json) return done(`${JSON.stringify({ ...rowJson(row), changed: what })}\n`, warning);
   return done(`✓ ${what}.\n  In effect: ${key} = ${row.value ?? '-'}, from ${originText(row)}.\n  The next sign-in and the next agent session use it.\n`, warning);
 }
@@ -49,7 +52,17 @@ async function set(key: SettingKey, value: string, env: NodeJS.ProcessEnv, json:
   }
   const checked = settingSpec(key).parse(value, key);
   await setStoredSetting(paths.settings, paths.settingsLock, key, checked);
-  return afterChange(key, env, `Set ${key} = ${settingSpec(key).show(checked)} in ${paths.settings}`, json);
+  return afterChange(key, env, `Set ${key} = ${settingSpec(key).show(checked)} in ${paths.settings}`, json, unmatchedNote(key, checked, paths.capabilities));
+}
+
+/** A rule list that names no action of the snapshot is kept (the server may add it), with a warning. */
+function unmatchedNote(key: SettingKey, value: string, snapshotPath: string): string {
+  if (key !== 'ask-actions' && key !== 'deny-actions') return '';
+  let actions;
+  try { actions = readSnapshot(snapshotPath)?.actions; } catch { return ''; }
+  if (!actions) return '';
+  const unmatched = rulesMatchingNothing(ruleEntries(value), actions);
+  return unmatched.length ? `! ${unmatched.map((r) => JSON.stringify(r)).join(', ')} ${unmatched.length === 1 ? 'matches' : 'match'} no action in the capability snapshot (${actions.length} actions); check the spelling.\n` : '';
 }
 
 async function unset(key: SettingKey, env: NodeJS.ProcessEnv, json: boolean): Promise<ConfigResult> {

@@ -9,6 +9,7 @@ import {
 } from './gatesConfig.js';
 import { deviceLockGate, projectPinGate, refreshFileGate, settingsFileGate, snapshotGate, tokenExpiryGate } from './gatesState.js';
 import { applySettings, type SettingRow } from '../../agentstack/settings/effective.js';
+import { policyGate } from './policyGate.js';
 import { setProxyOptions } from '../../platform/http.js';
 import { onlineChecks } from './online.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
@@ -33,6 +34,7 @@ export function localChecks(state: LocalState, platform: NodeJS.Platform = proce
     refreshFileGate(state.refresh, state.paths.refresh, platform),
     projectPinGate(state.pin, state.paths.project),
     settingsFileGate(state.settings, platform),
+    policyGate(state.settings, state.snapshot),
     snapshotGate(state.snapshot, state.paths.capabilities, state.now),
     deviceLockGate(state.lock, state.now),
     staleCopiesCheck(state.copies),

@@ -17,6 +17,8 @@ import { readSnapshotIndex } from '../../agentstack/snapshot/actionIndex.js';
 import { applySettings } from '../../agentstack/settings/effective.js';
 import { displayLines } from '../../platform/text/displayText.js';
 import { credentialNoticeFor } from './credentialNotice.js';
+import { policyInEffect } from '../../agentstack/policy/effective.js';
+import { decidePolicy, policySteps, strictest } from './policy.js';
 
 /** The messages quote action names from the call and the server's snapshot: no hidden characters reach anyone. */
 function shownSafely(answer: PreMcpAnswer): PreMcpAnswer {
@@ -97,20 +99,28 @@ export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMc
   for (const problem of settings.problems) log(problem);
   const bases = knownBaseUrls(config, settings.env);
   if (!isAgentStackServer(input, bases)) return NEUTRAL;
-  // A Device Code credential that cannot work is said first (ask, at most once per state every ten minutes).
-  const notice = credentialNoticeFor({ paths, config, env: settings.env, serverName: input.mcp_server_name ?? splitToolName(input.tool_name).server, now: options.now ?? Date.now(), log });
-  if (notice) return shownSafely(notice);
   const bearer = bearerOf(config);
   const parsedArgs = parseExecuteArgs(input.tool_input);
   const wanted = parsedArgs.kind === 'ok' ? new Set(parsedArgs.args.steps.map((s) => s.action)) : new Set<string>();
-  const answer = decidePreMcp({
+  const snapshot = readSnapshotIndex(paths.capabilities, wanted);
+  const checked = decidePreMcp({
     input,
-    snapshot: readSnapshotIndex(paths.capabilities, wanted),
+    snapshot,
     claims: bearer ? decodeJwtClaims(bearer) : null,
     now: options.now ?? Date.now(),
     knownBaseUrls: bases,
     pluginRoot: options.pluginRoot,
   });
+  // The person's per-action rules (settings `policy`, `ask-actions`, `deny-actions`) can only make it stricter.
+  const policy = policyInEffect(settings.rows, settings.file);
+  const ruled = decidePolicy(policy, policySteps(parsedArgs, snapshot), { pluginRoot: options.pluginRoot });
+  // A Device Code credential that cannot work is said before the checks that read it (ask, at most once per state
+  // every ten minutes); only the person's own deny rule comes first.
+  if (ruled.permission !== 'deny') {
+    const notice = credentialNoticeFor({ paths, config, env: settings.env, serverName: input.mcp_server_name ?? splitToolName(input.tool_name).server, now: options.now ?? Date.now(), log });
+    if (notice) return shownSafely(notice);
+  }
+  const answer = strictest(checked, ruled);
   if (answer.permission) log(`${answer.permission}: ${answer.agent_message ?? ''}`);
   return shownSafely(answer);
 }

@@ -22,6 +22,8 @@ export interface CardInput {
   project: string | null;
   expiresAtMs: number | null;
   capabilities: CardCapabilities;
+  /** The person's per-action rules in one line; omitted when there are none. */
+  policy?: string | null;
   pluginRoot: string;
   /** What this session start did or noticed. */
   notes: string[];
@@ -60,6 +62,7 @@ export function renderCard(input: CardInput): string {
   lines.push(`- Project: ${input.project ?? 'none pinned'}`);
   if (!input.apiKey && (input.state === 'ok' || input.state === 'expired' || input.state === 'null_caps')) lines.push(`- Token: ${expiryText(input.expiresAtMs, input.now)}`);
   lines.push(`- Capabilities: ${capabilitiesText(input.capabilities)}`);
+  if (input.policy) lines.push(`- Per-action rules: ${input.policy}`);
   lines.push(`- Plugin root: ${input.pluginRoot} (sign in: node "${input.pluginRoot}/hooks/scripts/device-code.mjs"; diagnose: node "${input.pluginRoot}/scripts/diagnose-local.mjs")`);
   for (const note of input.notes) lines.push(`- ${note}`);
   if (input.todo.length) {

@@ -26,6 +26,8 @@ import { decideSignIn, signInTodo, type SignInFacts } from './decide.js';
 import { applySettings } from '../../agentstack/settings/effective.js';
 import { apiTraceOn } from '../../agentstack/debug/switch.js';
 import { AUTO_LOGIN_ENV, autoLoginDisabled, envValueOf } from '../../agentstack/settings/keys.js';
+import { policyInEffect } from '../../agentstack/policy/effective.js';
+import { policyNotice } from '../../agentstack/policy/describe.js';
 
 export type NetModule = typeof import('./net.js');
 
@@ -243,7 +245,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
 
   const card = renderCard({
     signedOut: gate.state !== 'ok' && isSignedOut(paths.signedOut), serverUrl: mcpUrlFor(baseUrl), state: gate.state, apiKey: gate.apiKey, who, project: project(refreshed.config ?? config, gate), expiresAtMs: gate.expiresAtMs,
-    capabilities, pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo, now: now(),
+    capabilities, policy: policyNotice(policyInEffect(settings.rows, settings.file)), pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo, now: now(),
   });
   // The card quotes the server (who, error messages, action names): a server that echoes a credential gets it
   // masked here, and no control, bidi or zero-width character reaches the agent.

@@ -1,0 +1,133 @@
+/**
+ * The person's per-action rules applied to an execute call, pure. Cursor's permissions are per tool, and one tool
+ * runs every AgentStack action, so this is where "ask me before anything that writes" or "never run projects.delete"
+ * can be said. Each step is judged on its own (deny-actions, then the `readonly` preset, then ask-actions, then
+ * `confirm-writes`); the call gets the strictest answer of its steps. The answer is `deny`, `ask` or neutral, never
+ * `allow`: the rules only narrow what Cursor would otherwise allow.
+ */
+import { isReadCapability } from '../../agentstack/auth/capabilityKind.js';
+import { isNoPolicy, type Policy, type PolicyInEffect, type PolicyKey, type RuleSource } from '../../agentstack/policy/effective.js';
+import { isCapabilityRule, ruleMatches } from '../../agentstack/policy/rules.js';
+import type { SnapshotRead } from '../../agentstack/snapshot/actionIndex.js';
+import type { ParsedExecuteArgs, PreMcpAnswer } from './decide.js';
+
+/** A step as the policy sees it: its action and, when the snapshot knows the action, its required capability. */
+export interface PolicyStep {
+  action: string;
+  /** False when the snapshot does not list the action (or there is none): its capability is then unknown. */
+  known: boolean;
+  cap: string | null;
+}
+
+interface Verdict {
+  permission: 'deny' | 'ask';
+  action: string;
+  why: string;
+  key: PolicyKey;
+}
+
+const MAX_NAMED = 5;
+
+/** The steps of a readable call, once per action, with what the snapshot says of each. */
+export function policySteps(args: ParsedExecuteArgs, snapshot: SnapshotRead | null): PolicyStep[] {
+  if (args.kind !== 'ok') return [];
+  const index = snapshot?.kind === 'ok' ? snapshot.index : null;
+  const actions = [...new Set(args.args.steps.map((s) => s.action))];
+  return actions.map((action) => (index?.has(action) ? { action, known: true, cap: index.capOf(action) } : { action, known: false, cap: null }));
+}
+
+/** true / false, or null when the rule names a capability and the step's capability is unknown. */
+function matches(rule: string, step: PolicyStep): boolean | null {
+  if (!step.known && isCapabilityRule(rule)) return null;
+  return ruleMatches(rule, step.action, step.cap);
+}
+
+const needs = (step: PolicyStep) => (step.cap === null ? 'needs no capability' : `needs "${step.cap}"`);
+
+function judgeStep(policy: Policy, step: PolicyStep): Verdict | null {
+  const { action } = step;
+  let unsure: string | null = null;
+  for (const rule of policy.deny) {
+    const m = matches(rule, step);
+    if (m === true) return { permission: 'deny', action, why: `rule "${rule}" in deny-actions`, key: 'deny-actions' };
+    if (m === null) unsure ??= rule;
+  }
+  const read = step.known && isReadCapability(step.cap);
+  if (policy.preset === 'readonly' && !read) {
+    if (step.known) return { permission: 'deny', action, why: `policy readonly: it ${needs(step)}, which is not a read capability`, key: 'policy' };
+    return { permission: 'ask', action, why: 'policy readonly: its capability is unknown (not in the snapshot)', key: 'policy' };
+  }
+  if (unsure !== null) return { permission: 'ask', action, why: `rule "${unsure}" in deny-actions may apply: its capability is unknown (not in the snapshot)`, key: 'deny-actions' };
+  const asked = policy.ask.find((rule) => matches(rule, step) !== false);
+  if (asked !== undefined) return { permission: 'ask', action, why: `rule "${asked}" in ask-actions`, key: 'ask-actions' };
+  if (policy.preset === 'confirm-writes' && !read) {
+    const what = step.known ? `it ${needs(step)}, which is not a read capability` : 'its capability is unknown (not in the snapshot)';
+    return { permission: 'ask', action, why: `policy confirm-writes: ${what}`, key: 'policy' };
+  }
+  return null;
+}
+
+function whereSet(from: RuleSource): string {
+  if (from.origin === 'env') return `set by ${from.source} in Cursor's environment`;
+  return `set in ${from.source}`;
+}
+
+function howToChange(key: PolicyKey, from: RuleSource, pluginRoot?: string): string {
+  if (from.origin === 'env') return `change or unset ${from.source} where Cursor is started, then restart Cursor`;
+  const script = pluginRoot ? `node "${pluginRoot}/scripts/config.mjs"` : 'node <plugin root>/scripts/config.mjs';
+  return `${script} set ${key} … (or unset ${key})`;
+}
+
+function named(verdicts: readonly Verdict[], policy: Policy): string {
+  const shown = verdicts.slice(0, MAX_NAMED).map((v) => `${v.action} (${v.why}, ${whereSet(policy.from[v.key])})`);
+  return shown.join('; ') + (verdicts.length > MAX_NAMED ? `; and ${verdicts.length - MAX_NAMED} more` : '');
+}
+
+const actionsOf = (verdicts: readonly Verdict[]) =>
+  verdicts.slice(0, MAX_NAMED).map((v) => v.action).join(', ') + (verdicts.length > MAX_NAMED ? ` and ${verdicts.length - MAX_NAMED} more` : '');
+
+export function decidePolicy(effect: PolicyInEffect, steps: readonly PolicyStep[], options: { pluginRoot?: string } = {}): PreMcpAnswer {
+  if (effect.kind === 'unreadable') {
+    return {
+      permission: 'ask',
+      user_message: `AgentStack could not read your per-action rules (${effect.reason}), so every AgentStack call asks until they are fixed. Check them with config.mjs list or diagnose-local.`,
+      agent_message: 'The person\'s AgentStack per-action rules cannot be read, so they are asked to confirm every AgentStack call.',
+    };
+  }
+  const { policy } = effect;
+  if (isNoPolicy(policy)) return {};
+  const verdicts = steps.map((step) => judgeStep(policy, step)).filter((v): v is Verdict => v !== null);
+  const denied = verdicts.filter((v) => v.permission === 'deny');
+  if (denied.length) {
+    const first = denied[0]!;
+    return {
+      permission: 'deny',
+      user_message: `AgentStack blocked this call: your rules deny ${named(denied, policy)}. To change that: ${howToChange(first.key, policy.from[first.key], options.pluginRoot)}.`,
+      agent_message: `AgentStack call blocked by the person's per-action rules: ${actionsOf(denied)}. Do not retry or work around it; tell the person which action was refused.`,
+    };
+  }
+  if (verdicts.length) {
+    return {
+      permission: 'ask',
+      user_message: `AgentStack: your rules ask before ${named(verdicts, policy)}. Allow only if you want ${verdicts.length === 1 ? 'it' : 'them'} to run.`,
+      agent_message: `The person's AgentStack rules ask them to confirm ${actionsOf(verdicts)}; wait for their answer.`,
+    };
+  }
+  return {};
+}
+
+const RANK = { deny: 2, ask: 1 } as const;
+const rank = (answer: PreMcpAnswer) => (answer.permission ? RANK[answer.permission] : 0);
+const joined = (a?: string, b?: string) => (a && b ? `${a} ${b}` : a ?? b);
+
+/** The stricter of two answers (deny over ask over neutral); two of the same strictness say both messages. */
+export function strictest(a: PreMcpAnswer, b: PreMcpAnswer): PreMcpAnswer {
+  if (rank(a) !== rank(b)) return rank(a) > rank(b) ? a : b;
+  if (rank(a) === 0) return a;
+  const out: PreMcpAnswer = { permission: a.permission };
+  const user = joined(a.user_message, b.user_message);
+  const agent = joined(a.agent_message, b.agent_message);
+  if (user !== undefined) out.user_message = user;
+  if (agent !== undefined) out.agent_message = agent;
+  return out;
+}
