@@ -14,9 +14,9 @@ import { baseChildEnv } from '../helpers/platform.js';
 const fixture = useCoreAndCursorDirs('agentstack-status-');
 
 /** Async: the reference core runs in this process and must keep answering while the script waits. */
-function status(dir: string, args: string[], baseUrl = fixture.core.baseUrl): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function status(dir: string, args: string[], baseUrl = fixture.core.baseUrl, extraEnv: NodeJS.ProcessEnv = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [DEVICE_CODE_SCRIPT, '--status', ...args], {
-    env: { ...baseChildEnv(), HOME: dir, AGENTSTACK_CURSOR_DIR: dir, AGENTSTACK_BASE_URL: baseUrl },
+    env: { ...baseChildEnv(), HOME: dir, AGENTSTACK_CURSOR_DIR: dir, AGENTSTACK_BASE_URL: baseUrl, ...extraEnv },
   });
   let stdout = '';
   let stderr = '';
@@ -62,6 +62,7 @@ describe('device-code --status', () => {
     expect(r.stdout).toMatch(/Token valid until: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(renewed automatically\)/);
     expect(r.stdout).toMatch(/Scopes: .*data:read.* \(\d+ of the \d+ actions need a scope not granted\)/);
     expect(r.stdout).toMatch(/Rules: each agentstack call is checked against \d+ known actions/);
+    expect(r.stdout).toContain("Per-action rules: default: no per-action rules (Cursor's own approval applies)");
     expect(r.stdout).not.toContain(token);
     expect(r.stdout).not.toContain(token.slice(0, 12));
 
@@ -71,6 +72,13 @@ describe('device-code --status', () => {
     expect(json.uncovered_actions).toBeGreaterThan(0);
     expect(Object.keys(json).every((k) => /^[a-z]+(_[a-z]+)*$/.test(k))).toBe(true);
     expect(JSON.stringify(json)).not.toContain(token.slice(0, 12));
+
+    // The person's per-action rules, with where each is set.
+    const ruled = await status(dir, [], fixture.core.baseUrl, { AGENTSTACK_POLICY: 'confirm-writes', AGENTSTACK_DENY_ACTIONS: 'data.*' });
+    expect(ruled.stdout).toContain('Per-action rules: policy confirm-writes (env AGENTSTACK_POLICY); deny-actions data.* (env AGENTSTACK_DENY_ACTIONS)');
+    expect(ruled.stdout.trimEnd().split('\n').length).toBeLessThanOrEqual(10);
+    const ruledJson = JSON.parse((await status(dir, ['--json'], fixture.core.baseUrl, { AGENTSTACK_DENY_ACTIONS: 'data.*' })).stdout);
+    expect(ruledJson.policy).toBe('policy default; deny-actions data.* (env AGENTSTACK_DENY_ACTIONS)');
 
     const online = await status(dir, ['--online', '--json']);
     expect(online.status).toBe(0);

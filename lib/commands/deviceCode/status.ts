@@ -21,6 +21,9 @@ import { maskSecret } from '../../platform/text/mask.js';
 import { quoteShort } from '../../platform/errors.js';
 import type { CapabilitySnapshot } from '../../schemas/state.js';
 import { applySettings } from '../../agentstack/settings/effective.js';
+import { NO_POLICY, policyInEffect } from '../../agentstack/policy/effective.js';
+import { describePolicy } from '../../agentstack/policy/describe.js';
+import { tilde } from '../../platform/text/tilde.js';
 
 export interface StatusFacts {
   server_url: string;
@@ -39,6 +42,8 @@ export interface StatusFacts {
   unapproved_actions: number;
   /** What could not be read, each a line for the person. */
   problems: string[];
+  /** The per-action rules in effect and where each is set (settings `policy`, `ask-actions`, `deny-actions`). */
+  policy: string;
   /** `--online`: what the server said about the token (null: not asked; `accepted` null: no answer). */
   online: { accepted: boolean | null; message: string } | null;
 }
@@ -104,6 +109,7 @@ export const STATUS_SECTIONS: StatusSection[] = [
     json: (f) => f.actions,
   },
   { key: 'unapproved_actions', line: () => null, json: (f) => f.unapproved_actions },
+  { key: 'policy', line: (f) => `  Per-action rules: ${f.policy}`, json: (f) => f.policy },
   { key: 'online', line: (f) => (f.online ? `  Server check: ${f.online.message}` : null), json: (f) => f.online },
   { key: 'problems', line: () => null, json: (f) => f.problems },
 ];
@@ -154,6 +160,7 @@ export function readStatus(env: NodeJS.ProcessEnv, now = Date.now()): { facts: S
     uncovered_actions: snapshot && scopes ? uncoveredActions(snapshot.actions, scopes) : null,
     unapproved_actions: snapshot?.unapproved?.length ?? 0,
     problems,
+    policy: NO_RULES,
     online: null,
   };
   return { facts, token: view.token, baseUrl };
@@ -166,6 +173,7 @@ export function nextStep(facts: StatusFacts): string {
 }
 
 const MAX_LINES = 10;
+const NO_RULES = describePolicy({ kind: 'ok', policy: NO_POLICY });
 
 /** The card as lines (at most ten, problems included) and as one JSON object. */
 export function renderStatus(facts: StatusFacts): { lines: string[]; json: Record<string, unknown> } {
@@ -204,6 +212,7 @@ async function checkOnline(baseUrl: string, token: string): Promise<{ accepted: 
 export async function runStatus(options: StatusOptions): Promise<number> {
   const settings = applySettings(options.env);
   const { facts, token, baseUrl } = readStatus(settings.env, options.now);
+  facts.policy = describePolicy(policyInEffect(settings.rows, settings.file), (path) => tilde(path));
   facts.problems.unshift(...settings.problems);
   if (options.online && token) {
     const { setProxyOptions } = await import('../../platform/http.js');
