@@ -118,6 +118,15 @@ describe('runPreMcp with the files a Cursor dir holds', () => {
     expect(run(call(), now + TELL_EVERY_MS + 1).permission).toBe('ask');
   });
 
+  it("the person's deny rule is answered before the notice, and leaves the notice for the next call", () => {
+    writeEntry(jwt({ sub: 'u', exp: now / 1000 - 60 }));
+    const denied = runPreMcp(call(), { env: { ...env(), AGENTSTACK_DENY_ACTIONS: 'projects.*' }, now });
+    expect(denied.permission).toBe('deny');
+    expect(denied.user_message).toContain('projects.*');
+    // Not counted as told: the next call the rules let through still hears about the credential.
+    expect(run(call(), now + 1_000).permission).toBe('ask');
+  });
+
   it('a token the server refused (its last catalog fetch answered 401 after it was issued): ask', () => {
     writeEntry(jwt({ sub: 'u', iat: now / 1000 - 600, exp: now / 1000 + 3600 }));
     writeFileSync(cursorPaths(env()).capabilitiesFailure, JSON.stringify({ at: new Date(now - 60_000).toISOString(), server_url: `${BASE}/mcp`, message: '401', unauthorized: true }));
