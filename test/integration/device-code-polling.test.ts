@@ -100,7 +100,8 @@ describe('hostile verification URLs (kernel, injected opener)', () => {
     }).catch((e) => e);
     expect(error.code).toBe('unsafe_url');
     expect(opened).toEqual([]);
-    expect(events).toEqual([]);
+    // Only the progress note before discovery: no code, no link, nothing a person could follow.
+    expect(events.map((e) => e.event)).toEqual(['discovering']);
     expect(existsSync(join(dir.path, 'agentstack-device.lock'))).toBe(false);
   });
 
