@@ -95,27 +95,29 @@ describe('a refresh in flight and a new sign-in', () => {
     const env = { AGENTSTACK_CURSOR_DIR: dir.path, AGENTSTACK_BASE_URL: core.baseUrl };
     const full = await core.issueTokens({ accessTokenTtl: 30 });
     const other = await core.issueTokens({ scope: scopeStringFor('readonly') });
-    const slowRefresh = async (): Promise<string> => {
+    /** Starts a refresh the token endpoint answers 2 s late; resolves once its request reached the server. */
+    const slowRefresh = async (): Promise<{ outcome: Promise<string> }> => {
       core.setFaults({ endpointFaults: { token: { kind: 'slow', delayMs: 2_000, times: 1 } } });
       const before = tokenRequests();
       const refreshing = refreshSingleFlight({ paths, env, baseUrl: core.baseUrl, deadline: Date.now() + 8_000, seenToken: full.access_token });
       await untilTokenRequest(before);
-      return refreshing.then((outcome) => outcome.kind);
+      return { outcome: refreshing.then((outcome) => outcome.kind) };
     };
 
     // 1. only the Bearer is replaced (a token pasted into mcp.json): the refresh file stays the one the refresh sent
     await signInWith(dir.path, core.baseUrl, full);
-    let waiting = slowRefresh();
+    let waiting = await slowRefresh();
     await updateMcpConfigFile(paths.mcpJson, (config) => applyBearer(config, { token: other.access_token, baseUrl: core.baseUrl }));
-    expect(await waiting).toBe('superseded');
+    expect(await waiting.outcome).toBe('superseded');
     expect(bearer()).toBe(other.access_token);
     expect(stored()?.refresh_token).toBe(full.refresh_token);
 
-    // 2. only the refresh token is replaced: the Bearer in mcp.json stays the one the refresh saw
+    // 2. only the refresh token is replaced: the Bearer in mcp.json stays the one the refresh saw. The refresh sends the
+    //    token step 1 already rotated, so the server refuses it (invalid_grant): the refusal must not clear the new one.
     await signInWith(dir.path, core.baseUrl, full);
-    waiting = slowRefresh();
+    waiting = await slowRefresh();
     writeRefreshFile(paths.refresh, { ...stored()!, refresh_token: other.refresh_token! });
-    expect(await waiting).toBe('superseded');
+    expect(await waiting.outcome).toBe('superseded');
     expect(bearer()).toBe(full.access_token);
     expect(stored()?.refresh_token).toBe(other.refresh_token);
   }, 30_000);
