@@ -69,7 +69,7 @@ export const MODULES = [
     io: true,
     files: ['lib/agentstack/probe/session.ts'],
     functions: /^(sessionExpiryReason|connectLegacy)$/,
-    tests: ['probe.test.ts', 'integration/probe.test.ts'],
+    tests: ['probe.test.ts', 'probe.session.test.ts', 'integration/probe.test.ts', 'integration/probe.session.test.ts'],
   },
   {
     name: 'token refresh single-flight',
