@@ -1,6 +1,6 @@
-// Mutation testing of the pure domain modules. Run through `npm run mutation` (bench/mutation/run.mjs), which runs
-// Stryker once per module of bench/mutation/modules.mjs with MUTATION_MODULE=<slug>, each with its own incremental
-// file and JSON report, then writes bench/mutation.md from the reports.
+// Mutation testing of the pure domain modules and of the modules with I/O and protocol logic. Run through
+// `npm run mutation` (bench/mutation/run.mjs), which runs Stryker once per module of bench/mutation/modules.mjs with
+// MUTATION_MODULE=<slug>, each with its own incremental file and JSON report, then writes bench/mutation.md.
 import { mutateEntries, selectedModules, slugOf } from './bench/mutation/modules.mjs';
 
 const root = new URL('.', import.meta.url).pathname;

@@ -83,6 +83,7 @@ export const REST_ROUTES: RestRoute[] = [
       const etag = `"${catalog.catalog_etag}"`;
       const inm = req.headers['if-none-match'];
       if (typeof inm === 'string' && inm.split(',').map((s) => s.trim().replace(/^W\//, '')).includes(etag)) {
+        state.counters.catalogNotModified++;
         res.writeHead(304, { etag, 'cache-control': 'private, max-age=0' }).end();
         return;
       }

@@ -11,6 +11,8 @@ export interface CoreCounters {
   refreshGrants: number;
   refreshReplays: number;
   grantsRevoked: number;
+  /** Catalog requests answered 304 because their If-None-Match named the current ETag. */
+  catalogNotModified: number;
   /** By "METHOD /path" (no query). */
   requests: Record<string, number>;
 }
@@ -47,5 +49,5 @@ export interface CoreState {
 }
 
 export function newCounters(): CoreCounters {
-  return { deviceAuthorizations: 0, tokenRequests: 0, refreshGrants: 0, refreshReplays: 0, grantsRevoked: 0, requests: {} };
+  return { deviceAuthorizations: 0, tokenRequests: 0, refreshGrants: 0, refreshReplays: 0, grantsRevoked: 0, catalogNotModified: 0, requests: {} };
 }

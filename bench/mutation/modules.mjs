@@ -10,7 +10,12 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
-/** `tests`: the unit test files (under test/unit/) that Stryker may run for the module's mutants. */
+/**
+ * `tests`: the test files Stryker may run for the module's mutants: a bare name is under test/unit/, a name with a
+ * folder (`integration/probe.test.ts`) under test/. Only tests that run the module in the test's own process can
+ * kill a mutant (a spawned, prebuilt bundle never runs the mutated source). `io`: a module with I/O or protocol
+ * logic, judged by integration tests against real servers too, with its own goal (GOAL.io in report.mjs).
+ */
 export const MODULES = [
   {
     name: 'mcp.json entry transforms',
@@ -49,6 +54,39 @@ export const MODULES = [
     // The predicates (isStaleDeviceLock, isProcessAlive, isBeingWritten, and any is* rule added later).
     functions: /^is[A-Z]/,
     tests: ['lockStaleness.test.ts', 'secureFile.test.ts', 'browserLock.test.ts'],
+  },
+  // Modules with I/O, orchestration and protocol logic. Slower to judge (real servers, real files): run them one at a
+  // time with MUTATION_CONCURRENCY=1 on a shared machine.
+  {
+    name: 'settings precedence',
+    io: true,
+    files: ['lib/agentstack/settings/effective.ts'],
+    tests: ['settings.test.ts'],
+  },
+  {
+    name: 'HTTP caps and timeouts',
+    io: true,
+    files: ['lib/platform/http.ts'],
+    tests: ['http.test.ts', 'http.streamCap.test.ts'],
+  },
+  {
+    name: 'probe session handling',
+    io: true,
+    files: ['lib/agentstack/probe/session.ts'],
+    functions: /^(sessionExpiryReason|connectLegacy)$/,
+    tests: ['probe.test.ts', 'probe.session.test.ts', 'integration/probe.test.ts', 'integration/probe.session.test.ts'],
+  },
+  {
+    name: 'token refresh single-flight',
+    io: true,
+    files: ['lib/agentstack/auth/tokenRefresh.ts'],
+    tests: ['adversarial/credentialRace.test.ts'],
+  },
+  {
+    name: 'probe checks',
+    io: true,
+    files: ['lib/agentstack/probe/checks.ts'],
+    tests: ['probe.test.ts', 'probe.calls.test.ts', 'probe.verify.test.ts', 'integration/probe.test.ts'],
   },
 ];
 
@@ -113,8 +151,11 @@ export function selectedModules(filter = process.env.MUTATION_MODULE) {
   return picked;
 }
 
+/** A module's test entry as a path from the repository root: a bare name is under test/unit/. */
+const testPath = (t) => (t.includes('/') ? `test/${t}` : `test/unit/${t}`);
+
 /**
- * The unit test files (paths from the repository root) for the selected modules: those each module lists, and every
+ * The test files (paths from the repository root) for the selected modules: those each module lists, and every
  * other file under test/unit/ that imports one of its files directly (so a new test of a module joins its runs).
  */
 export function testsOf(modules, root = ROOT) {
@@ -122,14 +163,17 @@ export function testsOf(modules, root = ROOT) {
   const all = readdirSync(unit).filter((f) => f.endsWith('.test.ts')).sort();
   const out = new Set();
   for (const module of modules) {
-    for (const t of module.tests) out.add(t);
+    for (const t of module.tests) {
+      if (!existsSync(join(root, testPath(t)))) throw new Error(`mutation: test ${testPath(t)} (${module.name}) does not exist; update bench/mutation/modules.mjs`);
+      out.add(testPath(t));
+    }
     const imports = filesOf(module, root).map((f) => `${f.replace(/\.ts$/, '')}.js'`);
     for (const t of all) {
       const text = readFileSync(join(unit, t), 'utf8');
-      if (imports.some((i) => text.includes(i))) out.add(t);
+      if (imports.some((i) => text.includes(i))) out.add(testPath(t));
     }
   }
-  return [...out].map((t) => `test/unit/${t}`);
+  return [...out];
 }
 
 /**

@@ -51,7 +51,9 @@ function start(kind: string, args: string[], dir: string, stdin = ''): Promise<D
 /** A signed-in Cursor dir with 40 other servers and a fat agentstack entry whose token expires within 120 s. */
 async function prepare(name: string): Promise<{ dir: string; others: string; expiring: string }> {
   const dir = join(tmp.path, name);
-  const tokens = await core.issueTokens({ accessTokenTtl: 30 });
+  // The refreshed token lives an hour: a process the loaded machine starts after the refresh finds it fresh, as it
+  // would in use (a refreshed token that is itself inside the refresh window is rightly refreshed again).
+  const tokens = await core.issueTokens({ accessTokenTtl: 30, refreshedAccessTokenTtl: 3600 });
   await signInWith(dir, core.baseUrl, tokens);
   const path = join(dir, 'mcp.json');
   const config = JSON.parse(readFileSync(path, 'utf8'));

@@ -10,6 +10,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { OAUTH_ROUTES, startCore, type RunningCore } from '../../core/index.js';
 import { decodeJwt } from '../../core/testing.js';
 import { bearerOf } from '../../lib/agentstack/mcpJson/credential.js';
+import { applyBearer } from '../../lib/agentstack/mcpJson/entry.js';
+import { updateMcpConfigFile } from '../../lib/agentstack/mcpJson/file.js';
 import { readRefreshFile, writeRefreshFile } from '../../lib/agentstack/auth/refreshStore.js';
 import { refreshSingleFlight } from '../../lib/agentstack/auth/tokenRefresh.js';
 import { cursorPaths } from '../../lib/agentstack/server/paths.js';
@@ -86,5 +88,37 @@ describe('a refresh in flight and a new sign-in', () => {
     expect((await refused).kind).toBe('superseded');
     expect(bearer()).toBe(readonly.access_token);
     expect(stored()?.refresh_token).toBe(readonly.refresh_token);
+  }, 30_000);
+
+  it('a refresh stands down when only one half of the credential changed while it waited: the Bearer, or the refresh token', async () => {
+    const paths = cursorPaths({ AGENTSTACK_CURSOR_DIR: dir.path });
+    const env = { AGENTSTACK_CURSOR_DIR: dir.path, AGENTSTACK_BASE_URL: core.baseUrl };
+    const full = await core.issueTokens({ accessTokenTtl: 30 });
+    const other = await core.issueTokens({ scope: scopeStringFor('readonly') });
+    /** Starts a refresh the token endpoint answers 2 s late; resolves once its request reached the server. */
+    const slowRefresh = async (): Promise<{ outcome: Promise<string> }> => {
+      core.setFaults({ endpointFaults: { token: { kind: 'slow', delayMs: 2_000, times: 1 } } });
+      const before = tokenRequests();
+      const refreshing = refreshSingleFlight({ paths, env, baseUrl: core.baseUrl, deadline: Date.now() + 8_000, seenToken: full.access_token });
+      await untilTokenRequest(before);
+      return { outcome: refreshing.then((outcome) => outcome.kind) };
+    };
+
+    // 1. only the Bearer is replaced (a token pasted into mcp.json): the refresh file stays the one the refresh sent
+    await signInWith(dir.path, core.baseUrl, full);
+    let waiting = await slowRefresh();
+    await updateMcpConfigFile(paths.mcpJson, (config) => applyBearer(config, { token: other.access_token, baseUrl: core.baseUrl }));
+    expect(await waiting.outcome).toBe('superseded');
+    expect(bearer()).toBe(other.access_token);
+    expect(stored()?.refresh_token).toBe(full.refresh_token);
+
+    // 2. only the refresh token is replaced: the Bearer in mcp.json stays the one the refresh saw. The refresh sends the
+    //    token step 1 already rotated, so the server refuses it (invalid_grant): the refusal must not clear the new one.
+    await signInWith(dir.path, core.baseUrl, full);
+    waiting = await slowRefresh();
+    writeRefreshFile(paths.refresh, { ...stored()!, refresh_token: other.refresh_token! });
+    expect(await waiting.outcome).toBe('superseded');
+    expect(bearer()).toBe(full.access_token);
+    expect(stored()?.refresh_token).toBe(other.refresh_token);
   }, 30_000);
 });

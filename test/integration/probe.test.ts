@@ -89,6 +89,24 @@ describe('probe against the reference core', () => {
     }
   });
 
+  it('fails the session check when the session expires again right after re-initializing', async () => {
+    const inner = boundedFetch({ timeoutMs: 5000 });
+    // Expire the session before the first tools/call, and the fresh one again before that call's retry.
+    let calls = 0;
+    const forgetful = (async (input: string | URL | Request, init?: RequestInit) => {
+      if (typeof init?.body === 'string' && init.body.includes('"tools/call"') && ++calls <= 2) core.setFaults({ expireSessions: true });
+      return inner(input, init);
+    }) as typeof fetch;
+    const report = await probeMcpSurface({ mcpUrl: core.mcpUrl, bearer: token, fetch: forgetful });
+    const session = report.checks.find((c) => c.id === 'mcp.session')!;
+    expect(session.status).toBe('FAIL');
+    expect(session.summary).toMatch(/expired during tools\/call agentstack_execute \(HTTP 404.*even right after a fresh initialize/);
+    expect(report.events.map((e) => e.kind)).toEqual(expect.arrayContaining(['reinitialized', 'session_expired_again']));
+    expect(report.events.filter((e) => e.kind === 'session_expired_again')).toHaveLength(1);
+    expect(statusOf(report.checks, 'mcp.call_alias')).toBe('FAIL'); // that call's retry failed, and the probe says so
+    expect(statusOf(report.checks, 'mcp.call_canonical')).toBe('PASS'); // the next call re-initialized and went through
+  });
+
   it('fails clearly without a Bearer (401), and on a port nobody listens on', async () => {
     const unauth = await probeMcpSurface({ mcpUrl: core.mcpUrl });
     expect(unauth.checks).toHaveLength(1);

@@ -5,7 +5,7 @@ import { startCore, type RunningCore } from '../../core/index.js';
 import { refresh as coreRefresh } from '../../core/testing.js';
 import { bearerOf } from '../../lib/agentstack/mcpJson/credential.js';
 import { readSnapshot } from '../../lib/agentstack/snapshot/store.js';
-import { tempDir } from '../helpers/repo.js';
+import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { sessionStart, signInWith, type HookRun } from '../helpers/sessionStart.js';
 import { closedPort } from '../helpers/closedPort.js';
 
@@ -23,6 +23,8 @@ beforeEach(() => {
 });
 afterEach(() => dir.cleanup());
 
+/** The session-start timeout hooks.json gives Cursor: the bound a hook's answer must hold whatever the load. */
+const CURSOR_TIMEOUT_MS = (JSON.parse(readFileSync(join(REPO_ROOT, 'hooks/hooks.json'), 'utf8')) as { hooks: { sessionStart: Array<{ timeout: number }> } }).hooks.sessionStart[0]!.timeout * 1000;
 const file = (name: string) => join(dir.path, name);
 const token = () => bearerOf(JSON.parse(readFileSync(file('mcp.json'), 'utf8')));
 const context = (run: HookRun) => String(run.json.additional_context ?? '');
@@ -120,7 +122,12 @@ describe('session-start.cjs: refresh, snapshot, status card', () => {
     const snap = readSnapshot(file('agentstack-capabilities.json'))!;
     const oldAt = new Date(Date.now() - 25 * 3600_000).toISOString();
     writeFileSync(file('agentstack-capabilities.json'), JSON.stringify({ ...snap, fetched_at: oldAt }));
+    const catalogRequests = core.counters.requests['GET /mcp/actions'] ?? 0;
+    const notModified = core.counters.catalogNotModified;
     await hook();
+    // One catalog request, which sent the stored ETag and got the 304 (not the whole catalog again).
+    expect(core.counters.requests['GET /mcp/actions']).toBe(catalogRequests + 1);
+    expect(core.counters.catalogNotModified).toBe(notModified + 1);
     const after = readSnapshot(file('agentstack-capabilities.json'))!;
     expect(Date.parse(after.fetched_at)).toBeGreaterThan(Date.parse(oldAt));
     expect({ ...after, fetched_at: 'x' }).toEqual({ ...snap, fetched_at: 'x' });
@@ -131,13 +138,16 @@ describe('session-start.cjs: refresh, snapshot, status card', () => {
     await signInWith(dir.path, core.baseUrl, issued);
     core.setFaults({ endpointFaults: { token: { kind: 'hang' }, me: { kind: 'hang' }, actions: { kind: 'hang' } } });
     const hung = await hook();
-    expect(hung.ms).toBeLessThan(10_000);
+    // Answered by the hook's own deadline (the servers never answer): its step says so, not the last-resort card,
+    // and well within the timeout Cursor enforces (wall clock includes starting node on a loaded machine).
     expect(context(hung)).toContain('Could not refresh the token');
+    expect(context(hung)).not.toContain('did not finish in time');
+    expect(hung.ms).toBeLessThan(CURSOR_TIMEOUT_MS);
     core.setFaults({ endpointFaults: {} });
     const gone = `http://127.0.0.1:${await closedPort()}`;
     const down = await sessionStart(dir.path, gone);
     expect(down.code).toBe(0);
-    expect(down.ms).toBeLessThan(10_000);
+    expect(down.ms).toBeLessThan(CURSOR_TIMEOUT_MS);
     expect(String(down.json.additional_context)).toContain(`${gone}/mcp`);
   }, 40_000);
 
@@ -154,7 +164,9 @@ describe('session-start.cjs: refresh, snapshot, status card', () => {
 
 describe('session-start.mjs: a token already past its expiry', () => {
   it('is refreshed (not only one about to expire): new Bearer and refresh token, the card says so', async () => {
-    const issued = await core.issueTokens({ accessTokenTtl: 1 });
+    // The refreshed token lives an hour: on a loaded machine a 1 s one could expire again before the hook's later
+    // steps use it, and the card would then rightly ask for a sign-in.
+    const issued = await core.issueTokens({ accessTokenTtl: 1, refreshedAccessTokenTtl: 3600 });
     await signInWith(dir.path, core.baseUrl, issued);
     const exp = Number(JSON.parse(Buffer.from(issued.access_token.split('.')[1]!, 'base64url').toString()).exp) * 1000;
     while (Date.now() <= exp + 50) await new Promise((resolve) => setTimeout(resolve, 100));

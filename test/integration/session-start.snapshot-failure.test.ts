@@ -42,7 +42,14 @@ describe('a failed capability snapshot', () => {
       expect(catalogRequests()).toBe(before + 1);
       expect(second).toMatch(/- Capabilities: the last catalog fetch failed/);
 
-      // 16 minutes later (the record dated back), the next start tries again, and a success removes the record.
+      // 14 minutes later (the record dated back) it still waits, and the card names when it will try: 15 min after.
+      const failedAt = Date.now() - 14 * 60_000;
+      writeFileSync(join(dir, 'agentstack-capabilities-failed.json'), JSON.stringify({ ...record, at: new Date(failedAt).toISOString() }));
+      const waiting = await card(dir);
+      expect(catalogRequests()).toBe(before + 1);
+      expect(waiting).toContain(`tried again after ${new Date(failedAt + 15 * 60_000).toISOString().slice(11, 16)}Z`);
+
+      // 16 minutes later, the next start tries again, and a success removes the record.
       writeFileSync(join(dir, 'agentstack-capabilities-failed.json'), JSON.stringify({ ...record, at: new Date(Date.now() - 16 * 60_000).toISOString() }));
       core.setFaults({ endpointFaults: {} });
       const third = await card(dir);

@@ -2,7 +2,7 @@
  * Every committed bundle on the other Node versions people run (22 and 24, pinned official binaries from the npm
  * registry, installed by `node bench/engines.mjs install`; .ci/run does it): an engine difference cannot ship unseen.
  * Each hook answers exactly as it does on this machine's Node, twice (the second run goes through the compile cache
- * the first one wrote). Skipped, with a note, where the binaries are not installed.
+ * the first one wrote). Skipped, with a note, where the binaries are not installed; in CI (CI set) that is a failure.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -21,6 +21,10 @@ type Engine = { version: string; major: number; path: string | null };
 const all = (engines as () => Engine[])();
 const scripts = (BUNDLES as Array<{ out: string }>).map((b) => b.out);
 const missing = all.filter((e) => !e.path);
+// CI installs the binaries (.ci/run): there a missing engine is a failure, never a skip.
+if (missing.length && process.env.CI) {
+  throw new Error(`engines.test must run in CI: Node ${missing.map((e) => e.version).join(', ')} not installed (run: node bench/engines.mjs install)`);
+}
 if (missing.length) {
   console.warn(`engines.test: Node ${missing.map((e) => e.version).join(', ')} not installed; those tests are skipped (run: node bench/engines.mjs install)`);
 }

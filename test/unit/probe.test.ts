@@ -186,7 +186,11 @@ describe('session expiry and error text', () => {
 
 describe('recording fetch', () => {
   it('records method, tool name, status, content type and masked session ids, never the Authorization value', async () => {
-    const inner = (async () => new Response('{}', { status: 200, headers: { 'content-type': 'application/json', 'mcp-session-id': 'session-secret-1234567890' } })) as typeof fetch;
+    // The server takes at least 60 ms to answer: the recorded duration covers the wait (a lower bound holds under load).
+    const inner = (async () => {
+      await new Promise((r) => setTimeout(r, 60));
+      return new Response('{}', { status: 200, headers: { 'content-type': 'application/json', 'mcp-session-id': 'session-secret-1234567890' } });
+    }) as typeof fetch;
     const rec = recordingFetch(inner);
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'agentstack.execute' } });
     await rec.fetch('http://127.0.0.1/mcp', { method: 'POST', headers: { authorization: 'Bearer tok-SECRET-abcdefghijkl', 'mcp-session-id': 'session-secret-1234567890', 'mcp-protocol-version': '2025-11-25' }, body });
@@ -195,7 +199,7 @@ describe('recording fetch', () => {
     const text = JSON.stringify(rec.exchanges);
     expect(text).not.toContain('tok-SECRET');
     expect(text).not.toContain('session-secret-1234567890');
-    expect(x!.durationMs).toBeGreaterThanOrEqual(0);
+    expect(x!.durationMs).toBeGreaterThanOrEqual(55);
   });
 
   it('answers the standalone GET stream locally with 405 and records why', async () => {

@@ -43,7 +43,8 @@ export function readCatalog(value: unknown, what = 'The action catalog'): Catalo
     out.skipped += 1;
     out.skippedReason ??= reason;
   };
-  for (const [domain, list] of Object.entries(top.data.domains)) {
+  // The body's own keys, not zod's copy: the copy leaves out a domain named __proto__ (an own key of parsed JSON).
+  for (const [domain, list] of Object.entries((value as { domains: Record<string, unknown> }).domains)) {
     if (!Array.isArray(list)) {
       skip(`domains.${where([domain])} is not a list`);
       continue;
