@@ -39,7 +39,8 @@ describe('connectLegacy', () => {
     const first = connection.sessionId;
     core.setFaults({ expireSessions: true });
     await expect(connection.request('no/such-method', undefined, 'no/such-method')).rejects.toMatchObject({ code: -32601 });
-    expect(o.events.map((e) => e.kind)).toEqual(['reinitialized']);
+    // The retry's own failure is recorded as such (the session row points at it), never as the session lost again.
+    expect(o.events.map((e) => e.kind)).toEqual(['reinitialized', 'retry_failed']);
     expect(connection.sessionId).toBeTruthy();
     expect(connection.sessionId).not.toBe(first);
     await connection.close();
