@@ -14,6 +14,7 @@ import { PRE_MCP_SCRIPT } from '../helpers/sessionStart.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { NEVER_A_PID } from '../helpers/deadPid.js';
 import { copyPlugin } from '../helpers/pluginCopy.js';
+import { checksumOf } from '../../lib/platform/chunkLoader.js';
 
 const VERSION = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).version as string;
 const input = JSON.stringify({
@@ -117,7 +118,7 @@ describe('the hooks\' code cache', () => {
     const [file] = files();
     const path = join(cache, file!);
     const good = readFileSync(path);
-    // V8 does not checksum a cache's payload: before the recorded SHA-256, such flips crashed the hook or changed its answer.
+    // V8 does not checksum a cache's payload: before the recorded checksum, such flips crashed the hook or changed its answer.
     for (let i = 1; i <= 12; i++) {
       const flipped = Buffer.from(good);
       const at = Math.floor((flipped.length * i) / 13);
@@ -186,5 +187,20 @@ describe('the hooks\' code cache', () => {
     const r = run(join(plugin, 'hooks/scripts/pre-mcp-cap-check.cjs'));
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ permission: 'ask', user_message: expect.stringMatching(/pre-call check failed/) });
+  });
+});
+
+describe('the code cache checksum', () => {
+  it('changes with every single-bit flip, and does not depend on where the bytes sit in memory', () => {
+    const data = Buffer.from(Array.from({ length: 203 }, (_, i) => (i * 37 + 11) & 0xff));
+    const sum = checksumOf(data).toString('hex');
+    for (let bit = 0; bit < data.length * 8; bit++) {
+      const flipped = Buffer.from(data);
+      flipped[bit >> 3]! ^= 1 << (bit & 7);
+      expect(checksumOf(flipped).toString('hex'), `bit ${bit}`).not.toBe(sum);
+    }
+    const misaligned = Buffer.concat([Buffer.from([1]), data]).subarray(1);
+    expect(misaligned.byteOffset % 4).not.toBe(0);
+    expect(checksumOf(misaligned).toString('hex')).toBe(sum);
   });
 });

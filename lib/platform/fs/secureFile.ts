@@ -7,7 +7,6 @@
  * cross-process lock, and the refresh and sign-in writes need one; and the file names and formats (e.g. the
  * extension-less `agentstack-refresh`) are fixed by the contract, not chosen by a store.
  */
-import { randomHex } from '../randomHex.js';
 import {
   closeSync, constants, fchmodSync, fstatSync, fsyncSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, unlinkSync, writeSync,
 } from 'node:fs';
@@ -58,12 +57,27 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
   } catch { /* some platforms cannot fsync a directory */ }
 }
 
+/**
+ * A new temp file `.<name>.<pid>.<12 hex>.tmp` in `dir`, created exclusively (never an existing path, nor through a
+ * link planted there), so its name only has to be unlikely to be taken: Math.random, not a CSPRNG, whose first use
+ * loads node:crypto (~10 ms of a hook run that records a heartbeat). A taken name is retried with another.
+ */
+function createTemp(dir: string, name: string, mode: number): { tmp: string; fd: number } {
+  for (let attempt = 0; ; attempt++) {
+    const tmp = join(dir, `.${name}.${process.pid}.${Math.floor(Math.random() * 2 ** 48).toString(16).padStart(12, '0')}.tmp`);
+    try {
+      return { tmp, fd: openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 4) throw error;
+    }
+  }
+}
+
 /** Writes `data` to a new temp file next to `path` (same folder, so rename and link stay atomic) and returns it. */
 function writeTempBeside(path: string, data: string | Uint8Array, mode: number, durable = true): string {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomHex(6)}.tmp`);
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+  const { tmp, fd } = createTemp(dir, basename(path), mode);
   try {
     writeAll(fd, data);
     if (durable) fsyncSync(fd);
