@@ -62,7 +62,7 @@ export const MODULES = [
     name: 'HTTP caps and timeouts',
     io: true,
     files: ['lib/platform/http.ts'],
-    tests: ['http.test.ts', 'http.streamCap.test.ts'],
+    tests: ['http.test.ts', 'http.streamCap.test.ts', 'http.errors.test.ts'],
   },
   {
     name: 'probe session handling',

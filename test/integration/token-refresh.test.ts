@@ -68,6 +68,8 @@ describe('refreshSingleFlight against the core', () => {
   it('refreshes an expiring token: the rotated refresh token and the record are stored, then the new Bearer', async () => {
     const tokens = await core.issueTokens({ accessTokenTtl: 30 });
     await signInWith(dir.path, core.baseUrl, tokens);
+    // A scope recorded earlier is replaced by the one the server grants now.
+    writeRefreshFile(paths.refresh, { ...stored()!, scope: 'profile:read' });
     const before = tokenRequests();
     const at = Date.now();
     const outcome = await refreshSingleFlight(args({ seenToken: tokens.access_token, now: () => at }));
@@ -87,10 +89,8 @@ describe('refreshSingleFlight against the core', () => {
       resource: `${core.baseUrl}/mcp`,
       access_token_sha256: tokenFingerprint(token),
     });
-    // From the answer's expires_in, counted from the injected clock.
-    const expiresAt = Date.parse(String(record.expires_at));
-    expect(expiresAt).toBeGreaterThan(at);
-    expect((expiresAt - at) % 1000).toBe(0);
+    // From the answer's expires_in (the grant's 30 s), counted from the injected clock.
+    expect(record.expires_at).toBe(new Date(at + 30_000).toISOString());
 
     // The rotated token works: a second refresh (the new Bearer seen and treated as expiring) succeeds with it.
     const again = await refreshSingleFlight(args({ seenToken: token, now: () => Date.now() + 3_600_000 }));
@@ -135,6 +135,15 @@ describe('refreshSingleFlight against the core', () => {
     expect(tokenRequests()).toBe(before);
   });
 
+  it('a refresh token but no Bearer in mcp.json: refreshed, and the Bearer written', async () => {
+    const tokens = await core.issueTokens({ accessTokenTtl: 30 });
+    await signInWith(dir.path, core.baseUrl, tokens);
+    writeFileSync(paths.mcpJson, '{"mcpServers": {}}\n');
+    const outcome = await refreshSingleFlight(args());
+    expect(outcome).toMatchObject({ kind: 'refreshed', byThisProcess: true });
+    expect(bearer()).toBe((outcome as { token: string }).token);
+  });
+
   it('a Bearer other than the one seen but expired is refreshed, not handed out', async () => {
     const tokens = await core.issueTokens({ accessTokenTtl: 30 });
     await signInWith(dir.path, core.baseUrl, tokens);
@@ -157,6 +166,17 @@ describe('refreshSingleFlight against the core', () => {
     expect(await outcome).toEqual({ kind: 'no_refresh_token' });
     expect(tokenRequests()).toBe(before);
     expect(bearer()).toBe(tokens.access_token);
+  });
+
+  it('a lock released while this session waits for it: the refresh then runs', async () => {
+    const tokens = await core.issueTokens({ accessTokenTtl: 30 });
+    await signInWith(dir.path, core.baseUrl, tokens);
+    let outcome: Promise<unknown> | undefined;
+    await withLock(paths.refreshLock, async () => {
+      outcome = refreshSingleFlight(args({ seenToken: tokens.access_token, deadline: Date.now() + 6_000 }));
+      await new Promise((r) => setTimeout(r, 200));
+    });
+    expect(await outcome).toMatchObject({ kind: 'refreshed', byThisProcess: true });
   });
 
   it('invalid_grant: the dead refresh token is cleared, the Bearer left, and the reason kept', async () => {
@@ -210,6 +230,30 @@ describe('refreshSingleFlight against the core', () => {
     expect(Date.now() - started).toBeLessThan(25_000);
     expect(stored()?.refresh_token).toBe(tokens.refresh_token);
   }, 40_000);
+
+  it('a token endpoint answering in 1.5 s within an 8 s deadline: the request waits for it', async () => {
+    const tokens = await core.issueTokens({ accessTokenTtl: 30 });
+    await signInWith(dir.path, core.baseUrl, tokens);
+    core.setFaults({ endpointFaults: { token: { kind: 'slow', delayMs: 1_500, times: 1 } } });
+    expect(await refreshSingleFlight(args({ seenToken: tokens.access_token }))).toMatchObject({ kind: 'refreshed', byThisProcess: true });
+  });
+
+  it('the configured client secret goes only with the configured client id', async () => {
+    const tokens = await core.issueTokens({ accessTokenTtl: 30 });
+    await signInWith(dir.path, core.baseUrl, tokens);
+    // The record's client (cursor-plugin, which the core registered without a secret) is not the configured one: no
+    // secret is sent, and the core accepts the refresh.
+    const other = { AGENTSTACK_OAUTH_CLIENT_ID: 'another-client', AGENTSTACK_OAUTH_CLIENT_SECRET: 'another-client-secret-0123456789' };
+    const refreshed = await refreshSingleFlight(args({ seenToken: tokens.access_token, env: { ...args().env, ...other } }));
+    expect(refreshed).toMatchObject({ kind: 'refreshed', byThisProcess: true });
+    // The record's client is the configured one: its secret is sent, and the core, which registered none, refuses it.
+    const token = (refreshed as { token: string }).token;
+    const same = { AGENTSTACK_OAUTH_CLIENT_ID: 'cursor-plugin', AGENTSTACK_OAUTH_CLIENT_SECRET: 'cursor-plugin-secret-0123456789' };
+    const refused = await refreshSingleFlight(args({ seenToken: token, env: { ...args().env, ...same }, now: () => Date.now() + 3_600_000 }));
+    expect(refused).toMatchObject({ kind: 'failed', message: expect.stringMatching(/invalid_client/) });
+    expect(JSON.stringify(refused)).not.toContain('cursor-plugin-secret-0123456789');
+    expect(bearer()).toBe(token);
+  });
 
   it('the Bearer replaced while the request was in flight: superseded, the new one kept', async () => {
     const tokens = await core.issueTokens({ accessTokenTtl: 30 });
