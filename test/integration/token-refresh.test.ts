@@ -201,10 +201,10 @@ describe('refreshSingleFlight against the core', () => {
     expect(stored()?.refresh_token).toBe(tokens.refresh_token);
   });
 
-  it('a lock left 25 s ago by a live process is taken as stale (a refresh finishes well within 20 s)', async () => {
+  it('a lock left 22 s ago by a live process is taken as stale (a refresh finishes well within 20 s)', async () => {
     const tokens = await core.issueTokens({ accessTokenTtl: 30 });
     await signInWith(dir.path, core.baseUrl, tokens);
-    writeFileSync(paths.refreshLock, JSON.stringify({ pid: process.pid, pid_start: processStartTime(process.pid), acquired_at: new Date(Date.now() - 25_000).toISOString(), nonce: 'left' }));
+    writeFileSync(paths.refreshLock, JSON.stringify({ pid: process.pid, pid_start: processStartTime(process.pid), acquired_at: new Date(Date.now() - 22_000).toISOString(), nonce: 'left' }));
     const outcome = await refreshSingleFlight(args({ seenToken: tokens.access_token, deadline: Date.now() + 3_000 }));
     expect(outcome).toMatchObject({ kind: 'refreshed', byThisProcess: true });
   });
@@ -253,6 +253,40 @@ describe('refreshSingleFlight against the core', () => {
     expect(refused).toMatchObject({ kind: 'failed', message: expect.stringMatching(/invalid_client/) });
     expect(JSON.stringify(refused)).not.toContain('cursor-plugin-secret-0123456789');
     expect(bearer()).toBe(token);
+  });
+
+  it('a token endpoint slower than a near deadline: failed, the request bounded by the deadline rather than 5 s', async () => {
+    const tokens = await core.issueTokens({ accessTokenTtl: 30 });
+    await signInWith(dir.path, core.baseUrl, tokens);
+    core.setFaults({ endpointFaults: { token: { kind: 'slow', delayMs: 3_000, times: 1 } } });
+    const outcome = await refreshSingleFlight(args({ seenToken: tokens.access_token, deadline: Date.now() + 1_500 }));
+    expect(outcome).toMatchObject({ kind: 'failed', message: expect.stringMatching(/within 1\.2 s/) });
+    expect(stored()?.refresh_token).toBe(tokens.refresh_token);
+  });
+
+  it('discovery that hangs (an old record names no token endpoint) is bounded by the deadline, then the legacy endpoint serves', async () => {
+    const tokens = await core.issueTokens({ accessTokenTtl: 30 });
+    await signInWith(dir.path, core.baseUrl, tokens);
+    writeFileSync(paths.refresh, `${tokens.refresh_token}\n`, { mode: 0o600 });
+    core.setFaults({ endpointFaults: { protected_resource: { kind: 'hang', times: 2 }, as_metadata: { kind: 'hang', times: 2 } } });
+    const started = Date.now();
+    const outcome = await refreshSingleFlight(args({ seenToken: tokens.access_token, deadline: Date.now() + 1_500 }));
+    expect(outcome).toMatchObject({ kind: 'refreshed', byThisProcess: true });
+    // Four discovery requests of 1.2 s each; with the HTTP layer's 10 s default it would be 40 s.
+    expect(Date.now() - started).toBeLessThan(20_000);
+  }, 40_000);
+
+  it('signed out while the request was in flight (the refresh file removed): superseded, nothing written back', async () => {
+    const tokens = await core.issueTokens({ accessTokenTtl: 30 });
+    await signInWith(dir.path, core.baseUrl, tokens);
+    core.setFaults({ endpointFaults: { token: { kind: 'slow', delayMs: 1_500, times: 1 } } });
+    const before = tokenRequests();
+    const refreshing = refreshSingleFlight(args({ seenToken: tokens.access_token }));
+    for (let i = 0; i < 200 && tokenRequests() <= before; i++) await new Promise((r) => setTimeout(r, 25));
+    writeFileSync(paths.refresh, '');
+    expect(await refreshing).toEqual({ kind: 'superseded' });
+    expect(stored()).toBeNull();
+    expect(bearer()).toBe(tokens.access_token);
   });
 
   it('the Bearer replaced while the request was in flight: superseded, the new one kept', async () => {
