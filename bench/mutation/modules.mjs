@@ -67,7 +67,7 @@ export const MODULES = [
     name: 'HTTP caps and timeouts',
     io: true,
     files: ['lib/platform/http.ts'],
-    tests: ['http.test.ts', 'http.streamCap.test.ts'],
+    tests: ['http.test.ts', 'http.streamCap.test.ts', 'http.errors.test.ts'],
   },
   {
     name: 'probe session handling',
@@ -80,13 +80,13 @@ export const MODULES = [
     name: 'token refresh single-flight',
     io: true,
     files: ['lib/agentstack/auth/tokenRefresh.ts'],
-    tests: ['adversarial/credentialRace.test.ts'],
+    tests: ['integration/token-refresh.test.ts', 'adversarial/credentialRace.test.ts'],
   },
   {
     name: 'probe checks',
     io: true,
     files: ['lib/agentstack/probe/checks.ts'],
-    tests: ['probe.test.ts', 'probe.calls.test.ts', 'probe.verify.test.ts', 'integration/probe.test.ts'],
+    tests: ['probe.checks.test.ts', 'probe.test.ts', 'probe.calls.test.ts', 'probe.verify.test.ts', 'integration/probe.test.ts'],
   },
 ];
 
