@@ -143,6 +143,10 @@ describe('offline: connection refused', () => {
     ]);
     expect(verify.code, verify.stdout).toBe(1);
     expect(JSON.parse(verify.stdout).ok).toBe(false);
+    // No row PASSes on a request that got no answer.
+    const verifyChecks = JSON.parse(verify.stdout).checks as Array<{ id: string; status: string }>;
+    expect(verifyChecks.filter((c) => c.status === 'PASS' && !c.id.startsWith('config.')).map((c) => c.id)).toEqual([]);
+    expect(verifyChecks.find((c) => c.id === 'oauth.connect_antipattern')?.status).toBe('WARN');
     expect(diagnose.code, diagnose.stdout).toBe(1);
     const checks = JSON.parse(diagnose.stdout).checks as Array<{ id: string; status: string }>;
     expect(checks.find((c) => c.id === 'online.auth-me')?.status).toBe('FAIL');

@@ -138,6 +138,8 @@ export async function connectAntipatternCheck(ctx: VerifyContext): Promise<Check
     return warn(id, `${CONNECT_ANTIPATTERN_PATH} answers HTTP ${answer.res.status}: a home-made Connect endpoint Cursor never calls`,
       'remove it; Connect uses RFC 9728 + RFC 8414 discovery and dynamic registration');
   }
+  // A request that got no answer proves nothing either way (a server that never answers must not PASS a row).
+  if (answer.kind === 'failed') return warn(id, `not checked: GET ${CONNECT_ANTIPATTERN_PATH}: ${answer.error}`);
   return pass(id, `no home-made Connect endpoint at ${CONNECT_ANTIPATTERN_PATH}`);
 }
 
