@@ -4,6 +4,7 @@ import { auditTarget } from '../commands/audit/target.js';
 import { parseCommandLine, usageError } from '../platform/cli.js';
 import { exitCodeFor, renderJson, renderTable } from '../platform/report.js';
 import { pluginRootFrom } from '../agentstack/plugin/runtimeCopies.js';
+import { progressNotes } from '../platform/progress.js';
 
 const { values, positionals } = parseCommandLine({
   name: 'audit-cursor-plugin',
@@ -30,7 +31,8 @@ if (!PROFILES.includes(profile)) usageError('audit-cursor-plugin', `--profile mu
 if (values.rebuild && values['no-rebuild']) usageError('audit-cursor-plugin', 'give --rebuild or --no-rebuild, not both');
 const ownTree = pluginRootFrom(import.meta.url);
 const dir = positionals[0] ? resolve(positionals[0]) : ownTree;
-const target = auditTarget(dir, { profile, ownTree, rebuild: values.rebuild === true, noRebuild: values['no-rebuild'] === true });
+const onProgress = progressNotes({ json: values.json === true });
+const target = auditTarget(dir, { profile, ownTree, rebuild: values.rebuild === true, noRebuild: values['no-rebuild'] === true, onProgress });
 if (target.kind === 'unusable') {
   if (values.json) process.stdout.write(`${JSON.stringify({ error: 'usage', message: target.line })}\n`);
   process.stderr.write(`audit-cursor-plugin: ${target.line}\n`);

@@ -9,6 +9,7 @@ import { runVerify, settledVerify } from '../commands/verify/runVerify.js';
 import { applySettings } from '../agentstack/settings/effective.js';
 import { setProxyOptions } from '../platform/http.js';
 import { traceScriptIfAsked } from '../agentstack/debug/trace.js';
+import { progressNotes } from '../platform/progress.js';
 
 const { values } = parseCommandLine({
   name: 'verify-mcp-surface-e2e',
@@ -61,7 +62,8 @@ process.once('SIGINT', () => {
   report([source.check, fail('verify.run', 'cancelled (Ctrl-C) before the checks finished', 'run it again and let it finish')]);
   process.exit(130);
 });
-const result = await settledVerify(() => runVerify({ baseUrl, ...(source.bearer ? { bearer: source.bearer } : {}), ...(values.only === 'mcp' ? { only: 'mcp' as const } : {}) }));
+const onProgress = progressNotes({ json: values.json === true });
+const result = await settledVerify(() => runVerify({ baseUrl, onProgress, ...(source.bearer ? { bearer: source.bearer } : {}), ...(values.only === 'mcp' ? { only: 'mcp' as const } : {}) }));
 const all = [source.check, ...result.checks];
 report(all, result.probe);
 process.exitCode = exitCodeFor(all);

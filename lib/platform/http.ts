@@ -119,12 +119,18 @@ function deadlineSignal(timeoutMs: number, signal?: AbortSignal): { signal: Abor
   };
 }
 
-function describeFailure(error: unknown, url: string, timeoutMs: number, signal?: AbortSignal): PluginError {
+/**
+ * The failure as a PluginError. A deadline says whether the server answered at all (`details.answered`): no status
+ * line before the deadline is "no answer"; a status line with a body still coming when it passed is a slow answer.
+ */
+function describeFailure(error: unknown, url: string, timeoutMs: number, signal: AbortSignal | undefined, answered: boolean): PluginError {
   if (error instanceof PluginError) return error;
   const name = (error as { name?: string })?.name;
   if (signal?.aborted) return new PluginError('aborted', `Request to ${url} was cancelled`, { cause: error });
   if (name === 'TimeoutError' || name === 'AbortError') {
-    return new PluginError('timeout', `No answer from ${url} within ${Math.round(timeoutMs / 100) / 10} s`, { cause: error });
+    const seconds = Math.round(timeoutMs / 100) / 10;
+    const message = answered ? `${url} did not finish its answer within ${seconds} s` : `No answer from ${url} within ${seconds} s`;
+    return new PluginError('timeout', message, { cause: error, details: { answered, timeout_ms: timeoutMs } });
   }
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
   const detail = cause?.code ?? cause?.message ?? (error as Error)?.message ?? 'unknown error';
@@ -156,6 +162,7 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
   const maxBytes = req.maxBytes ?? DEFAULT_MAX_BYTES;
   const { signal, release } = deadlineSignal(timeoutMs, req.signal);
   const started = trace ? performance.now() : 0;
+  let answered = false;
   try {
     const res = await undiciFetch(req.url, {
       method: req.method ?? 'GET',
@@ -165,12 +172,13 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
       signal,
       dispatcher: dispatcher(),
     });
+    answered = true;
     const bytes = await readCapped(res.body as ReadableStream<Uint8Array> | null, maxBytes, req.url);
     const text = Buffer.from(bytes).toString('utf8');
     if (trace) traced(started, req, res, text);
     return { status: res.status, headers: res.headers as unknown as Headers, text, url: req.url };
   } catch (error) {
-    const failure = describeFailure(error, req.url, timeoutMs, req.signal);
+    const failure = describeFailure(error, req.url, timeoutMs, req.signal, answered);
     if (trace) traced(started, req, null, null, failure);
     throw failure;
   } finally {
@@ -229,6 +237,7 @@ export function boundedFetch(options: { timeoutMs?: number; maxBytes?: number; s
     const started = trace ? performance.now() : 0;
     const sent = { url, method: init?.method, headers: init?.headers, body: init?.body };
     let streaming = false;
+    let answered = false;
     try {
       const res = await undiciFetch(url, {
         ...(init as object),
@@ -236,6 +245,7 @@ export function boundedFetch(options: { timeoutMs?: number; maxBytes?: number; s
         signal,
         dispatcher: dispatcher(),
       } as Parameters<typeof undiciFetch>[1]);
+      answered = true;
       const headers = res.headers as unknown as Headers;
       if (options.streamEventStreams && res.body && /^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '')) {
         streaming = true; // the deadline keeps running until the stream ends or is cut
@@ -247,7 +257,7 @@ export function boundedFetch(options: { timeoutMs?: number; maxBytes?: number; s
       if (trace) traced(started, sent, res, Buffer.from(bytes).toString('utf8'));
       return withUrl(new Response(noBody ? null : bytes, { status: res.status, statusText: res.statusText, headers }), url);
     } catch (error) {
-      const failure = describeFailure(error, url, timeoutMs, init?.signal ?? undefined);
+      const failure = describeFailure(error, url, timeoutMs, init?.signal ?? undefined, answered);
       if (trace) traced(started, sent, null, null, failure);
       throw failure;
     } finally {

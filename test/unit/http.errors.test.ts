@@ -17,6 +17,7 @@ beforeAll(async () => {
     if (req.url === '/exact') return res.end('y'.repeat(1024));
     if (req.url === '/empty') return res.writeHead(204).end();
     if (req.url === '/hang') return;
+    if (req.url === '/stall') { res.writeHead(200, { 'content-type': 'application/json' }); res.write('{"half":'); return; }
     res.writeHead(404).end();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -27,8 +28,15 @@ afterAll(() => { server.closeAllConnections(); server.close(); });
 describe('failures name the URL and what happened', () => {
   it('a deadline: "No answer from <url> within N s", with the cause kept', async () => {
     const error = await httpRequest({ url: `${base}/hang`, timeoutMs: 250 }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'timeout', message: `No answer from ${base}/hang within 0.3 s` });
+    expect(error).toMatchObject({ code: 'timeout', message: `No answer from ${base}/hang within 0.3 s`, details: { answered: false, timeout_ms: 250 } });
     expect((error as Error).cause).toBeDefined();
+    await expect(boundedFetch({ timeoutMs: 250 })(`${base}/hang`)).rejects.toMatchObject({ code: 'timeout', details: { answered: false } });
+  });
+
+  it('a body still coming at the deadline: "<url> did not finish its answer within N s" (it did answer)', async () => {
+    const error = await httpRequest({ url: `${base}/stall`, timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'timeout', message: `${base}/stall did not finish its answer within 0.3 s`, details: { answered: true, timeout_ms: 300 } });
+    await expect(boundedFetch({ timeoutMs: 300 })(`${base}/stall`)).rejects.toMatchObject({ code: 'timeout', message: `${base}/stall did not finish its answer within 0.3 s`, details: { answered: true } });
   });
 
   it('a cancel: "Request to <url> was cancelled", with the cause kept', async () => {

@@ -83,11 +83,20 @@ function sessionLost(message: string, cause: unknown): PluginError {
 export async function sendOnce<T>(options: ConnectOptions, send: (o: { timeout: number; signal?: AbortSignal }) => Promise<T>): Promise<T> {
   const signal = options.closedEarly?.();
   try {
-    return await send({ timeout: options.timeoutMs, ...(signal ? { signal } : {}) });
+    return await send({ timeout: sdkTimeoutMs(options.timeoutMs), ...(signal ? { signal } : {}) });
   } catch (error) {
     if (signal?.aborted && isPluginError(signal.reason)) throw signal.reason;
     throw error;
   }
+}
+
+/**
+ * The SDK's own timeout for a request: a second past the transport's deadline, so a request that got no answer
+ * fails with the transport's error (it names the URL and says whether the server answered at all) rather than the
+ * SDK's bare -32001 "Request timed out", which would also abort the transport's request first.
+ */
+export function sdkTimeoutMs(timeoutMs: number): number {
+  return timeoutMs + 1_000;
 }
 
 export const RESUME_OPTIONS = { maxRetries: 2, initialReconnectionDelay: 500, maxReconnectionDelay: 5000, reconnectionDelayGrowFactor: 2 } as const;
@@ -105,7 +114,7 @@ async function openV1(options: ConnectOptions): Promise<V1> {
   const client = new Client(PROBE_CLIENT, { capabilities: {} });
   client.onerror = () => {}; // transport noise (e.g. the refused GET stream) is visible in the exchanges instead
   try {
-    await client.connect(transport, { timeout: options.timeoutMs });
+    await client.connect(transport, { timeout: sdkTimeoutMs(options.timeoutMs) });
   } catch (error) {
     await transport.close().catch(() => {});
     throw error;

@@ -6,7 +6,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { quoteShort } from '../../platform/errors.js';
-import { PROBE_CLIENT, sendOnce, type ConnectOptions, type McpConnection } from './session.js';
+import { PROBE_CLIENT, sdkTimeoutMs, sendOnce, type ConnectOptions, type McpConnection } from './session.js';
 import { LooseResultSchema } from './toolsList.js';
 
 export async function connectModern(options: ConnectOptions): Promise<McpConnection> {
@@ -14,10 +14,10 @@ export async function connectModern(options: ConnectOptions): Promise<McpConnect
     requestInit: { headers: options.headers },
     fetch: options.fetch,
   });
-  const client = new Client(PROBE_CLIENT, { capabilities: {}, versionNegotiation: { mode: 'auto', probe: { timeoutMs: options.timeoutMs } } });
+  const client = new Client(PROBE_CLIENT, { capabilities: {}, versionNegotiation: { mode: 'auto', probe: { timeoutMs: sdkTimeoutMs(options.timeoutMs) } } });
   client.onerror = () => {};
   try {
-    await client.connect(transport, { timeout: options.timeoutMs });
+    await client.connect(transport, { timeout: sdkTimeoutMs(options.timeoutMs) });
   } catch (error) {
     await client.close().catch(() => {});
     throw error;

@@ -3,6 +3,7 @@
  * stdout carries exactly one JSON event per line (`device_code`, then `pending`/`slow_down`, then `authorized` or `error`) and the human text goes to stderr.
  * Nothing here ever prints a token: events carry only codes, URLs, counts and times.
  */
+import { progressNotes } from '../../platform/progress.js';
 import { skippedText } from '../snapshot/skipped.js';
 import type { FlowEvent } from './flow.js';
 import { PluginError, quoteShort, type PluginErrorCode } from '../../platform/errors.js';
@@ -62,6 +63,7 @@ export function createReporter(options: { json: boolean; streams: OutputStreams;
     if (json) streams.stdout.write(`${JSON.stringify(event)}\n`);
   };
   const tty = Boolean(streams.stderr.isTTY);
+  const note = progressNotes({ json, stream: streams.stderr });
   let deadline = 0;
   let spinner: NodeJS.Timeout | undefined;
   let lastPlain = 0;
@@ -120,8 +122,7 @@ export function createReporter(options: { json: boolean; streams: OutputStreams;
         if (!tty) say(`${event.message}; retrying in ${event.delay_s} s.`);
         return;
       case 'discovering':
-        // A progress note for a person at a terminal only: never in --json, never in a log.
-        if (tty && !json) streams.stderr.write(`Asking ${event.server_url} how to sign in…\n`);
+        note(`Asking ${event.server_url} how to sign in…`);
         return;
       case 'approved':
         // Human text only: the JSON events stay device_code, pending/slow_down, then authorized or error.

@@ -18,6 +18,8 @@ export interface FreshnessOptions {
   rebuild?: boolean;
   /** Never rebuild, even this repository's own tree. */
   noRebuild?: boolean;
+  /** A one-line note before the rebuild, which takes seconds (a progress note for a person at a terminal). */
+  onProgress?: (line: string) => void;
 }
 
 export function hasBuildTooling(dir: string): boolean {
@@ -55,5 +57,6 @@ export function freshnessOf(dir: string, options: FreshnessOptions): Freshness {
   if (!hasBuildTooling(dir)) {
     return options.rebuild ? { mode: 'error', message: 'no build tooling here (build/build.mjs, node_modules/esbuild)' } : { mode: 'banner', why: 'no build tooling here' };
   }
+  options.onProgress?.(`Rebuilding the bundles of ${dir} to compare them with the committed ones…`);
   return rebuildAndCompare(dir);
 }

@@ -1,6 +1,7 @@
 /** The verify checks' one HTTP helper: a bounded request, JSON parsed when it is JSON, failures as values. */
 import { quoteShort } from '../../platform/errors.js';
 import { httpRequest, type HttpResponse } from '../../platform/http.js';
+import type { OriginWatch } from '../../platform/originWatch.js';
 
 export interface VerifyContext {
   baseUrl: string;
@@ -8,6 +9,8 @@ export interface VerifyContext {
   /** Never printed. */
   bearer?: string;
   timeoutMs: number;
+  /** The run's memory of servers that gave no answer (they are not asked again), and its slow-request notes. */
+  watch?: OriginWatch;
 }
 
 export type JsonAnswer = { kind: 'ok'; res: HttpResponse; json: unknown } | { kind: 'failed'; error: string };
@@ -20,7 +23,8 @@ export async function requestJson(
   const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
   if (init.auth && ctx.bearer) headers.authorization = `Bearer ${ctx.bearer}`;
   try {
-    const res = await httpRequest({ url, method: init.method ?? 'GET', headers, body: init.body, timeoutMs: ctx.timeoutMs });
+    const send = () => httpRequest({ url, method: init.method ?? 'GET', headers, body: init.body, timeoutMs: ctx.timeoutMs });
+    const res = await (ctx.watch ? ctx.watch.run(url, send) : send());
     let json: unknown = null;
     try {
       json = res.text ? (JSON.parse(res.text) as unknown) : null;

@@ -94,7 +94,8 @@ export async function iconCheck(ctx: VerifyContext): Promise<Check> {
   const id = 'rest.icon';
   let res: Response;
   try {
-    res = await boundedFetch({ timeoutMs: ctx.timeoutMs, maxBytes: 1024 * 1024 })(`${ctx.baseUrl}/mcp/icon`, { headers: { origin: 'https://cursor.invalid' } });
+    const fetchIcon = boundedFetch({ timeoutMs: ctx.timeoutMs, maxBytes: 1024 * 1024 });
+    res = await (ctx.watch ? ctx.watch.fetch(fetchIcon) : fetchIcon)(`${ctx.baseUrl}/mcp/icon`, { headers: { origin: 'https://cursor.invalid' } });
   } catch (error) {
     return fail(id, `GET /mcp/icon: ${quoteShort((error as Error).message, 160)}`);
   }

@@ -1,6 +1,7 @@
 /** verify-mcp-surface-e2e's checks in order: the MCP probe, then REST and OAuth unless `only` is 'mcp'. */
 import { mcpUrlFor } from '../../agentstack/server/baseUrl.js';
-import { DEFAULT_TIMEOUT_MS } from '../../platform/http.js';
+import { DEFAULT_TIMEOUT_MS, boundedFetch } from '../../platform/http.js';
+import { watchOrigins } from '../../platform/originWatch.js';
 import { probeMcpSurface, type ProbeReport } from '../../agentstack/probe/probe.js';
 import { isPluginError, quoteShort } from '../../platform/errors.js';
 import { fail, type Check } from '../../platform/report.js';
@@ -12,6 +13,8 @@ export interface VerifyOptions {
   bearer?: string;
   only?: 'mcp';
   timeoutMs?: number;
+  /** One-line notes for a person at a terminal: each stage as it starts, and a request that keeps them waiting. */
+  onProgress?: (line: string) => void;
 }
 
 export interface VerifyResult {
@@ -32,10 +35,16 @@ export async function settled(id: string, run: () => Promise<Check | Check[]>): 
 
 export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const ctx = { baseUrl: options.baseUrl, mcpUrl: mcpUrlFor(options.baseUrl), timeoutMs, ...(options.bearer ? { bearer: options.bearer } : {}) };
-  const probe = await probeMcpSurface({ mcpUrl: ctx.mcpUrl, timeoutMs, ...(options.bearer ? { bearer: options.bearer } : {}) });
+  const progress = options.onProgress ?? (() => {});
+  // A server that never answers costs one deadline, not one per check (the later requests to it are not sent).
+  const watch = watchOrigins({ onSlow: (origin) => progress(`Still waiting for ${origin} (each request gives up after ${Math.round(timeoutMs / 100) / 10} s)…`) });
+  const ctx = { baseUrl: options.baseUrl, mcpUrl: mcpUrlFor(options.baseUrl), timeoutMs, watch, ...(options.bearer ? { bearer: options.bearer } : {}) };
+  progress(`Checking the MCP endpoint ${ctx.mcpUrl}…`);
+  const probeFetch = watch.fetch(boundedFetch({ timeoutMs, streamEventStreams: true }));
+  const probe = await probeMcpSurface({ mcpUrl: ctx.mcpUrl, timeoutMs, fetch: probeFetch, ...(options.bearer ? { bearer: options.bearer } : {}) });
   const checks = [...probe.checks];
   if (options.only !== 'mcp') {
+    progress(`Checking the REST endpoints and OAuth discovery of ${options.baseUrl}…`);
     const groups = await Promise.all([
       settled('rest.tools_parity', () => toolsParityCheck(ctx, probe.tools)),
       settled('rest.actions', () => actionsCheck(ctx)),
