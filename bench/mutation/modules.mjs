@@ -66,7 +66,7 @@ export const MODULES = [
   {
     name: 'HTTP caps and timeouts',
     io: true,
-    files: ['lib/platform/http.ts'],
+    files: ['lib/platform/net/http.ts'],
     tests: ['http.test.ts', 'http.streamCap.test.ts', 'http.errors.test.ts'],
   },
   {

@@ -7,7 +7,7 @@ import type { ProbeReport } from '../agentstack/probe/probe.js';
 import { bearerFromEnv, bearerFromMcpJson } from '../commands/verify/bearerSource.js';
 import { runVerify, settledVerify } from '../commands/verify/runVerify.js';
 import { applySettings } from '../agentstack/settings/effective.js';
-import { setProxyOptions } from '../platform/http.js';
+import { setProxyOptions } from '../platform/net/http.js';
 import { traceScriptIfAsked } from '../agentstack/debug/trace.js';
 import { progressNotes } from '../platform/progress.js';
 

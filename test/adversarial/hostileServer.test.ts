@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
 import { fetchCatalog } from '../../lib/agentstack/snapshot/fetch.js';
 import { isPluginError, type PluginError } from '../../lib/platform/errors.js';
-import { httpRequest } from '../../lib/platform/http.js';
+import { httpRequest } from '../../lib/platform/net/http.js';
 import { discoverEndpoints, pollDeviceToken, refreshAccessToken, requestDeviceCode, type OAuthEndpoints } from '../../lib/agentstack/auth/oauth.js';
 import { runDeviceCode } from '../helpers/deviceCode.js';
 import { tempDir } from '../helpers/repo.js';

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
-import { httpRequest } from '../../lib/platform/http.js';
+import { httpRequest } from '../../lib/platform/net/http.js';
 import { chromiumUnavailableReason, launchChromium } from '../helpers/browser.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { spawnJsonLines } from '../helpers/spawnJson.js';

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authMeCheck } from '../../lib/commands/diagnose/online.js';
-import { tlsVerificationCode } from '../../lib/platform/tlsError.js';
+import { tlsVerificationCode } from '../../lib/platform/net/tlsError.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { baseChildEnv } from '../helpers/platform.js';
 

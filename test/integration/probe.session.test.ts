@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
-import { boundedFetch } from '../../lib/platform/http.js';
+import { boundedFetch } from '../../lib/platform/net/http.js';
 import { connectLegacy, type ConnectOptions } from '../../lib/agentstack/probe/session.js';
 import type { ProbeEvent } from '../../lib/agentstack/probe/types.js';
 

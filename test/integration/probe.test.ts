@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore } from '../../core/index.js';
-import { boundedFetch } from '../../lib/platform/http.js';
+import { boundedFetch } from '../../lib/platform/net/http.js';
 import { probeMcpSurface } from '../../lib/agentstack/probe/probe.js';
 import { probeChecks } from '../../lib/commands/diagnose/online.js';
 import type { Check } from '../../lib/platform/report.js';

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { appendRotating, readTail, rotatedPath } from '../../lib/platform/fs/rotatingLog.js';
 import { traceToDebugLog } from '../../lib/agentstack/debug/trace.js';
 import { apiTraceOn } from '../../lib/agentstack/debug/switch.js';
-import { httpRequest, setHttpTrace } from '../../lib/platform/http.js';
+import { httpRequest, setHttpTrace } from '../../lib/platform/net/http.js';
 import { IS_WINDOWS, PRIVATE_MODE } from '../helpers/platform.js';
 import { tempDir } from '../helpers/repo.js';
 

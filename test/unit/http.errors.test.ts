@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { boundedFetch, httpRequest, parseJson } from '../../lib/platform/http.js';
+import { boundedFetch, httpRequest, parseJson } from '../../lib/platform/net/http.js';
 import { closedPort } from '../helpers/closedPort.js';
 
 let server: Server;

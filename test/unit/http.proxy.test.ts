@@ -4,7 +4,7 @@
  * the options drops the proxy for the next request (the loopback exception in NO_PROXY applies again).
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { httpRequest, setProxyOptions } from '../../lib/platform/http.js';
+import { httpRequest, setProxyOptions } from '../../lib/platform/net/http.js';
 import { closedPort } from '../helpers/closedPort.js';
 import { startProxy, type TestProxy } from '../helpers/proxy.js';
 

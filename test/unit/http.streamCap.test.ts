@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boundedFetch, httpRequest } from '../../lib/platform/http.js';
+import { boundedFetch, httpRequest } from '../../lib/platform/net/http.js';
 
 const PIECE = 'x'.repeat(200);
 const PIECES = 20; // 4,000 bytes in all, each piece far under the 1,024-byte cap used below

@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { boundedFetch, httpRequest, setHttpTrace, type HttpExchange } from '../../lib/platform/http.js';
+import { boundedFetch, httpRequest, setHttpTrace, type HttpExchange } from '../../lib/platform/net/http.js';
 import { httpTraceFormatter, type TracedExchange } from '../../lib/platform/text/httpTrace.js';
 import { closedPort } from '../helpers/closedPort.js';
 import { findLeaks } from '../helpers/secretScan.js';

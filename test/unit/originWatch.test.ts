@@ -5,8 +5,8 @@
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boundedFetch, httpRequest } from '../../lib/platform/http.js';
-import { isNoAnswer, watchOrigins } from '../../lib/platform/originWatch.js';
+import { boundedFetch, httpRequest } from '../../lib/platform/net/http.js';
+import { isNoAnswer, watchOrigins } from '../../lib/platform/net/originWatch.js';
 import { progressNotes } from '../../lib/platform/progress.js';
 import { closedPort } from '../helpers/closedPort.js';
 

@@ -11,7 +11,7 @@ import { readSettingsFile } from '../../lib/agentstack/settings/file.js';
 import { SETTING_KEYS, autoLoginDisabled, envValueOf, scopePresetFrom, settingSpec } from '../../lib/agentstack/settings/keys.js';
 import { clientFromEnv } from '../../lib/agentstack/auth/oauth.js';
 import { resolveBaseUrl } from '../../lib/agentstack/server/baseUrl.js';
-import { maskUrlCredentials, parseNoProxy, parseProxyUrl } from '../../lib/platform/proxyUrl.js';
+import { maskUrlCredentials, parseNoProxy, parseProxyUrl } from '../../lib/platform/net/proxyUrl.js';
 import { tempDir } from '../helpers/repo.js';
 
 let tmp: ReturnType<typeof tempDir>;

@@ -3,7 +3,7 @@
  * name, else the user id), and the one writer of the identity cache (identityCache.ts reads it).
  */
 import { decodeJwtClaims } from './jwt.js';
-import { httpRequest, parseJson } from '../../platform/http.js';
+import { httpRequest, parseJson } from '../../platform/net/http.js';
 import { PluginError, quoteShort } from '../../platform/errors.js';
 import { MeSchema, type Me } from '../../schemas/server.js';
 import { SECRET_FILE_MODE, writeFileAtomic } from '../../platform/fs/secureFile.js';

@@ -8,7 +8,7 @@ import * as o from 'oauth4webapi';
 import { isLoopbackHost, isSafeWebUrl, mcpUrlFor } from '../server/baseUrl.js';
 import { PluginError, quoteShort, redactError } from '../../platform/errors.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
-import { boundedFetch } from '../../platform/http.js';
+import { boundedFetch } from '../../platform/net/http.js';
 import { scopesSupportedOf } from '../../schemas/server.js';
 import { challengeResourceMetadata, protectedResourceUrls, readResourceMetadata, type ResourceMetadata } from './resourceMetadata.js';
 import { DEFAULT_CLIENT_ID } from '../settings/keys.js';

@@ -5,7 +5,7 @@
  * from the environment, a proxy password) are scrubbed from the first entry on.
  */
 import { appendRotating } from '../../platform/fs/rotatingLog.js';
-import { setHttpTrace } from '../../platform/http.js';
+import { setHttpTrace } from '../../platform/net/http.js';
 import { httpTraceFormatter } from '../../platform/text/httpTrace.js';
 import { cursorPaths } from '../server/paths.js';
 import { applySettings } from '../settings/effective.js';

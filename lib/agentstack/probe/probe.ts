@@ -7,7 +7,7 @@
  */
 import { isSafeWebUrl } from '../server/baseUrl.js';
 import { isPluginError } from '../../platform/errors.js';
-import { boundedFetch, DEFAULT_TIMEOUT_MS } from '../../platform/http.js';
+import { boundedFetch, DEFAULT_TIMEOUT_MS } from '../../platform/net/http.js';
 import { fail, type Check } from '../../platform/report.js';
 import {
   actionsUrlCheck, authFailureCheck, callCheck, callSkippedCheck, initializeCheck, resumeCheck, serverIconsCheck, sessionCheck, singleToolCheck, terminateCheck,

@@ -31,7 +31,7 @@ export interface ProxyOptions {
 export interface AppliedSettings {
   /** The environment with the settings filled in; pass it wherever `process.env` was passed. */
   env: NodeJS.ProcessEnv;
-  /** Give these to the HTTP layer (platform/http.ts setProxyOptions): the proxy values in effect, as shown. */
+  /** Give these to the HTTP layer (platform/net/http.ts setProxyOptions): the proxy values in effect, as shown. */
   proxy: ProxyOptions;
   file: SettingsRead;
   rows: SettingRow[];

@@ -5,7 +5,7 @@
  */
 import { envFlag, readEnv } from '../../platform/env.js';
 import { PluginError } from '../../platform/errors.js';
-import { maskUrlCredentials, parseNoProxy, parseProxyUrl } from '../../platform/proxyUrl.js';
+import { maskUrlCredentials, parseNoProxy, parseProxyUrl } from '../../platform/net/proxyUrl.js';
 import { DEFAULT_BASE_URL, parseBaseUrl } from '../server/baseUrl.js';
 import { DEFAULT_SCOPE_PRESET, SCOPE_PRESETS, isScopePreset, type ScopePreset } from '../auth/scopes.js';
 import { parsePinArgument } from '../auth/projectPin.js';

@@ -102,7 +102,7 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
   const notice = symlinkNotice(written);
   if (notice) warnings.push(notice);
   const timeoutMs = args.bestEffortTimeoutMs ?? 5_000;
-  const { httpRequest } = await import('../../platform/http.js');
+  const { httpRequest } = await import('../../platform/net/http.js');
   const auth = { authorization: `Bearer ${tokens.access_token}`, accept: 'application/json' };
   // From here on the person is signed in: a Ctrl-C skips the remaining best-effort steps and the result still says
   // signed in, because that is what the files now hold.

@@ -18,7 +18,7 @@ export async function fetchCatalog(args: {
   signal?: AbortSignal;
   timeoutMs?: number;
 }): Promise<CatalogFetch> {
-  const { httpRequest } = await import('../../platform/http.js');
+  const { httpRequest } = await import('../../platform/net/http.js');
   const headers: Record<string, string> = { authorization: `Bearer ${args.token}`, accept: 'application/json' };
   if (args.etag) headers['if-none-match'] = quotedEtag(args.etag);
   const url = `${args.baseUrl}/mcp/actions`;

@@ -6,7 +6,7 @@
 import { signOut, type SignOutResult } from '../../agentstack/signIn/signOut.js';
 import { jsonErrorCode, type OutputStreams } from '../../agentstack/signIn/output.js';
 import { PluginError, quoteShort } from '../../platform/errors.js';
-import { setProxyOptions } from '../../platform/http.js';
+import { setProxyOptions } from '../../platform/net/http.js';
 import { applySettings } from '../../agentstack/settings/effective.js';
 
 export interface LogoutOptions {

@@ -5,7 +5,7 @@
 import { runDeviceFlow } from '../../agentstack/signIn/flow.js';
 import { createReporter, type OutputStreams } from '../../agentstack/signIn/output.js';
 import { PluginError } from '../../platform/errors.js';
-import { setProxyOptions } from '../../platform/http.js';
+import { setProxyOptions } from '../../platform/net/http.js';
 import { cursorPaths } from '../../agentstack/server/paths.js';
 import { readProjectPin, savePin } from '../../agentstack/auth/projectPin.js';
 import type { DeviceCodeRequest } from './prepare.js';

@@ -215,7 +215,7 @@ export async function runStatus(options: StatusOptions): Promise<number> {
   facts.policy = describePolicy(policyInEffect(settings.rows, settings.file), (path) => tilde(path));
   facts.problems.unshift(...settings.problems);
   if (options.online && token) {
-    const { setProxyOptions } = await import('../../platform/http.js');
+    const { setProxyOptions } = await import('../../platform/net/http.js');
     setProxyOptions(settings.proxy);
     const online = await checkOnline(baseUrl, token);
     facts.online = { accepted: online.accepted, message: online.message };

@@ -4,7 +4,7 @@
  */
 import { baseUrlFromMcpUrl, mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
 import { isPluginError } from '../../platform/errors.js';
-import { TLS_FIX, tlsVerificationCode } from '../../platform/tlsError.js';
+import { TLS_FIX, tlsVerificationCode } from '../../platform/net/tlsError.js';
 import { credentialsBelongTo } from '../../agentstack/mcpJson/entry.js';
 import { issuedFor } from '../../agentstack/auth/refreshStore.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';

@@ -10,7 +10,7 @@ import {
 import { deviceLockGate, projectPinGate, refreshFileGate, settingsFileGate, snapshotGate, tokenExpiryGate } from './gatesState.js';
 import { applySettings, type SettingRow } from '../../agentstack/settings/effective.js';
 import { policyGate } from './policyGate.js';
-import { setProxyOptions } from '../../platform/http.js';
+import { setProxyOptions } from '../../platform/net/http.js';
 import { onlineChecks } from './online.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
 import { tilde } from '../../platform/text/tilde.js';

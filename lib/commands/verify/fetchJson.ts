@@ -1,7 +1,7 @@
 /** The verify checks' one HTTP helper: a bounded request, JSON parsed when it is JSON, failures as values. */
 import { quoteShort } from '../../platform/errors.js';
-import { httpRequest, type HttpResponse } from '../../platform/http.js';
-import type { OriginWatch } from '../../platform/originWatch.js';
+import { httpRequest, type HttpResponse } from '../../platform/net/http.js';
+import type { OriginWatch } from '../../platform/net/originWatch.js';
 
 export interface VerifyContext {
   baseUrl: string;

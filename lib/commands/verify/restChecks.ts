@@ -1,7 +1,7 @@
 /** REST side of the server contract: tools mirrors equal tools/list, /mcp/actions, /mcp/icon, /mcp/health. */
 import { pngSize } from '../audit/png.js';
 import { quoteShort } from '../../platform/errors.js';
-import { boundedFetch } from '../../platform/http.js';
+import { boundedFetch } from '../../platform/net/http.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
 import { ActionsCatalogSchema, HealthSchema } from '../../schemas/server.js';
 import { canonicalJson, requestJson, statusLine, type VerifyContext } from './fetchJson.js';

@@ -1,7 +1,7 @@
 /** verify-mcp-surface-e2e's checks in order: the MCP probe, then REST and OAuth unless `only` is 'mcp'. */
 import { mcpUrlFor } from '../../agentstack/server/baseUrl.js';
-import { DEFAULT_TIMEOUT_MS, boundedFetch } from '../../platform/http.js';
-import { watchOrigins } from '../../platform/originWatch.js';
+import { DEFAULT_TIMEOUT_MS, boundedFetch } from '../../platform/net/http.js';
+import { watchOrigins } from '../../platform/net/originWatch.js';
 import { probeMcpSurface, type ProbeReport } from '../../agentstack/probe/probe.js';
 import { isPluginError, quoteShort } from '../../platform/errors.js';
 import { fail, type Check } from '../../platform/report.js';

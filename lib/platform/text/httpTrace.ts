@@ -6,7 +6,7 @@
  * masked once is remembered, and any run of 12 of its characters is scrubbed from everything written after (a
  * server that echoes a token elsewhere does not get it into the trace either).
  */
-import { maskUrlCredentials } from '../proxyUrl.js';
+import { maskUrlCredentials } from '../net/proxyUrl.js';
 import { displayText } from './displayText.js';
 import { maskSecret } from './mask.js';
 import { scrubSecrets } from './scrub.js';

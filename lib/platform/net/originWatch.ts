@@ -3,7 +3,7 @@
  * status line before its deadline) is not asked again in that run, so a server that accepts connections and never
  * answers costs one deadline, not one per request. Also tells, once per origin, when one of its requests is slow.
  */
-import { PluginError, isPluginError } from './errors.js';
+import { PluginError, isPluginError } from '../errors.js';
 
 export interface OriginWatchOptions {
   /** Called once per origin when one of its requests has been waiting `slowAfterMs`: a progress note. */

@@ -2,7 +2,7 @@
  * Proxy settings as undici's EnvHttpProxyAgent reads them (HTTPS_PROXY, NO_PROXY), checked before use. Pure: no
  * HTTP client here, so the hooks can validate a proxy setting without loading one.
  */
-import { PluginError } from './errors.js';
+import { PluginError } from '../errors.js';
 
 /** A proxy URL: http:// or https://, a host, nothing after the port. Returns it normalized. */
 export function parseProxyUrl(value: string, source: string): string {

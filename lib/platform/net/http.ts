@@ -5,7 +5,7 @@
  * travel to another origin). Failures are PluginErrors: `network`, `timeout`, `invalid_response`.
  */
 import { EnvHttpProxyAgent, fetch as undiciFetch, type Dispatcher } from 'undici';
-import { PluginError, quoteShort } from './errors.js';
+import { PluginError, quoteShort } from '../errors.js';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
