@@ -16,6 +16,7 @@ export type PluginErrorCode =
   | 'invalid_grant'
   | 'unsafe_url'
   | 'already_running'
+  | 'not_signed_in'
   | 'malformed_file'
   | 'locked'
   | 'io'

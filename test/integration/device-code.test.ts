@@ -182,19 +182,61 @@ describe('device-code.mjs against the reference core', () => {
     expect(existsSync(file('agentstack-refresh'))).toBe(true);
   });
 
-  it('a second concurrent run sees already_running (exit 0, with the URL and code); a stale lock is replaced', async () => {
+  it('a second concurrent run shows the running code, follows that sign-in, and ends signed in as it does', async () => {
+    // The first run takes 3 s to save after approval, so the follower sees the approval in the lock.
+    core.setFaults({ endpointFaults: { me: { kind: 'slow', delayMs: 3_000 } } });
     const first = start();
     const code = await first.waitFor('device_code');
     const second = start();
-    const result = await second.done;
-    expect(result.code).toBe(0);
-    expect(second.events).toEqual([{
+    const running = await second.waitFor('error');
+    expect(running).toEqual({
       event: 'error', error: 'already_running', message: expect.stringContaining('already running'),
       verification_uri: code.verification_uri, verification_uri_complete: code.verification_uri_complete, user_code: code.user_code,
-    }]);
-    expect(result.stderr).toContain(String(code.user_code));
+    });
+    await core.approve(String(code.user_code));
+    const [a, b] = await Promise.all([first.done, second.done]);
+    expect(a.code).toBe(0);
+    expect(b.code).toBe(0);
+    const written = first.events.at(-1)!;
+    expect(second.events.at(-1)).toEqual({
+      event: 'authorized', joined: true, fresh: true, server_url: written.server_url, project_id: written.project_id,
+      expires_at: expect.any(String), capabilities: written.capabilities, scopes: written.scopes, uncovered_actions: written.uncovered_actions,
+    });
+    expect(second.events).toHaveLength(2);
+    expect(b.stderr).toContain(String(code.user_code));
+    expect(b.stderr).toMatch(/That sign-in was approved/);
+    expect(b.stderr).toMatch(/✓ Signed in to AgentStack.*\(by the sign-in that was already running\)/);
+  });
+
+  it('started after the code was approved, while the first run saves: no used code shown, ends signed in', async () => {
+    core.setFaults({ endpointFaults: { me: { kind: 'slow', delayMs: 3_000 } } });
+    const first = start();
+    const code = await first.waitFor('device_code');
+    await core.approve(String(code.user_code));
+    const lock = file('agentstack-device.lock');
+    for (let i = 0; i < 200 && !(existsSync(lock) && readFileSync(lock, 'utf8').includes('approved_at')); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(readFileSync(lock, 'utf8')).toContain('approved_at');
+    const second = start();
+    const running = await second.waitFor('error');
+    expect(running).toMatchObject({ error: 'already_running', approved: true, user_code: null, verification_uri: null, verification_uri_complete: null, message: expect.stringMatching(/just approved and is being saved/) });
+    const [a, b] = await Promise.all([first.done, second.done]);
+    expect(a.code).toBe(0);
+    expect(b.code).toBe(0);
+    expect(second.events.at(-1)).toMatchObject({ event: 'authorized', joined: true, fresh: true });
+    expect(b.stderr).not.toContain(String(code.user_code));
+    expect(b.stdout).not.toContain(String(code.user_code));
+  });
+
+  it('the running one killed: the follower ends not signed in (exit 1, what to do); a stale lock is then replaced', async () => {
+    const first = start();
+    const code = await first.waitFor('device_code');
+    const second = start();
+    await second.waitFor('error');
     first.child.kill('SIGKILL');
     await first.done;
+    const followed = await second.done;
+    expect(followed.code).toBe(1);
+    expect(second.events.at(-1)).toMatchObject({ event: 'error', error: 'not_signed_in', message: expect.stringMatching(/ended without signing in\. Run it again/) });
 
     // The killed run left its lock behind: its pid is dead, so the next run replaces it.
     expect(existsSync(file('agentstack-device.lock'))).toBe(true);
@@ -203,6 +245,19 @@ describe('device-code.mjs against the reference core', () => {
     expect(fresh.user_code).not.toBe(code.user_code);
     await core.approve(String(fresh.user_code));
     expect((await third.done).code).toBe(0);
+  });
+
+  it.skipIf(IS_WINDOWS)('Ctrl-C on the follower stops only the follower: aborted, and the running sign-in goes on to sign in', async () => {
+    const first = start();
+    const code = await first.waitFor('device_code');
+    const second = start();
+    await second.waitFor('error');
+    second.child.kill('SIGINT');
+    const stopped = await second.done;
+    expect(stopped.code).toBe(1);
+    expect(second.events.at(-1)).toMatchObject({ event: 'error', error: 'aborted', message: expect.stringMatching(/^Stopped waiting; the sign-in already running \(pid \d+\) goes on\.$/) });
+    await core.approve(String(code.user_code));
+    expect((await first.done).code).toBe(0);
   });
 
   it('replaces a lock from a dead pid written by hand', async () => {

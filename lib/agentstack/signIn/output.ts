@@ -45,9 +45,28 @@ function formatLeft(seconds: number): string {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
 
+/** What the disk says once a followed sign-in has ended (read by the caller from the files it wrote). */
+export interface JoinedSignIn {
+  server_url: string;
+  who: string | null;
+  project_id: number | null;
+  expires_at: string | null;
+  refresh_stored: boolean;
+  scopes: string[] | null;
+  capabilities: number | null;
+  uncovered_actions: number | null;
+  /** False when the followed sign-in wrote nothing new and an earlier credential is still in place. */
+  fresh: boolean;
+}
+
 export interface Reporter {
   onEvent(event: FlowEvent): void;
+  /** A sign-in is already running: shows its code (unless it was approved) and says this run waits for it. */
   alreadyRunning(holder: DeviceLock): void;
+  /** The followed sign-in's code was approved and it is saving the sign-in. */
+  followedApproved(): void;
+  /** The followed sign-in ended signed in: the same `authorized` event a sign-in of its own ends with. */
+  joined(result: JoinedSignIn): void;
   /** Reports a failure; returns the exit code. */
   fail(error: unknown): number;
   /** Stops the spinner (idempotent). */
@@ -156,11 +175,32 @@ export function createReporter(options: { json: boolean; streams: OutputStreams;
         verification_uri_complete: isOpenableUrl(holder.verification_uri_complete) ? holder.verification_uri_complete : null,
         user_code: isDisplayableUserCode(holder.user_code) ? holder.user_code : null,
       };
-      const message = `A sign-in is already running (pid ${holder.pid}); finish it there, or wait until ${quoteShort(holder.expires_at, 40)}.`;
+      if (holder.approved_at) {
+        // Its code is used up: showing it would send the person to enter a code the server no longer takes.
+        const message = `A sign-in was just approved and is being saved (pid ${holder.pid}); waiting for it to finish.`;
+        emit({ event: 'error', error: 'already_running', message, approved: true, verification_uri: null, verification_uri_complete: null, user_code: null });
+        say(`! ${message}`);
+        return;
+      }
+      const message = `A sign-in is already running (pid ${holder.pid}); approve its code, or wait until ${quoteShort(holder.expires_at, 40)}.`;
       emit({ event: 'error', error: 'already_running', message, ...shown });
       say(`! ${message}`);
       if (shown.user_code) say(`  Code: ${shown.user_code}`);
       if (shown.verification_uri_complete || shown.verification_uri) say(`  Enter it at: ${shown.verification_uri_complete ?? shown.verification_uri}`);
+      say('  Waiting for that sign-in to finish (Ctrl-C stops waiting; it goes on)…');
+    },
+    followedApproved() {
+      say('That sign-in was approved. Waiting while it is saved…');
+    },
+    joined(result) {
+      emit({ event: 'authorized', joined: true, fresh: result.fresh, server_url: result.server_url, project_id: result.project_id, expires_at: result.expires_at, capabilities: result.capabilities, scopes: result.scopes, uncovered_actions: result.uncovered_actions });
+      const as = result.who ? ` as ${result.who}` : '';
+      say(result.fresh
+        ? `✓ Signed in to AgentStack${as} (by the sign-in that was already running).`
+        : `✓ Still signed in to AgentStack${as} with the earlier token: the sign-in that was already running ended without a new one.`);
+      say(`  Server: ${result.server_url}`);
+      say(`  Token valid until: ${result.expires_at ?? 'the token does not say'}${result.refresh_stored ? ' (renewed automatically)' : ''}`);
+      say(`  Scopes granted: ${scopesText(result.scopes, result.uncovered_actions, result.capabilities)}`);
     },
     fail(error) {
       stop();

@@ -3,7 +3,10 @@
  * changed, run the Device Code flow, report it; Ctrl-C is a clean "aborted".
  */
 import { runDeviceFlow } from '../../agentstack/signIn/flow.js';
-import { createReporter, type OutputStreams } from '../../agentstack/signIn/output.js';
+import { createReporter, type OutputStreams, type Reporter } from '../../agentstack/signIn/output.js';
+import { followRunningSignIn } from '../../agentstack/signIn/follow.js';
+import type { DeviceLock } from '../../schemas/state.js';
+import { isSignedIn, readStatus } from './status.js';
 import { PluginError } from '../../platform/errors.js';
 import { setProxyOptions } from '../../platform/net/http.js';
 import { cursorPaths } from '../../agentstack/server/paths.js';
@@ -21,6 +24,25 @@ function notices(request: DeviceCodeRequest): string[] {
   return lines;
 }
 
+/**
+ * A sign-in was already running: wait for it to end, then say what the disk holds (signed in, exit 0; or not, exit
+ * 1 with what to do), so this run never ends on a code that was already used.
+ */
+async function followToTheEnd(holder: DeviceLock, env: NodeJS.ProcessEnv, reporter: Reporter, signal: AbortSignal): Promise<number> {
+  reporter.alreadyRunning(holder);
+  const before = readStatus(env).token;
+  const { approved } = await followRunningSignIn({ path: cursorPaths(env).deviceLock, holder, signal, onApproved: () => reporter.followedApproved() });
+  const { facts, token } = readStatus(env);
+  if (!isSignedIn(facts)) {
+    return reporter.fail(new PluginError('not_signed_in', `The sign-in that was already running (pid ${holder.pid}) ended without signing in. Run it again for a new code.`));
+  }
+  reporter.joined({
+    server_url: facts.server_url, who: facts.who, project_id: facts.project_id, expires_at: facts.expires_at, refresh_stored: facts.refresh_stored,
+    scopes: facts.scopes, capabilities: facts.actions, uncovered_actions: facts.uncovered_actions, fresh: approved || token !== before,
+  });
+  return 0;
+}
+
 export async function runDeviceCode(request: DeviceCodeRequest, streams: OutputStreams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   const env = request.settings.env;
   setProxyOptions(request.settings.proxy);
@@ -30,6 +52,7 @@ export async function runDeviceCode(request: DeviceCodeRequest, streams: OutputS
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   let pinned = false;
+  let following: DeviceLock | null = null;
   try {
     if (request.pin !== undefined) {
       const { notice } = savePin(env, cursorPaths(env).project, request.pin);
@@ -38,9 +61,15 @@ export async function runDeviceCode(request: DeviceCodeRequest, streams: OutputS
     }
     for (const line of notices(request)) streams.stderr.write(`! ${line}\n`);
     const outcome = await runDeviceFlow({ env, scopes: request.scopes, openBrowser: request.openBrowser, signal: controller.signal, onEvent: reporter.onEvent });
-    if (outcome.kind === 'already_running') reporter.alreadyRunning(outcome.holder);
+    if (outcome.kind === 'already_running') {
+      following = outcome.holder;
+      return await followToTheEnd(outcome.holder, env, reporter, controller.signal);
+    }
     return 0;
   } catch (error) {
+    if (controller.signal.aborted && following) {
+      return reporter.fail(new PluginError('aborted', `Stopped waiting; the sign-in already running (pid ${following.pid}) goes on.`));
+    }
     if (controller.signal.aborted) {
       const changed = pinned ? 'only the project pin was written' : 'nothing was changed';
       return reporter.fail(new PluginError('aborted', `Sign-in cancelled; ${changed}. Run it again when you are ready.`));
