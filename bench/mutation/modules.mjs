@@ -88,6 +88,25 @@ export const MODULES = [
     files: ['lib/agentstack/probe/checks.ts'],
     tests: ['probe.checks.test.ts', 'probe.test.ts', 'probe.calls.test.ts', 'probe.verify.test.ts', 'integration/probe.test.ts'],
   },
+  {
+    // The audit's generic layer (any Cursor plugin) and how layers and profiles are applied (rule.ts, rules.ts,
+    // runRules and profileFor in auditPlugin.ts). Each rule reads files already in memory; the tests audit
+    // fixture plugins written to a temporary folder.
+    name: 'audit rule layers: generic profile',
+    io: true,
+    files: [
+      'lib/commands/audit/rule.ts', 'lib/commands/audit/rules.ts', 'lib/commands/audit/auditPlugin.ts', 'lib/commands/audit/manifestRules.ts',
+      'lib/commands/audit/componentRules.ts', 'lib/commands/audit/mcpRules.ts', 'lib/commands/audit/fileRules.ts', 'lib/commands/audit/bundleRules.ts',
+    ],
+    tests: ['audit.rules.test.ts', 'audit.generic.test.ts', 'audit.documented.test.ts', 'audit.helpers.test.ts'],
+  },
+  {
+    // AgentStack's own layer: the rules of the agentstack profile, and the whole-plugin checks the plugin tests use.
+    name: 'audit rule layers: AgentStack profile',
+    io: true,
+    files: ['lib/commands/audit/agentstackRules.ts', 'lib/commands/audit/pluginRules.ts'],
+    tests: ['audit.rules.test.ts', 'audit.generic.test.ts', 'plugin/manifest.test.ts'],
+  },
 ];
 
 const FUNCTION_START = /^export (?:async )?function (\w+)\s*[(<]/;
