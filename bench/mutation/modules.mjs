@@ -107,6 +107,17 @@ export const MODULES = [
     files: ['lib/commands/audit/agentstackRules.ts', 'lib/commands/audit/pluginRules.ts'],
     tests: ['audit.rules.test.ts', 'audit.generic.test.ts', 'plugin/manifest.test.ts'],
   },
+  {
+    // The session-start hook's steps (normalize mcp.json, refresh, sign-in, snapshot, card), run in the test's own
+    // process against the reference core on 127.0.0.1.
+    name: "session start's steps",
+    io: true,
+    files: ['lib/commands/sessionStart/run.ts', 'lib/commands/sessionStart/decide.ts', 'lib/commands/sessionStart/snapshot.ts', 'lib/commands/sessionStart/card.ts'],
+    tests: [
+      'sessionStart.run.test.ts', 'sessionStart.signInStep.test.ts', 'sessionStart.snapshotStep.test.ts', 'sessionStart.decide.test.ts',
+      'sessionStart.card.test.ts', 'sessionStartSnapshot.test.ts',
+    ],
+  },
 ];
 
 const FUNCTION_START = /^export (?:async )?function (\w+)\s*[(<]/;
