@@ -35,11 +35,18 @@ function writeDeviceLock(fields: Record<string, unknown>): void {
   }));
 }
 
-/** device-code against the core: whether it started a flow of its own (then stopped), and everything it printed. */
+/**
+ * device-code against the core: whether it started a flow of its own, and everything it printed. Stopped once it has
+ * shown what it will show: its own code, or the running sign-in it then waits for (a live lock holds until its end).
+ */
 async function signIn(): Promise<{ started: boolean; output: string }> {
   const run = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: dir.path });
-  const first = await Promise.race([run.waitFor('device_code', 15_000).then(() => 'started'), run.done.then(() => 'exited')]);
-  if (first === 'started') run.child.kill('SIGTERM');
+  const first = await Promise.race([
+    run.waitFor('device_code', 15_000).then(() => 'started'),
+    run.waitFor('error', 15_000).then(() => 'following'),
+    run.done.then(() => 'exited'),
+  ]);
+  if (first !== 'exited') run.child.kill('SIGTERM');
   const done = await run.done;
   return { started: first === 'started', output: done.stdout + done.stderr };
 }
