@@ -114,8 +114,8 @@ export const MODULES = [
     io: true,
     files: ['lib/commands/sessionStart/run.ts', 'lib/commands/sessionStart/decide.ts', 'lib/commands/sessionStart/snapshot.ts', 'lib/commands/sessionStart/card.ts'],
     tests: [
-      'sessionStart.run.test.ts', 'sessionStart.signInStep.test.ts', 'sessionStart.snapshotStep.test.ts', 'sessionStart.decide.test.ts',
-      'sessionStart.card.test.ts', 'sessionStartSnapshot.test.ts',
+      'sessionStart.run.test.ts', 'sessionStart.runEdges.test.ts', 'sessionStart.signInStep.test.ts', 'sessionStart.snapshotStep.test.ts',
+      'sessionStart.decide.test.ts', 'sessionStart.card.test.ts', 'sessionStartSnapshot.test.ts',
     ],
   },
 ];

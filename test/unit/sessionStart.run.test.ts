@@ -126,9 +126,20 @@ describe('session start in process: signed in', () => {
       writeFileSync(join(kept, 'agentstack-signed-out'), JSON.stringify({ signed_out_at: new Date().toISOString(), server_url: `${fx.core.baseUrl}/mcp` }));
       return loadNet();
     };
-    await startSession(kept, fx.core.baseUrl, { loadNet: markOnly });
+    const run = await startSession(kept, fx.core.baseUrl, { loadNet: markOnly });
     expect(existsSync(join(kept, 'agentstack-capabilities.json'))).toBe(true);
     expect(existsSync(join(kept, 'agentstack-identity.json'))).toBe(true);
+    expect(line(run.card, '- Account:')).toBe('- Account: signed in as dev@agentstack.test');
+    // An mcp.json that cannot be read then: nothing is removed on a guess.
+    const unreadable = fx.cursorDir();
+    await signInWith(unreadable, fx.core.baseUrl, await fx.core.issueTokens());
+    const breakThenLoad = async () => {
+      writeFileSync(join(unreadable, 'mcp.json'), '{ half written');
+      writeFileSync(join(unreadable, 'agentstack-signed-out'), '{}');
+      return loadNet();
+    };
+    await startSession(unreadable, fx.core.baseUrl, { loadNet: breakThenLoad });
+    expect(existsSync(join(unreadable, 'agentstack-capabilities.json'))).toBe(true);
   });
 });
 
@@ -146,6 +157,25 @@ describe('session start in process: the token refresh', () => {
     expect(line(run.card, '- Token:')).toMatch(/\((59|60) min left\)$/);
     const stored = JSON.parse(readFileSync(join(dir, 'agentstack-refresh'), 'utf8'));
     for (const secret of [issued.access_token, issued.refresh_token!, bearerIn(dir)!, stored.refresh_token]) expect(run.card).not.toContain(secret);
+  });
+
+  it('a name from the server that echoes the old token and the refresh token: both masked after a refresh', async () => {
+    const dir = fx.cursorDir();
+    const issued = await fx.core.issueTokens({ refreshedAccessTokenTtl: 3600 });
+    await signInWith(dir, fx.core.baseUrl, issued);
+    await startSession(dir, fx.core.baseUrl);
+    const record = JSON.parse(readFileSync(join(dir, 'agentstack-refresh'), 'utf8'));
+    const identity = JSON.parse(readFileSync(join(dir, 'agentstack-identity.json'), 'utf8'));
+    writeFileSync(join(dir, 'agentstack-identity.json'), JSON.stringify({ ...identity, who: `opaque-token-without-claims-0123456789 ${record.refresh_token}` }));
+    // The refresh record says the token expires now: it is refreshed, and the name cached for it is kept.
+    writeFileSync(join(dir, 'agentstack-refresh'), JSON.stringify({ ...record, expires_at: new Date().toISOString() }));
+    const mcp = JSON.parse(readFileSync(join(dir, 'mcp.json'), 'utf8'));
+    mcp.mcpServers.agentstack.headers.Authorization = 'Bearer opaque-token-without-claims-0123456789';
+    writeFileSync(join(dir, 'mcp.json'), JSON.stringify(mcp));
+    const run = await startSession(dir, fx.core.baseUrl, { extraEnv: NO_AUTO_LOGIN });
+    expect(run.card).toContain('\n- Refreshed the access token.');
+    expect(line(run.card, '- Account:')).toMatch(/^- Account: signed in as \S+ \S+$/);
+    for (const secret of ['opaque-token-without-claims-0123456789', issued.access_token, record.refresh_token]) expect(run.card).not.toContain(secret);
   });
 
   it('two starts at once: one refresh reaches the server, the other says another session refreshed it', async () => {

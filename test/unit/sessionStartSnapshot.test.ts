@@ -25,6 +25,20 @@ describe('planSnapshot', () => {
     expect(plan({ failure: failedAgo(-30) })).toEqual({ fetch: true }); // dated in the future: does not hold off
   });
 
+  it('the 15 minutes: a failure this very moment waits, one exactly 15 minutes old does not; a date that is not one does not hold off', () => {
+    expect(plan({ failure: failedAgo(0) })).toEqual({ fetch: false, why: 'backoff', retryAt: NOW + 15 * 60_000 });
+    expect(plan({ failure: { ...failedAgo(0), at: new Date(NOW - 15 * 60_000 + 1).toISOString() } })).toMatchObject({ fetch: false, why: 'backoff' });
+    expect(plan({ failure: failedAgo(15) })).toEqual({ fetch: true });
+    expect(plan({ failure: { ...failedAgo(5), at: 'not a date' } })).toEqual({ fetch: true });
+  });
+
+  it('more than a second left is enough time to fetch; a second or less is not', () => {
+    expect(plan({ timeLeftMs: 1_001 })).toEqual({ fetch: true });
+    expect(plan({ timeLeftMs: 1_000 })).toMatchObject({ fetch: false, why: 'no_time' });
+    expect(plan({ read: ok(1), timeLeftMs: 0 })).toMatchObject({ fetch: false, why: 'fresh' });
+    expect(plan({ signedIn: false, read: { kind: 'unreadable', reason: 'is a folder', folder: true } })).toMatchObject({ why: 'signed_out' });
+  });
+
   it('never fetches into a folder, nor with too little time left', () => {
     expect(plan({ read: { kind: 'unreadable', reason: 'is a folder', folder: true } })).toMatchObject({ fetch: false, why: 'folder' });
     expect(plan({ read: { kind: 'unreadable', reason: 'is not a capability snapshot', folder: false } })).toEqual({ fetch: true });
