@@ -55,10 +55,14 @@ export function usageError(name: string, message: string, argv: readonly string[
   process.exit(2);
 }
 
-/** A PluginError that stops a command before it could run (an unusable setting): its one line on stderr, exit 1. */
-export function exitOnPluginError(name: string): (error: unknown) => never {
+/**
+ * A PluginError that stops a command before it could run (an unusable setting): its one line on stderr, exit 1; asked
+ * for `--json`, stdout also carries one JSON error object with the error's code, as for bad usage.
+ */
+export function exitOnPluginError(name: string, argv: readonly string[] = process.argv): (error: unknown) => never {
   return (error) => {
     if (!(error instanceof Error) || !('code' in error) || error.name !== 'PluginError') throw error;
+    if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({ error: String(error.code), message: error.message })}\n`);
     process.stderr.write(`${name}: ${error.message}\n`);
     process.exit(1);
   };

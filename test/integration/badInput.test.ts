@@ -55,6 +55,19 @@ describe('AGENTSTACK_CURSOR_DIR pointing at a file', () => {
     expect(r.stderr).not.toMatch(/EEXIST|ENOTDIR/);
     expect(r.stderr).not.toMatch(STACK);
   });
+
+  it.each([
+    ['scripts/diagnose-local.mjs', ['--json']],
+    ['hooks/scripts/device-code.mjs', ['--status', '--json']],
+  ] as const)('%s %j: also one JSON error object on stdout', async (script, args) => {
+    const home = fixture.cursorDir();
+    const file = join(home, 'not-a-folder');
+    writeFileSync(file, 'x');
+    const r = await run(script, [...args], { HOME: home, AGENTSTACK_CURSOR_DIR: file });
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toEqual({ error: expect.any(String), message: expect.stringContaining(`AGENTSTACK_CURSOR_DIR (${file}) is a file, not a folder`) });
+    expect(r.stderr).toContain('is a file, not a folder');
+  });
 });
 
 describe('config.mjs wording and exit codes', () => {
