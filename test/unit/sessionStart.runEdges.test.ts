@@ -32,7 +32,7 @@ describe('session start in process: the refresh, less common paths', () => {
     const dir = fx.cursorDir();
     await signInWith(dir, fx.core.baseUrl, await fx.core.issueTokens({ accessTokenTtl: 30 }));
     const fresh = await fx.core.issueTokens();
-    fx.core.setFaults({ endpointFaults: { token: { kind: 'slow', delayMs: 1_500, times: 1 } } });
+    fx.core.setFaults({ endpointFaults: { token: { kind: 'slow', delayMs: 800, times: 1 } } });
     try {
       const before = tokenRequests();
       const running = startSession(dir, fx.core.baseUrl, { extraEnv: NO_AUTO_LOGIN });
