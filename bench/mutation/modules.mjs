@@ -119,6 +119,21 @@ export const MODULES = [
       'sessionStart.decide.test.ts', 'sessionStart.card.test.ts', 'sessionStartSnapshot.test.ts',
     ],
   },
+  {
+    // Loads a hook's sibling chunk through a V8 code cache: the tests load real chunks with real caches in a temporary
+    // folder and run what the loader leaves for the process's exit (writing the cache) themselves.
+    name: 'code cache loader',
+    io: true,
+    files: ['lib/platform/chunkLoader.ts'],
+    tests: ['chunkLoader.test.ts', 'chunkLoader.folders.test.ts', 'chunkLoader.oddFiles.test.ts'],
+  },
+  {
+    // The credential writers besides refresh: finishing a sign-in and signing out, against the reference core.
+    name: 'sign-in finish and sign-out',
+    io: true,
+    files: ['lib/agentstack/signIn/finish.ts', 'lib/agentstack/signIn/signOut.ts'],
+    tests: ['finishOrder.test.ts', 'integration/finish-sign-in.test.ts', 'integration/sign-out.test.ts', 'integration/sign-out.revocation.test.ts'],
+  },
 ];
 
 const FUNCTION_START = /^export (?:async )?function (\w+)\s*[(<]/;
