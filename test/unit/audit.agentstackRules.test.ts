@@ -50,18 +50,21 @@ describe('the shipped mcp.json and manifest pointer', () => {
     expect(inlineMcpServersRule(inline)).toEqual({ id: 'antipattern.inline-mcpServers', status: 'FAIL', summary: 'plugin.json declares MCP servers inline', fix: 'Move the server to mcp.json and point "mcpServers" at "./mcp.json"' });
     expect(inlineMcpServersRule(withManifest({ mcpServers: undefined })).status).toBe('PASS');
     expect(inlineMcpServersRule(withManifest({ mcpServers: ['./a.json'] })).status).toBe('FAIL');
+    const unreadable = { ...shipped, manifest: { path: '.cursor-plugin/plugin.json', exists: true, error: 'Unexpected end' } };
+    expect(inlineMcpServersRule(unreadable).status).toBe('PASS');
+    expect(minClientVersionRule(unreadable).summary).toBe('plugin.json "minClientVersions.cursor" is null, not 3.13.0 or later');
   });
 
   it('no usable mcp.json or agentstack entry: every mcp rule says which', () => {
     for (const rule of [mcpHeadersRule, mcpPlaceholderRule, mcpUrlRule]) {
       const missing = rule({ ...shipped, mcpJson: { path: 'mcp.json', exists: false } });
-      expect(missing).toMatchObject({ status: 'FAIL', summary: 'mcp.json is missing', fix: SHIP_FIX });
+      expect(missing).toEqual({ id: rule(shipped).id, status: 'FAIL', summary: 'mcp.json is missing', fix: SHIP_FIX });
       expect(rule({ ...shipped, mcpJson: { path: 'mcp.json', exists: true, error: 'Unexpected end' } }).summary).toBe('mcp.json is not valid JSON (Unexpected end)');
       for (const value of [{ mcpServers: { other: { url: 'https://x/mcp' } } }, { mcpServers: [] }, { mcpServers: { agentstack: 'https://x/mcp' } }]) {
         expect(rule(withMcp(value))).toMatchObject({ status: 'FAIL', summary: 'mcp.json has no "mcpServers.agentstack" entry', fix: 'Add the URL-only agentstack entry' });
       }
     }
-    expect(mcpUrlRule({ ...shipped, mcpJson: { path: 'mcp.json', exists: false } }).id).toBe('mcp.url');
+    expect([mcpHeadersRule, mcpPlaceholderRule, mcpUrlRule].map((rule) => rule(withMcp({})).id)).toEqual(['mcp.no-headers', 'mcp.no-placeholders', 'mcp.url']);
   });
 
   it('headers, placeholders, a tools map', () => {
@@ -105,6 +108,13 @@ describe('the anti-patterns', () => {
       expect(placeholderAuthRule(withAuth({ Authorization: value })).status, JSON.stringify(value)).toBe('PASS');
     }
     expect(placeholderAuthRule(withAuth({ authorization: 'Bearer' })).status).toBe('FAIL');
+    expect(placeholderAuthRule(withAuth({ Authorization: 'YOURKEY' })).status).toBe('FAIL');
+    // Only Authorization values are judged: an empty or placeholder-looking value of another header is not one.
+    expect(placeholderAuthRule(withAuth({ 'X-Api-Key': '', 'X-Mode': 'TOKEN' })).status).toBe('PASS');
+    // An Authorization that is not text is no header value: only text is judged.
+    expect(placeholderAuthRule(withAuth({ Authorization: [] })).status).toBe('PASS');
+    const both = { ...withAuth({ Authorization: 'Bearer' }), manifest: doc('.cursor-plugin/plugin.json', { name: 'agentstack', x: { Authorization: '<token>' } }) };
+    expect(placeholderAuthRule(both).summary).toBe('placeholder Authorization header in .cursor-plugin/plugin.json, mcp.json');
     expect(placeholderAuthRule(withAuth({ AUTHORIZATION: 42 })).status).toBe('PASS');
     expect(placeholderAuthRule(withAuth([{ nested: { Authorization: 'Bearer ${X}' } }], 'manifest')).summary).toBe('placeholder Authorization header in .cursor-plugin/plugin.json');
     expect(placeholderAuthRule(withAuth({ hooks: { sessionStart: [{ env: { Authorization: '' } }] } }, 'hooks')).summary).toBe('placeholder Authorization header in hooks/hooks.json');
@@ -161,7 +171,7 @@ describe('bundles, the sign-in rule, the Cursor version', () => {
     const at = (cursor: unknown) => minClientVersionRule(withManifest({ minClientVersions: { cursor } }));
     expect(minClientVersionRule(shipped)).toEqual({ id, status: 'PASS', summary: 'plugin.json "minClientVersions" asks for Cursor 3.13.0' });
     for (const ok of ['3.13', '3.14.0', '4.0.0', '10.1']) expect(at(ok).status, ok).toBe('PASS');
-    for (const old of ['3.12.99', '2.99.0', '3', '', 'latest', '3.x']) expect(at(old).status, old).toBe('FAIL');
+    for (const old of ['3.12.99', '2.99.0', '3', '4', '', 'latest', '3.x']) expect(at(old).status, old).toBe('FAIL');
     expect(at('3.12.17')).toEqual({ id, status: 'FAIL', summary: 'plugin.json "minClientVersions.cursor" is "3.12.17", not 3.13.0 or later', fix });
     expect(at(313).summary).toBe('plugin.json "minClientVersions.cursor" is 313, not 3.13.0 or later');
     expect(minClientVersionRule(withManifest({ minClientVersions: undefined })).summary).toBe('plugin.json "minClientVersions.cursor" is null, not 3.13.0 or later');

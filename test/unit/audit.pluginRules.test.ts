@@ -23,6 +23,7 @@ describe('checkManifest', () => {
     expect(checkManifest({ ...MANIFEST, logo: 'assets/logo.svg' })).toEqual(['plugin.json "logo" should be a PNG (SVG with gradients renders blank in Cursor)']);
     expect(checkManifest({ ...MANIFEST, logo: 'assets/logo.png.svg' })).toHaveLength(1);
     expect(checkManifest({ ...MANIFEST, logo: 7 })).toContain('plugin.json "logo" should be a PNG (SVG with gradients renders blank in Cursor)');
+    expect(checkManifest({ ...MANIFEST, logo: ['assets/logo.png'] })).toContain('plugin.json "logo" should be a PNG (SVG with gradients renders blank in Cursor)');
     expect(checkManifest({ ...MANIFEST, name: 'Agent Stack' })[0]).toMatch(/^plugin\.json /);
   });
 
@@ -63,7 +64,7 @@ describe('checkShippedMcpJson', () => {
   });
 
   it('AgentStack registered a second time under another name', () => {
-    const twice = { mcpServers: { ...MCP.mcpServers, mine: { url: 'https://AgentStack.tech/mcp' }, docs: { url: 'https://docs.example/mcp' }, bad: { url: 42 } } };
+    const twice = { mcpServers: { ...MCP.mcpServers, mine: { url: 'https://AgentStack.tech/mcp' }, docs: { url: 'https://docs.example/mcp' }, bad: { url: 42 }, list: { url: ['https://agentstack.tech/mcp'] } } };
     expect(checkShippedMcpJson(twice)).toEqual(['mcp.json registers AgentStack twice ("mine")']);
   });
 });
