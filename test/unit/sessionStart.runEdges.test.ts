@@ -4,11 +4,13 @@
  * knows, the server taken from mcp.json, mcp.json held by another writer or replaced through a symlink, the API
  * trace, and network steps that fail to load with something other than an Error.
  */
-import { existsSync, lstatSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeRefreshFile } from '../../lib/agentstack/auth/refreshStore.js';
 import { acquireLock } from '../../lib/platform/fs/fileLock.js';
+import { setHttpTrace } from '../../lib/platform/net/http.js';
+import { processStartTime } from '../../lib/platform/processStart.js';
 import { useCoreAndCursorDirs } from '../helpers/coreFixture.js';
 import { signInWith } from '../helpers/sessionStart.js';
 import { bearerIn, startSession, todoOf } from '../helpers/sessionStartInProcess.js';
@@ -107,10 +109,20 @@ describe('session start in process: where it starts from', () => {
   it('AGENTSTACK_DEBUG=api: the requests of the network steps are traced to the debug log', async () => {
     const dir = fx.cursorDir();
     await signInWith(dir, fx.core.baseUrl, await fx.core.issueTokens());
-    await startSession(dir, fx.core.baseUrl, { extraEnv: { AGENTSTACK_DEBUG: 'api' } });
-    const log = readFileSync(join(dir, 'agentstack-debug.log'), 'utf8');
-    expect(log).toContain('/mcp/actions');
-    expect(log).toContain('session-start');
+    try {
+      await startSession(dir, fx.core.baseUrl, { extraEnv: { AGENTSTACK_DEBUG: 'api' } });
+      const log = readFileSync(join(dir, 'agentstack-debug.log'), 'utf8');
+      expect(log).toContain('/mcp/actions');
+      expect(log).toContain('session-start');
+      // A debug log that cannot be written: tracing stops, and the step's log says why.
+      const blocked = fx.cursorDir();
+      await signInWith(blocked, fx.core.baseUrl, await fx.core.issueTokens());
+      mkdirSync(join(blocked, 'agentstack-debug.log'));
+      const run = await startSession(blocked, fx.core.baseUrl, { extraEnv: { AGENTSTACK_DEBUG: 'api' } });
+      expect(run.logs.some((l) => l.includes('cannot be written') && l.includes('tracing stopped'))).toBe(true);
+    } finally {
+      setHttpTrace(undefined);
+    }
     const quiet = fx.cursorDir();
     await signInWith(quiet, fx.core.baseUrl, await fx.core.issueTokens());
     await startSession(quiet, fx.core.baseUrl);
@@ -134,5 +146,42 @@ describe('session start in process: where it starts from', () => {
     } finally {
       fx.core.setFaults({ endpointFaults: {} });
     }
+  });
+});
+
+describe('session start in process: more of what the card says', () => {
+  it('an API key: signed in with it, no Bearer is looked up and nothing is sent', async () => {
+    const dir = fx.cursorDir();
+    writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { agentstack: { url: `${fx.core.baseUrl}/mcp`, headers: { 'X-API-Key': 'ask_live_0123456789abcdef' } } } }));
+    const before = requests();
+    const run = await startSession(dir, fx.core.baseUrl);
+    expect(requests()).toBe(before);
+    expect(line(run.card, '- Account:')).toBe('- Account: signed in (API key)');
+  });
+
+  it('network steps that fail to load with nothing at all: still one line, and the card', async () => {
+    const dir = fx.cursorDir();
+    await signInWith(dir, fx.core.baseUrl, await fx.core.issueTokens());
+    const run = await startSession(dir, fx.core.baseUrl, { loadNet: () => Promise.reject(null) });
+    expect(run.card).toContain("\n- The plugin's network steps could not start (null); only local checks ran.");
+  });
+
+  it('a running sign-in whose page is on the recorded token endpoint\'s origin (not the server\'s) shows that page', async () => {
+    const dir = fx.cursorDir();
+    await signInWith(dir, fx.core.baseUrl, await fx.core.issueTokens());
+    const other = 'http://localhost:9/oauth';
+    const record = JSON.parse(readFileSync(join(dir, 'agentstack-refresh'), 'utf8'));
+    writeRefreshFile(join(dir, 'agentstack-refresh'), { ...record, token_endpoint: `${other}/token` });
+    writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { agentstack: { url: `${fx.core.baseUrl}/mcp`, headers: { Authorization: 'Bearer ${env:AGENTSTACK_ACCESS_TOKEN}' } } } }));
+    const lock = (url: string) => writeFileSync(join(dir, 'agentstack-device.lock'), JSON.stringify({
+      pid: process.pid, pid_start: processStartTime(process.pid), started_at: new Date().toISOString(), expires_at: new Date(Date.now() + 600_000).toISOString(),
+      verification_uri_complete: url, user_code: 'WDJB-MJHT',
+    }));
+    lock(`${other}/activate?user_code=WDJB-MJHT`);
+    const shown = await startSession(dir, fx.core.baseUrl);
+    expect(todoOf(shown.card)).toEqual([expect.stringMatching(new RegExp(`^- Sign in to AgentStack: open ${other}/activate\\?user_code=WDJB-MJHT and enter the code WDJB-MJHT `))]);
+    lock('http://elsewhere.example/activate?user_code=WDJB-MJHT');
+    const hidden = await startSession(dir, fx.core.baseUrl);
+    expect(todoOf(hidden.card)).toEqual(['- A sign-in is starting in another window; run /agentstack-authorize to see its code.']);
   });
 });
