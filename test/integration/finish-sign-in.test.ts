@@ -5,6 +5,8 @@
  * fail or are cancelled; and a credential that cannot be saved, said in words a person can act on.
  */
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CAPS_CLAIM, startCore, type RunningCore } from '../../core/index.js';
@@ -99,6 +101,22 @@ describe('finishSignIn against the core', () => {
     }
   });
 
+  it('a sign-in again fetches the whole catalog (never a "not modified" for the snapshot of the sign-in before)', async () => {
+    const tokens = await issue();
+    await finishSignIn(args(tokens));
+    const notModified = core.counters.catalogNotModified;
+    const again = await finishSignIn(args(tokens));
+    expect(again.capabilities).toBeGreaterThan(0);
+    expect(core.counters.catalogNotModified).toBe(notModified);
+  });
+
+  it('a credential lock left 25 s ago by a live process is broken (a refresh holds it for one bounded request)', async () => {
+    writeFileSync(paths.refreshLock, JSON.stringify({ pid: process.pid, acquired_at: new Date(Date.now() - 25_000).toISOString(), nonce: 'old' }));
+    const tokens = await issue();
+    await finishSignIn(args(tokens));
+    expect(bearerOf(config())).toBe(tokens.access_token);
+  });
+
   it('a sign-out recorded at or after the approval wins: nothing of this sign-in is saved', async () => {
     const tokens = await issue();
     const approvedAt = Date.now();
@@ -106,9 +124,12 @@ describe('finishSignIn against the core', () => {
     await expect(finishSignIn(args(tokens, { approvedAt }))).rejects.toMatchObject({ code: 'aborted', message: expect.stringMatching(/^You signed out while this sign-in was finishing, so nothing was saved\./) });
     expect(existsSync(paths.refresh)).toBe(false);
     expect(existsSync(paths.mcpJson)).toBe(false);
+    // Without an approval time, the approval is now.
+    await expect(finishSignIn(args(tokens, { now: () => approvedAt }))).rejects.toMatchObject({ code: 'aborted' });
     writeFileSync(paths.signedOut, 'not a record'); // unreadable: no date to win with, and cleared by the sign-in
-    await finishSignIn(args(tokens, { approvedAt }));
+    await finishSignIn(args({ ...tokens, scope: undefined }, { approvedAt }));
     expect(existsSync(paths.signedOut)).toBe(false);
+    expect(readRefreshFile(paths.refresh)!.scope).toBeNull(); // a response without scope records none
   });
 
   it('best-effort steps that fail are warnings; the sign-in stands', async () => {
@@ -123,10 +144,33 @@ describe('finishSignIn against the core', () => {
     expect(bearerOf(config())).toBe(tokens.access_token);
   });
 
+  it('each best-effort request has the deadline given, said in the warning; a 400 answer is a failure too', async () => {
+    core.setFaults({ endpointFaults: { cache_clear: { kind: 'hang' } } });
+    const result = await finishSignIn(args(await issue(), { bestEffortTimeoutMs: 300 }));
+    expect(result.warnings[0]).toMatch(/^Clearing the server tool cache: No answer from \S+ within 0\.3 s$/);
+    const seen: Array<{ url?: string; authorization?: string; accept?: string }> = [];
+    const refusing = createServer((req, res) => {
+      seen.push({ url: req.url, authorization: req.headers.authorization, accept: req.headers.accept });
+      res.writeHead(400, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    try {
+      const baseUrl = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+      const other = await finishSignIn(args({ access_token: 'opaque-access-token-0123456789', token_type: 'Bearer' }, { baseUrl }));
+      expect(other.warnings[0]).toBe('Clearing the server tool cache: HTTP 400');
+      expect(seen[0]).toEqual({ url: '/mcp/cache/clear', authorization: 'Bearer opaque-access-token-0123456789', accept: 'application/json' });
+    } finally {
+      await new Promise((resolve) => refusing.close(resolve));
+    }
+  });
+
   it('cancelled once saved: every remaining step is skipped and says so, the result is still signed in', async () => {
     const tokens = await issue();
+    const clears = cacheClears();
     const result = await finishSignIn(args(tokens, { signal: AbortSignal.abort() }));
     expect(result).toMatchObject({ capabilities: null, who: null, refresh_stored: true });
+    expect(cacheClears()).toBe(clears); // not even sent
+    expect(existsSync(paths.identity)).toBe(false);
     expect(result.warnings).toEqual(['Clearing the server tool cache', 'Saving the capability snapshot', 'Looking up who signed in'].map((s) => `${s}: skipped, the sign-in was cancelled after it was saved`));
     expect(bearerOf(config())).toBe(tokens.access_token);
 
@@ -141,13 +185,16 @@ describe('finishSignIn against the core', () => {
   it('a sign-out while the best-effort steps ran: what they wrote goes, and the sign-out stands', async () => {
     core.setFaults({ endpointFaults: { cache_clear: { kind: 'slow', delayMs: 2_000 } } });
     const tokens = await issue();
+    const clears = cacheClears();
     const finishing = finishSignIn(args(tokens));
-    for (let i = 0; i < 1_000 && !existsSync(paths.mcpJson); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    // The tool cache is cleared once the credential is saved and its lock released: sign out while that answer waits.
+    for (let i = 0; i < 2_000 && cacheClears() === clears; i++) await new Promise((resolve) => setTimeout(resolve, 5));
     markSignedOut(paths.signedOut, { serverUrl: `${core.baseUrl}/mcp` });
     const result = await finishing;
     expect(result.warnings).toContain('You signed out while this sign-in was finishing; the sign-out stands and nothing of this sign-in was kept.');
     expect(existsSync(paths.capabilities)).toBe(false);
     expect(existsSync(paths.identity)).toBe(false);
+    expect(result.uncovered_actions).toBe(0); // counted over the snapshot that is gone: no actions
   });
 
   it('mcp.json that was a symlink: replaced by a file, and said so', async () => {

@@ -75,7 +75,7 @@ describe('revocation at a server of our own', () => {
   it('no revocation endpoint in the metadata: no_revocation_endpoint, nothing sent', async () => {
     own.revocationEndpoint = null;
     record();
-    expect(await signOut({ env: env() })).toMatchObject({ revoked: false, reason: 'no_revocation_endpoint' });
+    expect(await signOut({ env: env() })).toMatchObject({ revoked: false, access_token_revoked: false, reason: 'no_revocation_endpoint' });
     expect(own.revoked).toEqual([]);
   });
 
@@ -83,7 +83,7 @@ describe('revocation at a server of our own', () => {
     own.revocationEndpoint = `${own.baseUrl.replace('127.0.0.1', 'localhost')}/revoke`;
     record();
     const result = await signOut({ env: env() });
-    expect(result).toMatchObject({ revoked: false, reason: 'refused', message: `the revocation endpoint ${own.revocationEndpoint} is not on the server that issued the token` });
+    expect(result).toMatchObject({ revoked: false, access_token_revoked: false, reason: 'refused', message: `the revocation endpoint ${own.revocationEndpoint} is not on the server that issued the token` });
     expect(own.revoked).toEqual([]);
   });
 
@@ -117,6 +117,19 @@ describe('revocation at a server of our own', () => {
     const result = await signOut({ env: env() });
     expect(result).toMatchObject({ server_url: `${elsewhere}/mcp`, revoke_at: elsewhere, revoked: true, access_token_revoked: false, access_token_expires_at: STORED_EXPIRY });
     expect(sent()).toEqual(['refresh_token refresh cursor-plugin']);
+  });
+
+  it('only a refresh token (no credential in mcp.json) was a sign-in: revoked', async () => {
+    record();
+    expect(await signOut({ env: env() })).toMatchObject({ was_signed_in: true, revoked: true, access_token_revoked: false });
+    expect(sent()).toEqual(['refresh_token refresh cursor-plugin']);
+  });
+
+  it('a record whose token endpoint is not a URL: nothing sent, not revoked, the failure in words', async () => {
+    record({ token_endpoint: 'not a url' });
+    const result = await signOut({ env: env() });
+    expect(result).toMatchObject({ was_signed_in: true, revoked: false, reason: 'server', message: expect.stringMatching(/Invalid URL/) });
+    expect(own.revoked).toEqual([]);
   });
 
   it('a refresh token recorded without a usable server (an old plain file, a resource that is not a URL) goes to the entry\'s', async () => {

@@ -3,9 +3,10 @@
  * back in each outcome (revoked, not signed in, a failing, hanging or cancelled server, no revocation endpoint), what
  * is left on disk, and the local part's warnings (files that cannot be read, written or removed; a sign-in running).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { getEventListeners } from 'node:events';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
 import { decodeJwt, refresh } from '../../core/testing.js';
 import { signOut } from '../../lib/agentstack/signIn/signOut.js';
@@ -94,7 +95,7 @@ describe('signOut against the core', () => {
     core.setFaults({ endpointFaults: { revocation: { kind: 'hang' } } });
     const result = await signOut({ env: env(), timeoutMs: 800, totalTimeoutMs: 20_000 });
     expect(result).toMatchObject({ revoked: false, reason: 'timeout' });
-    expect(result.message).not.toMatch(/did not answer within \d+ s$/);
+    expect(result.message).toMatch(/No answer from \S+ within 0\.8 s/);
   });
 
   it('cancelled by the caller, before or during the request: reason aborted, signed out here all the same', async () => {
@@ -117,7 +118,7 @@ describe('signOut against the core', () => {
     await signedIn();
     core.setFaults({ noDiscovery: true });
     expect(await signOut({ env: env() })).toMatchObject({
-      was_signed_in: true, revoked: false, reason: 'no_revocation_endpoint', message: 'the server names no revocation endpoint in its OAuth metadata',
+      was_signed_in: true, revoked: false, access_token_revoked: false, reason: 'no_revocation_endpoint', message: 'the server names no revocation endpoint in its OAuth metadata',
     });
   });
 
@@ -135,6 +136,26 @@ describe('signOut against the core', () => {
     await expect(signOut({ env: env() })).rejects.toMatchObject({ code: 'malformed_file' });
     expect(readFileSync(paths.refresh, 'utf8')).toBe(refreshBefore);
     expect(existsSync(paths.signedOut)).toBe(false);
+  });
+});
+
+describe('the local part', () => {
+  it('breaks a credential lock left 25 s ago by a live process', async () => {
+    writeFileSync(paths.refreshLock, JSON.stringify({ pid: process.pid, acquired_at: new Date(Date.now() - 25_000).toISOString(), nonce: 'old' }));
+    expect(await signOut({ env: env() })).toMatchObject({ was_signed_in: false });
+    expect(existsSync(paths.signedOut)).toBe(true);
+  });
+
+  it('leaves no timer and no listener on the caller\'s signal behind', async () => {
+    const controller = new AbortController();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      await signOut({ env: env(), signal: controller.signal });
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(getEventListeners(controller.signal, 'abort')).toEqual([]);
   });
 });
 
@@ -176,6 +197,9 @@ describe('the local part\'s warnings', () => {
     lock({}); // live, but judged at the caller's clock: an hour on, its code has expired
     expect((await signOut({ env: env(), now: () => Date.now() + 3_600_000 })).warnings).toEqual([]);
     writeFileSync(paths.deviceLock, 'not json');
+    expect((await signOut({ env: env() })).warnings).toEqual([]);
+    rmSync(paths.deviceLock);
+    folderAt(paths.deviceLock);
     expect((await signOut({ env: env() })).warnings).toEqual([]);
   });
 });
