@@ -54,6 +54,11 @@ describe('failures name the URL and what happened', () => {
     expect((error as Error).cause).toBeDefined();
     await expect(boundedFetch()(url)).rejects.toMatchObject({ code: 'network', message: `Could not reach ${url} (ECONNREFUSED)` });
   });
+
+  it('a failure with no cause and no message (a library\'s headers that throw null): "Could not reach <url> (unknown error)"', async () => {
+    const headers = Object.defineProperty({}, 'x-broken', { enumerable: true, get: () => { throw null; } }) as Record<string, string>;
+    await expect(boundedFetch()(`${base}/method`, { headers })).rejects.toMatchObject({ code: 'network', message: `Could not reach ${base}/method (unknown error)` });
+  });
 });
 
 describe('the edges of the rules', () => {

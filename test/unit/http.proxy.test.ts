@@ -39,6 +39,15 @@ describe('proxy options given to the HTTP layer', () => {
     expect(proxy.records).toEqual([]);
   });
 
+  it('a proxy that is not a URL: every request fails as a network error naming the reason, and clearing it recovers', async () => {
+    setProxyOptions({ httpsProxy: 'not a proxy url' });
+    await expect(request()).rejects.toMatchObject({ code: 'network', message: `Could not reach https://${target}/mcp (Invalid URL)` });
+    await expect(request()).rejects.toMatchObject({ code: 'network', message: `Could not reach https://${target}/mcp (Invalid URL)` });
+    setProxyOptions({});
+    await expect(request()).rejects.toThrow(/ECONNREFUSED/);
+    expect(proxy.records).toEqual([]);
+  });
+
   it('options replaced by empty ones: the next request no longer uses the proxy', async () => {
     setProxyOptions({ httpsProxy: proxy.url, noProxy: '' });
     await expect(request()).rejects.toMatchObject({ code: 'network' });
