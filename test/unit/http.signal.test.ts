@@ -18,6 +18,7 @@ beforeAll(async () => {
     requests++;
     if (req.url === '/hang') return;
     if (req.url === '/events') { res.writeHead(200, { 'content-type': 'text/event-stream' }); res.write('data: one\n\n'); return; }
+    if (req.url === '/events-end') { res.writeHead(200, { 'content-type': 'text/event-stream' }); res.end('data: one\n\n'); return; }
     res.end('ok');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -70,5 +71,29 @@ describe('the deadline', () => {
     const error = await httpRequest({ url: `${base}/hang`, timeoutMs: 200 }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'timeout' });
     expect((error as Error).cause).toMatchObject({ name: 'TimeoutError', message: 'The operation timed out' });
+  });
+});
+
+describe('streamed answers and the caller\'s signal', () => {
+  it('a streamed answer read to its end lets go of the signal, so a session\'s signal gathers no listeners', async () => {
+    const controller = new AbortController();
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      for (let i = 0; i < 12; i++) {
+        const res = await boundedFetch({ streamEventStreams: true, timeoutMs: 20_000 })(`${base}/events-end`, { signal: controller.signal });
+        expect(await res.text()).toBe('data: one\n\n');
+      }
+      expect(abortListeners(controller.signal)).toBe(0);
+      // A stream its reader cancels lets go of it too.
+      const res = await boundedFetch({ streamEventStreams: true, timeoutMs: 20_000 })(`${base}/events`, { signal: controller.signal });
+      await res.body!.cancel();
+      expect(abortListeners(controller.signal)).toBe(0);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });

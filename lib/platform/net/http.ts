@@ -204,16 +204,43 @@ export function parseJson<T>(res: HttpResponse, schema: { safeParse(v: unknown):
   return parsed.data;
 }
 
-/** A body stream that errors once more than `maxBytes` went through it. */
-function cappedStream(body: ReadableStream<Uint8Array>, maxBytes: number, url: string): ReadableStream<Uint8Array> {
+/**
+ * A body stream that errors once more than `maxBytes` went through it. `onEnd` runs once when it ends in any way (read
+ * to its end, failed, over the cap, or cancelled by its reader), so the request can let go of its deadline and of the
+ * caller's signal: a signal shared by a whole session (as the MCP SDK's transport does) then gathers no listeners.
+ */
+function cappedStream(body: ReadableStream<Uint8Array>, maxBytes: number, url: string, onEnd: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
   let total = 0;
-  return body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      total += chunk.byteLength;
-      if (total > maxBytes) controller.error(new PluginError('invalid_response', `Response from ${url} is larger than ${maxBytes} bytes; refused`));
-      else controller.enqueue(chunk);
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        onEnd();
+        controller.error(error);
+        return;
+      }
+      if (chunk.done) {
+        onEnd();
+        controller.close();
+        return;
+      }
+      total += chunk.value.byteLength;
+      if (total > maxBytes) {
+        onEnd();
+        controller.error(new PluginError('invalid_response', `Response from ${url} is larger than ${maxBytes} bytes; refused`));
+        reader.cancel().catch(() => {});
+        return;
+      }
+      controller.enqueue(chunk.value);
     },
-  }));
+    cancel(reason) {
+      onEnd();
+      return reader.cancel(reason);
+    },
+  });
 }
 
 /** A built Response has an empty `url`; the one fetched is kept, so a library's error can name it. */
@@ -231,7 +258,8 @@ function withUrl(response: Response, url: string): Response {
 export function boundedFetch(options: { timeoutMs?: number; maxBytes?: number; streamEventStreams?: boolean } = {}): typeof fetch {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  return (async (input: string | URL | Request, init?: RequestInit) => {
+  // A named function, not an arrow inside `as`: the cast would hide its body from mutation testing.
+  async function bounded(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const { signal, release } = deadlineSignal(timeoutMs, init?.signal ?? undefined);
     const started = trace ? performance.now() : 0;
@@ -250,7 +278,7 @@ export function boundedFetch(options: { timeoutMs?: number; maxBytes?: number; s
       if (options.streamEventStreams && res.body && /^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '')) {
         streaming = true; // the deadline keeps running until the stream ends or is cut
         if (trace) traced(started, sent, res, null);
-        return withUrl(new Response(cappedStream(res.body as ReadableStream<Uint8Array>, maxBytes, url), { status: res.status, statusText: res.statusText, headers }), url);
+        return withUrl(new Response(cappedStream(res.body as ReadableStream<Uint8Array>, maxBytes, url, release), { status: res.status, statusText: res.statusText, headers }), url);
       }
       const bytes = await readCapped(res.body as ReadableStream<Uint8Array> | null, maxBytes, url);
       const noBody = res.status === 204 || res.status === 304;
@@ -263,5 +291,6 @@ export function boundedFetch(options: { timeoutMs?: number; maxBytes?: number; s
     } finally {
       if (!streaming) release();
     }
-  }) as typeof fetch;
+  }
+  return bounded as typeof fetch;
 }
