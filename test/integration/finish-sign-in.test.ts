@@ -209,8 +209,8 @@ describe('finishSignIn against the core', () => {
     mkdirSync(paths.refresh);
     writeFileSync(join(paths.refresh, 'x'), '');
     const error = await finishSignIn(args(await issue())).catch((e: unknown) => e);
-    // The file named is the one the system refused: here the refresh token's temporary file, renamed onto a folder.
-    expect(error).toMatchObject({ code: 'io', details: { path: expect.stringContaining('agentstack-refresh'), errno: 'EISDIR' } });
+    // The file named is the one being saved, not the temporary file the system refused to rename onto a folder.
+    expect(error).toMatchObject({ code: 'io', details: { path: paths.refresh, errno: 'EISDIR' } });
     const named = (error as { details: { path: string } }).details.path;
     expect((error as Error).message).toMatch(new RegExp(`^Could not save the sign-in to ${named.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(EISDIR\\); check that ${dir.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is writable, then sign in again\\.$`));
   });

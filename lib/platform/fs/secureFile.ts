@@ -43,18 +43,32 @@ function writeAll(fd: number, data: string | Uint8Array): void {
 export function writeFileAtomic(path: string, data: string | Uint8Array, options: { mode?: number; durable?: boolean } & RenameOptions = {}): void {
   const dir = dirname(path);
   const durable = options.durable ?? true;
-  const tmp = writeTempBeside(path, data, options.mode ?? SECRET_FILE_MODE, durable);
+  let tmp: string;
+  try {
+    tmp = writeTempBeside(path, data, options.mode ?? SECRET_FILE_MODE, durable);
+  } catch (error) {
+    throw namingTarget(error, path);
+  }
   try {
     renameWithRetry(tmp, path, options);
   } catch (error) {
     try { unlinkSync(tmp); } catch { /* already gone */ }
-    throw error;
+    throw namingTarget(error, path);
   }
   if (!durable) return;
   try {
     const dfd = openSync(dir, 'r');
     try { fsyncSync(dfd); } finally { closeSync(dfd); }
   } catch { /* some platforms cannot fsync a directory */ }
+}
+
+/** A file error on our temp file names the file being written instead: the temp file is gone and means nothing to a person. */
+function namingTarget(error: unknown, path: string): unknown {
+  const errno = error as NodeJS.ErrnoException;
+  if (typeof errno?.path === 'string' && dirname(errno.path) === dirname(path) && basename(errno.path).startsWith(`.${basename(path)}.`) && errno.path.endsWith('.tmp')) {
+    errno.path = path;
+  }
+  return error;
 }
 
 /**
