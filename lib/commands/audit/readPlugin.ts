@@ -8,7 +8,8 @@ import { extname, join, posix } from 'node:path';
 import { isObject } from '../../platform/text/isObject.js';
 import { PATH_FIELDS } from './formats/manifestSchema.js';
 
-export const IGNORED_DIRS = new Set(['node_modules', '.git', 'test', 'test-output', 'coverage', '.scratch', '.node-cache']);
+/** Dependencies, version control, tests and a checkout's own scratch output (mutation runs, benchmark peers): never shipped. */
+export const IGNORED_DIRS = new Set(['node_modules', '.git', 'test', 'test-output', 'coverage', '.scratch', '.node-cache', '.stryker-tmp', '.mutation', '.peers']);
 const BINARY_EXT = new Set(['.png', '.jpg', '.jpeg', '.gif', '.ico', '.webp', '.woff', '.woff2', '.zip', '.gz']);
 const MAX_TEXT_BYTES = 4 * 1024 * 1024;
 const MAX_LOGO_BYTES = 8 * 1024 * 1024;
