@@ -1,7 +1,7 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readHookRuns, recordHookRun } from '../../lib/agentstack/plugin/hookRuns.js';
+import { HOOK_RUN_RESOLUTION_MS, readHookRuns, recordHookRun } from '../../lib/agentstack/plugin/hookRuns.js';
 import { tempDir } from '../helpers/repo.js';
 import { PRIVATE_MODE } from '../helpers/platform.js';
 
@@ -35,5 +35,30 @@ describe('hook run records (the heartbeat diagnose-local reads)', () => {
     expect(readHookRuns(path)).toEqual({});
     expect(recordHookRun(path, 'pre-mcp', { now: 0, input: null, pluginVersion: '0.5.0', outcome: 'neutral' })).toBe(true);
     expect(recordHookRun(join(path, 'not-a-folder', 'runs.json'), 'pre-mcp', { now: 0, input: null, pluginVersion: '0.5.0', outcome: 'neutral' })).toBe(false);
+  });
+  it('a run that would only move the time of a record less than a minute old leaves the file alone', () => {
+    const path = join(dir.path, 'runs.json');
+    const at = Date.parse('2026-12-02T12:00:00Z');
+    const run = (now: number, outcome = 'neutral', cursor = '3.20.17') =>
+      recordHookRun(path, 'pre-mcp', { now, input: { cursor_version: cursor }, pluginVersion: '0.5.0', outcome });
+    const recordedAt = () => readHookRuns(path)['pre-mcp']?.at;
+    expect(run(at)).toBe(true);
+    const written = readFileSync(path, 'utf8');
+    expect(run(at + HOOK_RUN_RESOLUTION_MS - 1)).toBe(true);
+    expect(readFileSync(path, 'utf8')).toBe(written);
+    // A minute later, the time moves.
+    expect(run(at + HOOK_RUN_RESOLUTION_MS)).toBe(true);
+    expect(recordedAt()).toBe(new Date(at + HOOK_RUN_RESOLUTION_MS).toISOString());
+    // Anything new is written at once: the outcome, the Cursor version; and a time before the recorded one (a clock set back).
+    const base = at + HOOK_RUN_RESOLUTION_MS;
+    run(base + 1, 'ask');
+    expect(readHookRuns(path)['pre-mcp']).toMatchObject({ at: new Date(base + 1).toISOString(), outcome: 'ask' });
+    run(base + 2, 'ask', '3.21.0');
+    expect(readHookRuns(path)['pre-mcp']).toMatchObject({ at: new Date(base + 2).toISOString(), cursor_version: '3.21.0' });
+    run(base - 5_000, 'ask', '3.21.0');
+    expect(recordedAt()).toBe(new Date(base - 5_000).toISOString());
+    // One hook's record never holds back the other's.
+    recordHookRun(path, 'session-start', { now: base, input: null, pluginVersion: '0.5.0', outcome: 'answered' });
+    expect(readHookRuns(path)['session-start']?.at).toBe(new Date(base).toISOString());
   });
 });

@@ -3,7 +3,9 @@
  * whether Cursor runs them at all. One record per hook, replacing the last: time, the Cursor version and composer
  * mode from the hook's input, the plugin version, and the outcome in a word. No secret; 0600 like every plugin file;
  * replaced atomically without fsync (a record lost in a crash is rewritten by the next run); a bounded size (known
- * hooks only, every field clipped). Recording never fails a hook.
+ * hooks only, every field clipped). Recording never fails a hook. A run that would only move the time of a record
+ * written less than a minute ago leaves the file alone: an agent's burst of execute calls then pays one read per call,
+ * not a write and a rename (about 2 ms of a ~35 ms hook run), and the time shown is at most a minute old.
  */
 import { readTextIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
 import { isObject } from '../../platform/text/isObject.js';
@@ -23,6 +25,9 @@ export interface HookRunRecord {
 export type HookRuns = Partial<Record<HookName, HookRunRecord>>;
 
 const MAX_FIELD = 40;
+
+/** How stale a record's time may be before a run with the same facts rewrites it. */
+export const HOOK_RUN_RESOLUTION_MS = 60_000;
 
 /** A field as recorded: printable ASCII only, clipped; null when there is nothing printable. */
 function field(value: unknown): string | null {
@@ -69,7 +74,21 @@ export interface HookRunInput {
   outcome: string;
 }
 
-/** Records this run of `hook`; false (never a throw) when the file cannot be written. */
+/**
+ * Whether `next` must replace `previous`: it says something new (a different Cursor, mode, plugin version or outcome),
+ * or the recorded time is a minute old or more, or in the future (a clock set back).
+ */
+export function recordChanged(previous: HookRunRecord | undefined, next: HookRunRecord): boolean {
+  if (!previous) return true;
+  const age = Date.parse(next.at) - Date.parse(previous.at);
+  return !(age >= 0 && age < HOOK_RUN_RESOLUTION_MS)
+    || previous.cursor_version !== next.cursor_version
+    || previous.composer_mode !== next.composer_mode
+    || previous.plugin_version !== next.plugin_version
+    || previous.outcome !== next.outcome;
+}
+
+/** Records this run of `hook` (see recordChanged); false (never a throw) when the file cannot be written. */
 export function recordHookRun(path: string, hook: HookName, run: HookRunInput): boolean {
   try {
     const record = recordOf({
@@ -79,7 +98,9 @@ export function recordHookRun(path: string, hook: HookName, run: HookRunInput): 
       plugin_version: run.pluginVersion,
       outcome: run.outcome,
     })!;
-    const runs = { ...readHookRuns(path), [hook]: record };
+    const previous = readHookRuns(path);
+    if (!recordChanged(previous[hook], record)) return true;
+    const runs = { ...previous, [hook]: record };
     writeFileAtomic(path, `${JSON.stringify(runs)}\n`, { durable: false });
     return true;
   } catch {
