@@ -26,8 +26,12 @@ export interface ReadMcpConfig {
 export function parseMcpConfigText(text: string, path: string): McpConfig {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (!body.trim()) return {};
-  const position = findJsonError(body);
-  if (position) {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    // V8's message may quote the text (a Bearer): the position comes from our own grammar, run only on a broken file.
+    const position = findJsonError(body) ?? { line: 1, column: 1, reason: 'not valid JSON' };
     throw new PluginError(
       'malformed_file',
       `${path} is not valid JSON (line ${position.line}, column ${position.column}: ${position.reason}). ` +
@@ -35,7 +39,6 @@ export function parseMcpConfigText(text: string, path: string): McpConfig {
       { details: { path, line: position.line, column: position.column } },
     );
   }
-  const value: unknown = JSON.parse(body);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new PluginError('malformed_file', `${path} must hold a JSON object ({"mcpServers": {...}}). It was left unchanged.`, { details: { path } });
   }
