@@ -7,9 +7,11 @@
  * A cache file is named after the chunk's size and modification time (a changed chunk never meets an old cache) and
  * the Node version; V8 itself rejects data from another V8 version or other flags, but does not check the payload
  * (a flipped bit crashes the process or changes what the code does): each file starts with a checksum of the data,
- * recorded when written and checked before V8 sees it. A run that uses a cache marks it (`<cache>.inuse`, its pid)
- * until it exits: a mark left by a process that died means the run using the cache never finished, and that cache is
- * skipped and removed. The cache folder is ours (one per
+ * recorded when written and checked before V8 sees it. The first run that uses a cache marks it (`<cache>.inuse`,
+ * its pid) until it exits: a mark left by a process that died means the run using the cache never finished, and that
+ * cache is skipped and removed. A run that ends normally proves the cache (`<cache>.ok` holds its checksum): V8 reads
+ * the same bytes the same way every time, so later runs use a proven cache without a mark, and no hook run creates a
+ * file just to load its code (about 0.5 ms each on a journaling file system). The cache folder is ours (one per
  * version of the caller's code, under a root folder that holds nothing else) and only an optimisation: when it
  * cannot be created, read or written, the chunk is compiled as without it, and nothing is said. Whenever a run
  * writes a cache, it removes what no run of this version will read again: the root's other versions, and older
@@ -86,11 +88,18 @@ export function checksumOf(data: Uint8Array): Buffer {
 }
 const digestOf = checksumOf;
 
+interface CacheRead {
+  /** The V8 data. */
+  data: Buffer;
+  /** Its checksum, as recorded in the file and checked. */
+  digest: Buffer;
+}
+
 /**
  * The cache's V8 data when the file is ours and whole: a regular file (fstat on the open descriptor, not the path;
- * never through a link), owned by this user, writable by no one else, and its recorded SHA-256 matches.
+ * never through a link), owned by this user, writable by no one else, and its recorded checksum matches.
  */
-function readCache(path: string): Buffer | undefined {
+function readCache(path: string): CacheRead | undefined {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
@@ -103,7 +112,8 @@ function readCache(path: string): Buffer | undefined {
     if (typeof process.getuid === 'function' && (stat.uid !== process.getuid() || (stat.mode & 0o022) !== 0)) return undefined;
     const bytes = readOpenStateFile(path, { fd, stat }, { maxBytes: CACHE_MAX_BYTES });
     const data = bytes.subarray(DIGEST_BYTES);
-    return digestOf(data).equals(bytes.subarray(0, DIGEST_BYTES)) ? data : undefined;
+    const digest = bytes.subarray(0, DIGEST_BYTES);
+    return digestOf(data).equals(digest) ? { data, digest } : undefined;
   } catch {
     return undefined;
   } finally {
@@ -111,10 +121,28 @@ function readCache(path: string): Buffer | undefined {
   }
 }
 
+/** Whether a run that used the cache with this checksum ended normally (`<cache>.ok` holds the checksum). */
+function isProven(path: string, digest: Buffer): boolean {
+  try {
+    return readOpenMark(`${path}.ok`) === digest.toString('hex');
+  } catch {
+    return false; // none yet, or not a file of ours
+  }
+}
+
+/** At a normal exit after V8 took the data: the cache with this checksum is proven. */
+function prove(path: string, digest: Buffer): void {
+  try {
+    const ok = `${path}.ok`;
+    rmSync(ok, { force: true });
+    writeFileSync(ok, digest.toString('hex'), { mode: 0o600, flag: 'wx' });
+  } catch { /* not proven: the next run marks it again */ }
+}
+
 /**
- * Marks `path` as in use by this run until it exits (`ours`). Otherwise the cache is not used: a live run holds the
- * mark (`busy`: this run compiles without it rather than wait), or a run that died while using it left its mark
- * (`removed`: a crash there may be the cache's doing, so the cache is removed and made again).
+ * Marks `path` as in use by this run until it exits (`ours`). Otherwise the cache is not
+ * used: a live run holds the mark (`busy`: this run compiles without it rather than wait), or a run that died while
+ * using it left its mark (`removed`: a crash there may be the cache's doing, so the cache is removed and made again).
  */
 function markInUse(path: string): 'ours' | 'busy' | 'removed' {
   const mark = `${path}.inuse`;
@@ -131,6 +159,7 @@ function markInUse(path: string): 'ours' | 'busy' | 'removed' {
   try {
     rmSync(path, { force: true });
     rmSync(mark, { force: true, recursive: true });
+    rmSync(`${path}.ok`, { force: true, recursive: true });
   } catch { /* another run got there first */ }
   return 'removed';
 }
@@ -166,7 +195,7 @@ function removeStale(chunk: string, keep: string): void {
     }
     const suffix = `-${process.version}-${process.arch}.v8cache`;
     for (const entry of readdirSync(dirname(keep))) {
-      const cache = entry.endsWith('.inuse') ? entry.slice(0, -'.inuse'.length) : entry;
+      const cache = entry.replace(/\.(inuse|ok)$/, '');
       if (cache.startsWith(`${chunk}-`) && cache.endsWith(suffix) && cache !== basename(keep)) rmSync(join(dirname(keep), entry), { force: true });
     }
   } catch { /* another run got there first, or a file is in use (Windows): it goes next time */ }
@@ -202,15 +231,17 @@ function saveCaches(): void {
 
 function load(file: string): unknown {
   const source = readFileSync(file, 'utf8');
-  let path = cachePath(file, source);
-  let cachedData: Buffer | undefined;
-  if (path) cachedData = readCache(path);
-  // Marked only when V8 will be given the data: a run that compiles from source cannot be harmed by a cache.
-  const mark = path && cachedData ? markInUse(path) : null;
+  const cacheFile = cachePath(file, source);
+  let path = cacheFile;
+  const cache = cacheFile ? readCache(cacheFile) : undefined;
+  let cachedData = cache?.data;
+  // Marked only when V8 will be given data not yet proven: a run that compiles from source cannot be harmed by a cache.
+  const mark = cacheFile && cache && !isProven(cacheFile, cache.digest) ? markInUse(cacheFile) : null;
   if (mark === 'busy') path = null;
   if (mark && mark !== 'ours') cachedData = undefined;
   // The CommonJS wrapper, as Node's own loader builds it.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
+  if (mark === 'ours' && cacheFile && cache && !script.cachedDataRejected) process.once('exit', () => prove(cacheFile, cache.digest));
   if (path && (cachedData === undefined || script.cachedDataRejected)) {
     if (!toSave.length) process.once('exit', saveCaches);
     toSave.push({ script, path, chunk: basename(file) });

@@ -56,6 +56,12 @@ describe('the hooks\' code cache', () => {
     expectDeny(run());
     expect(statSync(join(cache, file!)).mtimeMs).toBe(first);
     expect(readFileSync(join(cache, file!)).equals(made)).toBe(true);
+    // That run proved the cache; the runs after it create no file to load their code.
+    expect(files().sort()).toEqual([file, `${file}.ok`]);
+    const proof = statSync(join(cache, `${file}.ok`));
+    expectDeny(run());
+    expect(files().sort()).toEqual([file, `${file}.ok`]);
+    expect(statSync(join(cache, `${file}.ok`)).ino).toBe(proof.ino);
   });
 
   it('garbage in the cache changes nothing: V8 rejects it and the next run replaces it', () => {

@@ -39,6 +39,8 @@ describe('the in-use mark', () => {
   ])('left by %s: the cache is skipped and removed at once, with the mark, and made again at exit', (_name, holder) => {
     const { path, again } = cached('dead.cjs');
     writeFileSync(`${path}.inuse`, holder, { mode: 0o600 });
+    // A proof of other data (the cache was replaced before that run died) goes with them.
+    writeFileSync(`${path}.ok`, '00000000', { mode: 0o600 });
     loadChunk(again);
     expect(fx.files()).toEqual([]);
     fx.exit();
@@ -92,7 +94,7 @@ describe('the in-use mark', () => {
 });
 
 describe('writing a cache removes what no run of this version will read again', () => {
-  it('other versions, older builds of the chunk for this Node and their marks; not other chunks or Node versions', () => {
+  it('other versions, older builds of the chunk for this Node and their marks and proofs; not other chunks or Node versions', () => {
     fx.use();
     mkdirSync(join(fx.root, '0.0.1'), { recursive: true, mode: 0o700 });
     writeFileSync(join(fx.root, '0.0.1', `clean.cjs-1-1${CACHE_SUFFIX}`), 'old version');
@@ -100,7 +102,7 @@ describe('writing a cache removes what no run of this version will read again', 
     mkdirSync(fx.folder, { recursive: true, mode: 0o700 });
     const olderBuild = `clean.cjs-1-1${CACHE_SUFFIX}`;
     const keep = [`clean.cjs-1-1-v99.0.0-${process.arch}.v8cache`, `clean.cjs2.cjs-1-1${CACHE_SUFFIX}`, `other.cjs-1-1${CACHE_SUFFIX}`, 'clean.cjs-notes'];
-    for (const name of [olderBuild, `${olderBuild}.inuse`, ...keep]) writeFileSync(join(fx.folder, name), 'x');
+    for (const name of [olderBuild, `${olderBuild}.inuse`, `${olderBuild}.ok`, ...keep]) writeFileSync(join(fx.folder, name), 'x');
     const file = fx.chunk('clean.cjs');
     loadChunk(file);
     expect(fx.files()).toContain(olderBuild);

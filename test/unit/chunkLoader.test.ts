@@ -79,7 +79,7 @@ describe('the code cache', () => {
     expect(fx.cacheName(file)).toMatch(/^accents\.cjs-27-/);
   });
 
-  it('is used by a later load of the same chunk: marked in use while the process runs, not written again', () => {
+  it('is used by a later load of the same chunk, not written again: marked in use on its first use, proven when that run ends', () => {
     fx.use();
     const first = fx.chunk('one/used.cjs');
     loadChunk(first);
@@ -91,10 +91,39 @@ describe('the code cache', () => {
     const second = sameChunkElsewhere(first, 'two');
     expect((loadChunk(second) as Chunk).file).toBe(second);
     expect(readFileSync(`${path}.inuse`, 'utf8')).toBe(String(process.pid));
+    expect(existsSync(`${path}.ok`)).toBe(false);
     fx.exit();
-    expect(fx.files()).toEqual([fx.cacheName(first)]);
+    // The proof holds the checksum of the data that run used.
+    expect(fx.files()).toEqual([fx.cacheName(first), `${fx.cacheName(first)}.ok`]);
+    expect(readFileSync(`${path}.ok`, 'utf8')).toBe(made.subarray(0, 4).toString('hex'));
+    expect(statSync(`${path}.ok`).mode & 0o777).toBe(0o600);
+
+    // A proven cache is used with no mark: this run creates no file.
+    const third = sameChunkElsewhere(first, 'three');
+    expect((loadChunk(third) as Chunk).file).toBe(third);
+    expect(fx.files()).toEqual([fx.cacheName(first), `${fx.cacheName(first)}.ok`]);
+    fx.exit();
+    expect(fx.files()).toEqual([fx.cacheName(first), `${fx.cacheName(first)}.ok`]);
     expect(statSync(path).ino).toBe(ino);
     expect(readFileSync(path).equals(made)).toBe(true);
+  });
+
+  it.each([
+    ['another checksum', (digest: string) => (digest === '00000000' ? '00000001' : '00000000')],
+    ['empty', () => ''],
+    ['the checksum and more', (digest: string) => `${digest}\n`],
+  ])('a proof that does not hold this cache\'s checksum (%s) proves nothing: the run marks the cache again', (_name, proof) => {
+    fx.use();
+    const first = fx.chunk('one/unproven.cjs');
+    loadChunk(first);
+    fx.exit();
+    const path = join(fx.folder, fx.cacheName(first));
+    const digest = readFileSync(path).subarray(0, 4).toString('hex');
+    writeFileSync(`${path}.ok`, proof(digest), { mode: 0o600 });
+    loadChunk(sameChunkElsewhere(first, 'two'));
+    expect(readFileSync(`${path}.inuse`, 'utf8')).toBe(String(process.pid));
+    fx.exit();
+    expect(readFileSync(`${path}.ok`, 'utf8')).toBe(digest);
   });
 
   it('a load that compiles without a cache marks nothing', () => {
@@ -136,6 +165,7 @@ describe('the code cache', () => {
     expect((loadChunk(file) as Chunk).twice(3)).toBe(6);
     expect(existsSync(`${path}.inuse`)).toBe(true);
     fx.exit();
+    // Data V8 refused is not proven: only the new cache is left, and its first use will be marked.
     expect(fx.files()).toEqual([fx.cacheName(file)]);
     expect(expectWhole(path).subarray(4).equals(garbage)).toBe(false);
   });
