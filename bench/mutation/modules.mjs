@@ -92,7 +92,7 @@ export const MODULES = [
     // The audit's generic layer (any Cursor plugin) and how layers and profiles are applied (rule.ts, rules.ts,
     // runRules and profileFor in auditPlugin.ts). Each rule reads files already in memory; the tests audit
     // fixture plugins written to a temporary folder. Not componentRules.ts (hooks, frontmatter, logo; about 250
-    // mutants): with it the module did not fit a run on the shared machine; audit.componentRules.test.ts tests it.
+    // mutants): it is its own module below, so that each run fits the shared machine.
     name: 'audit rule layers: generic profile',
     io: true,
     files: [
@@ -100,6 +100,14 @@ export const MODULES = [
       'lib/commands/audit/mcpRules.ts', 'lib/commands/audit/fileRules.ts', 'lib/commands/audit/bundleRules.ts',
     ],
     tests: ['audit.rules.test.ts', 'audit.generic.test.ts', 'audit.documented.test.ts', 'audit.helpers.test.ts'],
+  },
+  {
+    // The generic rules over a plugin's components (hooks, the frontmatter of commands, skills, rules and agents, the
+    // logo), each over files already in memory: its own test builds them in memory and calls each rule directly.
+    name: 'audit rule layers: component rules',
+    io: true,
+    files: ['lib/commands/audit/componentRules.ts'],
+    tests: ['audit.componentRules.test.ts'],
   },
   {
     // AgentStack's own layer: the rules of the agentstack profile, and the whole-plugin checks the plugin tests use.
