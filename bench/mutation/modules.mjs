@@ -99,7 +99,7 @@ export const MODULES = [
       'lib/commands/audit/rule.ts', 'lib/commands/audit/rules.ts', 'lib/commands/audit/auditPlugin.ts', 'lib/commands/audit/manifestRules.ts',
       'lib/commands/audit/mcpRules.ts', 'lib/commands/audit/fileRules.ts', 'lib/commands/audit/bundleRules.ts',
     ],
-    tests: ['audit.rules.test.ts', 'audit.generic.test.ts', 'audit.documented.test.ts', 'audit.helpers.test.ts'],
+    tests: ['audit.rules.test.ts', 'audit.generic.test.ts', 'audit.documented.test.ts', 'audit.helpers.test.ts', 'audit.layers.test.ts'],
   },
   {
     // The generic rules over a plugin's components (hooks, the frontmatter of commands, skills, rules and agents, the
