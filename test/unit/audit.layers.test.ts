@@ -95,7 +95,9 @@ describe('manifest rules', () => {
     const at = (version: unknown, over = {}) => versionsRule(pluginFiles({ manifest: doc('.cursor-plugin/plugin.json', { name: 'demo', version }), changelog: '## 1.2.3\n', ...over }));
     expect(versionsRule(withManifest({ name: 'demo' }))).toEqual({ id, status: 'WARN', summary: 'plugin.json has no "version"', fix: 'Set "version" (e.g. "1.0.0") so people can tell releases apart' });
     expect(at('1.2')).toEqual({ id, status: 'WARN', summary: 'plugin.json "version" "1.2" is not a semantic version', fix: 'Use "MAJOR.MINOR.PATCH" (e.g. "1.0.0")' });
-    for (const v of [123, 'v1.2.3', '1.2.3 ', ' 1.2.3', '1.2.3-', 'a1.2.3']) expect(at(v).status, String(v)).toBe('WARN');
+    for (const v of [123, 'v1.2.3', '1.2.3 ', ' 1.2.3', '1.2.3-', 'a1.2.3', '1.2.3x']) expect(at(v).summary, String(v)).toMatch(/ is not a semantic version$/);
+    expect(at(['1.2.3']).summary).toBe('plugin.json "version" ["1.2.3"] is not a semantic version');
+    expect(at('12.34.56', { changelog: '## 12.34.56\n' }).status).toBe('PASS');
     expect(at('1.2.3')).toEqual({ id, status: 'PASS', summary: 'version 1.2.3 agrees in plugin.json and CHANGELOG.md' });
     expect(at('1.2.3-beta.1', { changelog: '## 1.2.3-beta.1\n' }).status).toBe('PASS');
     expect(at('1.2.3+build.5', { changelog: '## [1.2.3+build.5]\n' }).status).toBe('PASS');
@@ -119,6 +121,9 @@ describe('MCP rules', () => {
     expect(serverEntries(withManifest({ name: 'demo', mcpServers: './mcp.json' }))).toEqual([]);
     expect(serverEntries(withManifest({ name: 'demo', mcpServers: { x: { url: 'u' } } }))).toEqual([['plugin.json x', { url: 'u' }]]);
     expect(hasMcp(pluginFiles())).toBe(false);
+    expect(hasMcp(pluginFiles({ manifest: { path: '.cursor-plugin/plugin.json', exists: false } }))).toBe(false);
+    const unreadable = pluginFiles({ mcpDocs: [{ path: 'mcp.json', exists: true, error: 'Unexpected token' }, { path: 'gone.json', exists: false }, doc('ok.json', { mcpServers: { a: { command: 'a' } } })] });
+    expect(serverEntries(unreadable)).toEqual([['ok.json a', { command: 'a' }]]);
     expect(hasMcp(withManifest({ name: 'demo', mcpServers: './mcp.json' }))).toBe(true);
     expect(hasMcp(mcp({}))).toBe(true);
     expect(hasAuth(mcp({ mcpServers: { a: { url: 'https://a/mcp' } } }))).toBe(false);
@@ -129,6 +134,8 @@ describe('MCP rules', () => {
     expect(mcpSchemaKeyRule(mcp({ mcpServers: {} }))).toEqual({ id: 'mcp.no-$schema', status: 'PASS', summary: 'no "$schema" in the MCP configuration' });
     expect(mcpSchemaKeyRule(mcp({ $schema: 'x' }, 'servers.json'))).toEqual({ id: 'mcp.no-$schema', status: 'FAIL', summary: 'servers.json has "$schema": Cursor then registers no server at all', fix: 'Delete the "$schema" key' });
     expect(mcpSchemaKeyRule(mcp('$schema')).status).toBe('PASS');
+    const both = pluginFiles({ mcpDocs: [doc('a.json', { $schema: 'x' }), doc('b.json', { mcpServers: {} }), doc('c.json', { $schema: 'x' })] });
+    expect(mcpSchemaKeyRule(both).summary).toBe('a.json, c.json has "$schema": Cursor then registers no server at all');
     const names = Array.from({ length: 7 }, (_, i) => `s${i}`);
     const seven = mcp({ mcpServers: Object.fromEntries(names.map((n) => [n, { url: `https://${n}.example/mcp` }])) });
     expect(mcpServersRule(seven)).toEqual({ id: 'mcp.servers', status: 'PASS', summary: '7 MCP server(s): s0; s1; s2; s3; s4; s5; …(1 more)' });
