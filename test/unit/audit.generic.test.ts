@@ -3,7 +3,7 @@
  * accepts): each fixture gets its exact expected result, row by row. Then one mutation per fault Cursor's validator
  * rejects (or that breaks in Cursor), each with the exact rows it changes.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditFolder, auditPlugin, type AuditOptions } from '../../lib/commands/audit/auditPlugin.js';
@@ -206,6 +206,19 @@ describe('profiles', () => {
     const fresh = (options: AuditOptions) => auditFolder(dir, options).checks.find((c) => c.id === 'bundles.fresh')!.summary;
     expect(fresh({ profile: 'agentstack' })).toBe('not this repository, so its code is not run; 1 bundle(s) carry the generated banner');
     expect(fresh({ profile: 'agentstack', noRebuild: true })).toBe('rebuild skipped (--no-rebuild); 1 bundle(s) carry the generated banner');
+  });
+
+  it('the generic profile runs none of the folder\'s code, even asked to rebuild; the agentstack profile then does', () => {
+    const marker = join(tmp.path, `marker${n}`);
+    const dir = folder({
+      ...skillsOnly(), 'build/bundles.mjs': '', 'node_modules/esbuild/package.json': '{}',
+      'build/build.mjs': `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\n`,
+    });
+    const progress: string[] = [];
+    auditFolder(dir, { profile: 'generic', rebuild: true, onProgress: (line) => progress.push(line) });
+    expect([existsSync(marker), progress]).toEqual([false, []]);
+    auditFolder(dir, { profile: 'agentstack', rebuild: true, onProgress: (line) => progress.push(line) });
+    expect([existsSync(marker), progress.length]).toEqual([true, 1]);
   });
 
   it('a marketplace report names the profile asked for, "auto" when none was', () => {
