@@ -80,6 +80,8 @@ describe('frontmatter', () => {
     expect(rules(['rules/a.mdc', fm('description: 5')])).toEqual({ id: 'rules.frontmatter', status: 'FAIL', summary: 'rules/a.mdc "description" must be a string', fix });
     expect(rules(['rules/a.mdc', fm('alwaysApply: "yes"')]).summary).toBe('rules/a.mdc "alwaysApply" must be true or false');
     expect(rules(['rules/a.mdc', fm('globs: ["*.ts", 5]')]).summary).toBe('rules/a.mdc "globs" must be a string or a list');
+    expect(rules(['rules/b.mdc', 'no frontmatter']).summary).toBe('rule(s) applied only when named by hand: rules/b.mdc');
+    expect(rules(['rules/a.mdc', fm('alwaysApply: false')]).summary).toBe('rule(s) applied only when named by hand: rules/a.mdc');
     const never = rules(['rules/a.mdc', fm('alwaysApply: false')], ['rules/b.mdc', 'no frontmatter']);
     expect(never).toEqual({ id: 'rules.frontmatter', status: 'WARN', summary: 'rule(s) applied only when named by hand: rules/b.mdc; rules/a.mdc', fix: 'Give each rule a description, globs, or alwaysApply: true' });
   });
@@ -88,6 +90,7 @@ describe('frontmatter', () => {
     expect(agents(['agents/r.md', fm('name: r\ndescription: Reviews.')])).toEqual({ id: 'agents.frontmatter', status: 'PASS', summary: '1 agent(s) have name and description' });
     const fix = 'Start each agent with ---, name: <kebab-case>, description: <when to use it>, ---';
     expect(agents(['agents/r.md', fm('name: r')])).toEqual({ id: 'agents.frontmatter', status: 'WARN', summary: 'agents/r.md has no "description"', fix });
+    expect(agents(['agents/r.md', fm('description: Reviews.')]).summary).toBe('agents/r.md has no "name"');
     expect(agents(['agents/r.md', 'text']).summary).toBe('agents/r.md has no frontmatter (name, description)');
   });
 });
@@ -120,11 +123,13 @@ describe('logo', () => {
     for (const start of ['<?xml version="1.0"?>', '<!-- c -->', '  ']) expect(logo('logo.img', Buffer.from(`${start}<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 4 4"/>`)).status, start).toBe('PASS');
     expect(logo('LOGO.SVG', Buffer.from('x<svg viewBox="0 0 4 4"/>')).summary).toMatch(/^logo LOGO\.SVG is not well-formed SVG: /);
     expect(logo('logo.img', Buffer.from('x<svg/>')).summary).toBe('logo logo.img is neither a PNG nor an SVG');
+    expect(logo('logo.svg.txt', Buffer.from('x<svg/>')).summary).toBe('logo logo.svg.txt is neither a PNG nor an SVG');
     expect(logo('a.svg', Buffer.from('<svg><g></svg>'))).toMatchObject({ status: 'FAIL', fix: 'Fix the SVG (it must parse as XML with an <svg> root)' });
     expect(logo('a.svg', svg('width="4" height="4"'))).toEqual({ id: 'logo', status: 'WARN', summary: 'logo a.svg has no usable viewBox, so it may not scale', fix: 'Add viewBox="0 0 <w> <h>" to the <svg> element so it scales' });
     const fix = 'Use a square SVG without gradients, or a square PNG';
     expect(logo('a.svg', svg('viewBox="0 0 20 10"'))).toEqual({ id: 'logo', status: 'WARN', summary: 'logo a.svg: viewBox 20x10 is not square', fix });
     expect(logo('a.svg', svg('viewBox="0 0 10 10"', '<linearGradient id="g"/>')).summary).toBe('logo a.svg: it uses gradients, which can render blank in Cursor');
+    expect(logo('a.svg', svg('viewBox="0 0 20 10"', '<linearGradient id="g"/>')).summary).toBe('logo a.svg: viewBox 20x10 is not square, it uses gradients, which can render blank in Cursor');
     const big = svg('viewBox="0 0 10 10"', `<!-- ${'x'.repeat(512 * 1024)} -->`);
     expect(logo('a.svg', big).summary).toBe(`logo a.svg: ${big.length} bytes (over 512 KB)`);
   });
