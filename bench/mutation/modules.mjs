@@ -124,7 +124,8 @@ export const MODULES = [
     io: true,
     files: ['lib/commands/sessionStart/run.ts', 'lib/commands/sessionStart/decide.ts', 'lib/commands/sessionStart/snapshot.ts'],
     tests: [
-      'sessionStart.run.test.ts', 'sessionStart.runEdges.test.ts', 'sessionStart.signInStep.test.ts', 'sessionStart.snapshotStep.test.ts',
+      'sessionStart.run.test.ts', 'sessionStart.runEdges.test.ts', 'sessionStart.runQuiet.test.ts', 'sessionStart.signInStep.test.ts',
+      'sessionStart.snapshotStep.test.ts',
       'sessionStart.decide.test.ts', 'sessionStart.card.test.ts', 'sessionStartSnapshot.test.ts',
     ],
   },

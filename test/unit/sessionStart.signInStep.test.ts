@@ -68,6 +68,14 @@ describe('session start in process: the sign-in step', () => {
     expect(code).toMatch(/\S/);
   });
 
+  it('joining a running sign-in needs no network steps: with them unavailable the card still shows its code, and only that', async () => {
+    const { dir, script } = placeholderDir();
+    const first = await startSession(dir, fx.core.baseUrl, { script });
+    const again = await startSession(dir, fx.core.baseUrl, { script, loadNet: () => Promise.reject(new Error('chunk missing')) });
+    expect(todoOf(again.card)).toEqual(todoOf(first.card));
+    expect(again.card).not.toContain('network steps could not start');
+  });
+
   it('keeps the project pin for the new sign-in; a pin file that holds no pin is said and left out', async () => {
     const pinned = placeholderDir();
     writeFileSync(join(pinned.dir, 'agentstack-project'), '42\n');

@@ -105,6 +105,29 @@ describe('session start in process: a failed catalog fetch', () => {
     expect(run.card).not.toContain(forged);
   });
 
+  it('a snapshot out of date with a failure recorded a minute ago: not fetched again yet, the card says when it will be', async () => {
+    const dir = await signedIn();
+    await startSession(dir, fx.core.baseUrl);
+    const snap = readSnapshot(snapshotPath(dir))!;
+    writeFileSync(snapshotPath(dir), JSON.stringify({ ...snap, fetched_at: new Date(Date.now() - 25 * 3600_000).toISOString() }));
+    const failedAt = Date.now() - 60_000;
+    writeFileSync(failurePath(dir), JSON.stringify({ at: new Date(failedAt).toISOString(), server_url: `${fx.core.baseUrl}/mcp`, message: 'HTTP 500' }));
+    const before = catalogRequests();
+    const run = await startSession(dir, fx.core.baseUrl);
+    expect(catalogRequests()).toBe(before);
+    expect(line(run.card, '- Capabilities:')).toBe(`- Capabilities: ${snap.actions.length} actions in the snapshot; the last catalog fetch failed at ${hhmm(failedAt)} (HTTP 500); tried again after ${hhmm(failedAt + 15 * 60_000)}`);
+  });
+
+  it('a failure recorded over 15 minutes ago and too little time left to fetch: nothing fetched, the old failure not said', async () => {
+    const dir = await signedIn();
+    writeFileSync(failurePath(dir), JSON.stringify({ at: new Date(Date.now() - 20 * 60_000).toISOString(), server_url: `${fx.core.baseUrl}/mcp`, message: 'HTTP 500' }));
+    const before = catalogRequests();
+    const run = await startSession(dir, fx.core.baseUrl, { budgetMs: 900 });
+    expect(catalogRequests()).toBe(before);
+    expect(line(run.card, '- Capabilities:')).toBe('- Capabilities: no snapshot yet');
+    expect(run.card).not.toContain('Action needed');
+  });
+
   it('with too little time left, nothing is fetched and no failure is said', async () => {
     const dir = await signedIn();
     const before = catalogRequests();
@@ -167,6 +190,29 @@ describe('session start in process: the actions in the snapshot', () => {
     old([...readSnapshot(snapshotPath(dir))!.actions, { action: 'legacy.export', domain: 'legacy', required_cap: null }]);
     const removed = await startSession(dir, fx.core.baseUrl);
     expect(removed.card).toContain("\n- The server's action list changed since the last snapshot: removed legacy.export.");
+  });
+
+  it('several actions added and removed: each list comma-separated', async () => {
+    const dir = await signedIn();
+    await startSession(dir, fx.core.baseUrl);
+    const current = readSnapshot(snapshotPath(dir))!;
+    const [a, b] = current.actions.map((x) => x.action);
+    writeFileSync(snapshotPath(dir), JSON.stringify({
+      ...current, fetched_at: new Date(Date.now() - 25 * 3600_000).toISOString(), catalog_etag: 'old-etag',
+      actions: [...current.actions.slice(2), ...['legacy.a', 'legacy.b'].map((action) => ({ action, domain: 'legacy', required_cap: null }))],
+    }));
+    const run = await startSession(dir, fx.core.baseUrl);
+    expect(run.card).toContain(`\n- The server's action list changed since the last snapshot: added ${a}, ${b}; removed legacy.a, legacy.b.`);
+  });
+
+  it('a snapshot that has no list of unapproved actions: nothing to review', async () => {
+    const dir = await signedIn();
+    await startSession(dir, fx.core.baseUrl);
+    const { unapproved: _, ...current } = readSnapshot(snapshotPath(dir))!;
+    writeFileSync(snapshotPath(dir), JSON.stringify(current));
+    const run = await startSession(dir, fx.core.baseUrl);
+    expect(line(run.card, '- Capabilities:')).toBe(`- Capabilities: ${current.actions.length} actions in the snapshot`);
+    expect(run.card).not.toContain('Action needed');
   });
 
   it('lists at most ten actions to review, then an ellipsis; the skipped catalog entries are counted', async () => {
