@@ -158,8 +158,8 @@ function markInUse(path: string): 'ours' | 'busy' | 'removed' {
   if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) return 'busy';
   try {
     rmSync(path, { force: true });
-    rmSync(mark, { force: true, recursive: true });
     rmSync(`${path}.ok`, { force: true, recursive: true });
+    rmSync(mark, { force: true, recursive: true });
   } catch { /* another run got there first */ }
   return 'removed';
 }

@@ -39,8 +39,6 @@ describe('the in-use mark', () => {
   ])('left by %s: the cache is skipped and removed at once, with the mark, and made again at exit', (_name, holder) => {
     const { path, again } = cached('dead.cjs');
     writeFileSync(`${path}.inuse`, holder, { mode: 0o600 });
-    // A proof of other data (the cache was replaced before that run died) goes with them.
-    writeFileSync(`${path}.ok`, '00000000', { mode: 0o600 });
     loadChunk(again);
     expect(fx.files()).toEqual([]);
     fx.exit();
@@ -48,10 +46,20 @@ describe('the in-use mark', () => {
     expect(year(path)).toBeGreaterThan(2001);
   });
 
-  it('a mark that is a folder is removed too', () => {
+  it('a proof of other data (the cache was replaced before that run died) goes with them', () => {
+    const { path, again } = cached('dead-proof.cjs');
+    writeFileSync(`${path}.inuse`, String(NEVER_A_PID), { mode: 0o600 });
+    writeFileSync(`${path}.ok`, '00000000', { mode: 0o600 });
+    loadChunk(again);
+    expect(fx.files()).toEqual([]);
+  });
+
+  it('a mark or a proof that is a folder is removed too', () => {
     const { path, again } = cached('folder.cjs');
-    mkdirSync(`${path}.inuse`);
-    writeFileSync(join(`${path}.inuse`, 'x'), '1');
+    for (const name of [`${path}.inuse`, `${path}.ok`]) {
+      mkdirSync(name);
+      writeFileSync(join(name, 'x'), '1');
+    }
     loadChunk(again);
     expect(fx.files()).toEqual([]);
   });
@@ -109,6 +117,17 @@ describe('writing a cache removes what no run of this version will read again', 
     fx.exit();
     expect(readdirSync(fx.root)).toEqual(['v1']);
     expect(fx.files()).toEqual([fx.cacheName(file), ...keep].sort());
+  });
+
+  it('a chunk whose own name holds ".ok" or ".inuse": its older builds go too, with their marks and proofs', () => {
+    fx.use();
+    mkdirSync(fx.folder, { recursive: true, mode: 0o700 });
+    const olderBuild = `look.ok.inuse.cjs-1-1${CACHE_SUFFIX}`;
+    for (const name of [olderBuild, `${olderBuild}.inuse`, `${olderBuild}.ok`]) writeFileSync(join(fx.folder, name), 'x');
+    const file = fx.chunk('look.ok.inuse.cjs');
+    loadChunk(file);
+    fx.exit();
+    expect(fx.files()).toEqual([fx.cacheName(file)]);
   });
 
   it('a mark another run put on the new cache meanwhile stays', () => {
