@@ -217,13 +217,18 @@ function cachePath(file: string, source: string): string | null {
 
 function saveCaches(): void {
   for (const { script, path, chunk } of toSave.splice(0)) {
+    const tmp = `${path}.${process.pid}.tmp`;
     try {
-      const tmp = `${path}.${process.pid}.tmp`;
       const data = script.createCachedData();
       writeFileSync(tmp, Buffer.concat([digestOf(data), data]), { mode: 0o600, flag: 'wx' });
       renameSync(tmp, path); // whole or not at all: a concurrent hook reads either no cache or a complete one
-    } catch {
-      continue; // read-only or full: compile without a cache next time too
+    } catch (error) {
+      // Read-only or full: compile without a cache next time too. A temp file this run made (the write or the rename
+      // failed after the exclusive create) goes; one that was there before (EEXIST) is not ours to remove.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        try { rmSync(tmp, { force: true }); } catch { /* nothing more to do */ }
+      }
+      continue;
     }
     removeStale(chunk, path);
   }

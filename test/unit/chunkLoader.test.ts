@@ -3,7 +3,7 @@
  * CommonJS, its cache is written when the process exits (0600, in a 0700 folder, behind a checksum of its data),
  * found and used by a later load of the same chunk, and refused when damaged, in which case it is written again.
  */
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checksumOf, loadChunk } from '../../lib/platform/chunkLoader.js';
@@ -212,6 +212,21 @@ describe('the code cache', () => {
     fx.exit();
     expect(readFileSync(target, 'utf8')).toBe('untouched');
     expect(existsSync(path)).toBe(false);
+    // Not made by this run, so not removed by it either.
+    expect(lstatSync(`${path}.${process.pid}.tmp`).isSymbolicLink()).toBe(true);
+  });
+});
+
+describe('a cache that cannot be put in place', () => {
+  it('leaves no temporary file behind when the rename fails (a folder where the cache goes)', () => {
+    fx.use();
+    const file = fx.chunk('blocked.cjs');
+    const path = join(fx.folder, fx.cacheName(file));
+    mkdirSync(path, { recursive: true });
+    writeFileSync(join(path, 'x'), '1');
+    expect((loadChunk(file) as Chunk).twice(4)).toBe(8);
+    fx.exit();
+    expect(fx.files()).toEqual([fx.cacheName(file)]);
   });
 });
 
