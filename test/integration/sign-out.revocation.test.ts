@@ -70,6 +70,12 @@ describe('revocation at a server of our own', () => {
     const refused = await signOut({ env: env() });
     expect(refused).toMatchObject({ revoked: false, access_token_revoked: false, reason: 'refused', access_token_expires_at: null });
     expect(refused.message).toMatch(/^Revoking the token failed: invalid_grant/);
+    // RFC 7009's answer for a token the server cannot revoke is a refusal too, not a server failure.
+    own.accessTokenError = 'unsupported_token_type';
+    await bearerFor(own.baseUrl);
+    const unsupported = await signOut({ env: env() });
+    expect(unsupported).toMatchObject({ revoked: false, access_token_revoked: false, reason: 'refused' });
+    expect(unsupported.message).toMatch(/^Revoking the token failed: unsupported_token_type/);
   });
 
   it('no revocation endpoint in the metadata: no_revocation_endpoint, nothing sent', async () => {

@@ -125,7 +125,7 @@ describe('signOut against the core', () => {
   it('only an access token, which the core cannot revoke (a JWT): not revoked, the server\'s words, until when it still works', async () => {
     const tokens = await signedIn({ refreshToken: false });
     const result = await signOut({ env: env() });
-    expect(result).toMatchObject({ was_signed_in: true, revoked: false, access_token_revoked: false, reason: 'server', access_token_expires_at: expiryOf(tokens.access_token) });
+    expect(result).toMatchObject({ was_signed_in: true, revoked: false, access_token_revoked: false, reason: 'refused', access_token_expires_at: expiryOf(tokens.access_token) });
     expect(result.message).toMatch(/^Revoking the token failed: unsupported_token_type/);
   });
 
