@@ -74,7 +74,7 @@ describe('session start in process: where it starts from', () => {
     }
   });
 
-  it('mcp.json held by another writer: the cleanup gives up after its wait, says so, and nothing is sent', async () => {
+  it('mcp.json held by another writer: the cleanup gives up after its wait, says so, nothing is sent, and the card still names the credential the file holds', async () => {
     const dir = fx.cursorDir();
     await signInWith(dir, fx.core.baseUrl, await fx.core.issueTokens());
     const config = JSON.parse(readFileSync(join(dir, 'mcp.json'), 'utf8'));
@@ -90,6 +90,9 @@ describe('session start in process: where it starts from', () => {
       expect(requests()).toBe(before);
       expect(todoOf(run.card)[0]).toBe(`- Another process holds ${join(dir, 'mcp.json.lock')}; try again in a moment`);
       expect(run.card).not.toContain('Cleaned up');
+      // The token in the file is valid: the card neither says "not signed in" nor sends the person to Connect.
+      expect(run.card).not.toContain('not signed in');
+      expect(run.card).not.toContain('Connect AgentStack');
     } finally {
       release();
     }

@@ -7,7 +7,7 @@
  */
 import { readProjectPin } from '../../agentstack/auth/projectPin.js';
 import { mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
-import { quoteShort } from '../../platform/errors.js';
+import { PluginError, quoteShort } from '../../platform/errors.js';
 import { agentstackEntry, classifyCredential, headerValue, needsRefresh, type CredentialView, type McpConfig, bearerOf } from '../../agentstack/mcpJson/credential.js';
 import { chooseBaseUrl, credentialsBelongTo, normalizeMcpConfig, parseProjectId, type IssuedFor } from '../../agentstack/mcpJson/entry.js';
 import { isSignedOut } from '../../agentstack/auth/signedOut.js';
@@ -57,10 +57,13 @@ const left = (ctx: Ctx) => ctx.deadline - ctx.now();
 const errText = (error: unknown) => quoteShort((error as Error)?.message ?? String(error), 240);
 
 /** Normalizes mcp.json (writing only on a change); returns what was read before (the gate needs to see a
- * placeholder Bearer that normalization removes) and after, or null when the file is unreadable. */
-async function normalize(path: string, options: { envBaseUrl: string | null; issued: IssuedFor | null }, ctx: Ctx): Promise<{ before: McpConfig; after: McpConfig } | null> {
+ * placeholder Bearer that normalization removes) and after, or null when the file is unreadable. `held`: another
+ * writer kept the file locked past the wait, so it was read but not cleaned, and nothing should be sent. */
+async function normalize(path: string, options: { envBaseUrl: string | null; issued: IssuedFor | null }, ctx: Ctx): Promise<{ before: McpConfig; after: McpConfig; held?: true } | null> {
+  let read: McpConfig | null = null;
   try {
     const { config } = readMcpConfigFile(path);
+    read = config;
     if (!normalizeMcpConfig(config, options).changed) return { before: config, after: config };
     const result = await updateMcpConfigFile(path, (c) => normalizeMcpConfig(c, options), { timeoutMs: 2_000 });
     if (result.changed) ctx.notes.push('Cleaned up the agentstack entry in mcp.json (lean form).');
@@ -69,6 +72,8 @@ async function normalize(path: string, options: { envBaseUrl: string | null; iss
     return { before: config, after: result.config };
   } catch (error) {
     ctx.todo.push(`${errText(error)}`);
+    // The credential in the file as read still tells who is signed in; only its cleanup waits for the next start.
+    if (read && error instanceof PluginError && error.code === 'locked') return { before: read, after: read, held: true };
     return null;
   }
 }
@@ -205,7 +210,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   // 1. normalize (a credential issued for another server is dropped here: see credentialsBelongTo)
   const normalized = await normalize(paths.mcpJson, { envBaseUrl, issued }, ctx);
   const config = normalized?.after ?? {};
-  if (normalized === null) offline = true;
+  if (normalized === null || normalized.held) offline = true;
   const baseUrl = chooseBaseUrl(agentstackEntry(config), envBaseUrl);
 
   // The network steps, loaded once when first needed; if they cannot load, each step says so and the card goes on.
