@@ -17,6 +17,8 @@ export interface RevocationServer {
   revocationEndpoint: string | null;
   /** The OAuth error access tokens are refused with (unsupported_token_type: a server with JWT access tokens); null: accepted. */
   accessTokenError: string | null;
+  /** The raw answer to an access token's revocation (status, content type, body), when set; wins over accessTokenError. */
+  accessTokenReply: { status: number; contentType: string; body: string } | null;
   /** Close the connection of every revocation request without an answer. */
   resetRevocation: boolean;
   close(): Promise<void>;
@@ -26,7 +28,10 @@ export async function startRevocationServer(): Promise<RevocationServer> {
   const revoked: Revocation[] = [];
   const requests: string[] = [];
   let baseUrl = '';
-  const state = { revocationEndpoint: undefined as string | null | undefined, accessTokenError: null as string | null, resetRevocation: false };
+  const state = {
+    revocationEndpoint: undefined as string | null | undefined, accessTokenError: null as string | null, resetRevocation: false,
+    accessTokenReply: null as RevocationServer['accessTokenReply'],
+  };
   const server: Server = createServer((req, res) => {
     requests.push(`${req.method} ${req.url}`);
     const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -47,6 +52,8 @@ export async function startRevocationServer(): Promise<RevocationServer> {
         const form = new URLSearchParams(body);
         const hint = form.get('token_type_hint');
         revoked.push({ token: form.get('token') ?? '', hint, clientId: form.get('client_id'), clientSecret: form.get('client_secret') });
+        const reply = state.accessTokenReply;
+        if (hint === 'access_token' && reply) return res.writeHead(reply.status, { 'content-type': reply.contentType }).end(reply.body);
         if (hint === 'access_token' && state.accessTokenError) return json(400, { error: state.accessTokenError });
         res.writeHead(200).end();
       });
@@ -64,6 +71,8 @@ export async function startRevocationServer(): Promise<RevocationServer> {
     set revocationEndpoint(value) { state.revocationEndpoint = value; },
     get accessTokenError() { return state.accessTokenError; },
     set accessTokenError(value) { state.accessTokenError = value; },
+    get accessTokenReply() { return state.accessTokenReply; },
+    set accessTokenReply(value) { state.accessTokenReply = value; },
     get resetRevocation() { return state.resetRevocation; },
     set resetRevocation(value) { state.resetRevocation = value; },
     close: () => new Promise((resolve) => server.close(() => resolve())),

@@ -36,6 +36,7 @@ beforeEach(() => {
   own.revocationEndpoint = `${own.baseUrl}/revoke`;
   own.accessTokenError = null;
   own.resetRevocation = false;
+  own.accessTokenReply = null;
 });
 afterEach(() => dir.cleanup());
 
@@ -76,6 +77,17 @@ describe('revocation at a server of our own', () => {
     const unsupported = await signOut({ env: env() });
     expect(unsupported).toMatchObject({ revoked: false, access_token_revoked: false, reason: 'refused' });
     expect(unsupported.message).toMatch(/^Revoking the token failed: unsupported_token_type/);
+  });
+
+  it.each([
+    ['an OAuth error with a 5xx (temporarily_unavailable, 503)', 'server', 503, 'application/json', '{"error":"temporarily_unavailable"}'],
+    ['an OAuth error with HTTP 500', 'server', 500, 'application/json', '{"error":"server_error"}'],
+    ['HTTP 429 that is not OAuth\'s (text)', 'server', 429, 'text/plain', 'slow down'],
+    ['HTTP 400 with broken JSON', 'refused', 400, 'application/json', '{oops'],
+  ])('only an access token, and the server answers %s: reason %s', async (_name, reason, status, contentType, body) => {
+    own.accessTokenReply = { status, contentType, body };
+    await bearerFor(own.baseUrl);
+    expect(await signOut({ env: env() })).toMatchObject({ revoked: false, access_token_revoked: false, reason });
   });
 
   it('no revocation endpoint in the metadata: no_revocation_endpoint, nothing sent', async () => {

@@ -119,12 +119,10 @@ async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now
 function reasonOf(error: unknown): NotRevokedReason {
   if (!(error instanceof PluginError)) return 'server';
   if (error.code === 'network' || error.code === 'timeout' || error.code === 'aborted') return error.code;
-  // An OAuth error answer below 500 (unsupported_token_type, invalid_client, ...) is the server refusing the token;
-  // a 5xx or an answer that is not OAuth's is the server failing.
-  const status = error.details?.status;
-  const oauthRefusal = typeof error.details?.oauth_error === 'string' && typeof status === 'number' && status < 500;
-  if (error.code === 'server' && !oauthRefusal) return 'server';
-  return 'refused';
+  if (error.code !== 'server') return 'refused';
+  // oauth4webapi reads an OAuth error only from a 4xx answer: one that names it (unsupported_token_type,
+  // invalid_client, ...) is the server refusing the token; a 5xx or an answer that is not OAuth's is the server failing.
+  return typeof error.details?.oauth_error === 'string' ? 'refused' : 'server';
 }
 
 interface Revocation {
