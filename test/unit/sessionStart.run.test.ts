@@ -286,5 +286,7 @@ describe('session start in process: what it starts from', () => {
     expect(fx.core.counters.refreshGrants).toBe(grants);
     expect(line(run.card, '- Account:')).toBe('- Account: not signed in');
     expect(bearerIn(dir)).toBeNull();
+    // AGENTSTACK_BASE_URL names the server: the entry now points there.
+    expect(JSON.parse(readFileSync(join(dir, 'mcp.json'), 'utf8')).mcpServers.agentstack.url).toBe(`${fx.core.baseUrl}/mcp`);
   });
 });
