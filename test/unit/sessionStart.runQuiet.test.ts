@@ -3,7 +3,7 @@
  * claim. An mcp.json with nothing to clean is only read, a cleanup another writer did first is not claimed, a token
  * it does not hold as signed in is never sent, and files it did not fetch in this start are never removed.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquireLock } from '../../lib/platform/fs/fileLock.js';
@@ -48,6 +48,20 @@ describe('session start in process: mcp.json is written only for a change', () =
     expect(run.card).not.toContain('Cleaned up');
     expect(readFileSync(join(dir, 'mcp.json'), 'utf8')).toBe(lean);
     expect(line(run.card, '- Account:')).toBe('- Account: signed in as dev@agentstack.test');
+  });
+
+  it('a cleanup that cannot take the lock (a folder in its place): said, nothing sent, and the card names the credential the file holds', async () => {
+    const dir = fx.cursorDir();
+    await signInWith(dir, fx.core.baseUrl, await fx.core.issueTokens());
+    const config = JSON.parse(readFileSync(join(dir, 'mcp.json'), 'utf8'));
+    config.mcpServers.agentstack.headers['X-Extra'] = 'left by hand';
+    writeFileSync(join(dir, 'mcp.json'), JSON.stringify(config));
+    mkdirSync(join(dir, 'mcp.json.lock'));
+    const before = requests();
+    const run = await startSession(dir, fx.core.baseUrl);
+    expect(requests()).toBe(before);
+    expect(todoOf(run.card)).toEqual([expect.stringMatching(/^- Cannot use the lock file .*mcp\.json\.lock \(EISDIR\); move it aside, then try again\.$/)]);
+    expect(line(run.card, '- Account:')).toBe('- Account: signed in');
   });
 });
 

@@ -7,7 +7,7 @@
  */
 import { readProjectPin } from '../../agentstack/auth/projectPin.js';
 import { mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
-import { PluginError, quoteShort } from '../../platform/errors.js';
+import { quoteShort } from '../../platform/errors.js';
 import { agentstackEntry, classifyCredential, headerValue, needsRefresh, type CredentialView, type McpConfig, bearerOf } from '../../agentstack/mcpJson/credential.js';
 import { chooseBaseUrl, credentialsBelongTo, normalizeMcpConfig, parseProjectId, type IssuedFor } from '../../agentstack/mcpJson/entry.js';
 import { isSignedOut } from '../../agentstack/auth/signedOut.js';
@@ -57,8 +57,9 @@ const left = (ctx: Ctx) => ctx.deadline - ctx.now();
 const errText = (error: unknown) => quoteShort((error as Error)?.message ?? String(error), 240);
 
 /** Normalizes mcp.json (writing only on a change); returns what was read before (the gate needs to see a
- * placeholder Bearer that normalization removes) and after, or null when the file is unreadable. `held`: another
- * writer kept the file locked past the wait, so it was read but not cleaned, and nothing should be sent. */
+ * placeholder Bearer that normalization removes) and after, or null when the file is unreadable. `held`: the file
+ * was read but not cleaned (another writer kept it locked past the wait, or the lock or the write failed), and
+ * nothing should be sent. */
 async function normalize(path: string, options: { envBaseUrl: string | null; issued: IssuedFor | null }, ctx: Ctx): Promise<{ before: McpConfig; after: McpConfig; held?: true } | null> {
   let read: McpConfig | null = null;
   try {
@@ -73,7 +74,7 @@ async function normalize(path: string, options: { envBaseUrl: string | null; iss
   } catch (error) {
     ctx.todo.push(`${errText(error)}`);
     // The credential in the file as read still tells who is signed in; only its cleanup waits for the next start.
-    if (read && error instanceof PluginError && error.code === 'locked') return { before: read, after: read, held: true };
+    if (read) return { before: read, after: read, held: true };
     return null;
   }
 }
