@@ -140,9 +140,9 @@ function prove(path: string, digest: Buffer): void {
 }
 
 /**
- * Marks `path` as in use by this run until it exits (`ours`). Otherwise the cache is not
- * used: a live run holds the mark (`busy`: this run compiles without it rather than wait), or a run that died while
- * using it left its mark (`removed`: a crash there may be the cache's doing, so the cache is removed and made again).
+ * Marks `path` as in use by this run until it exits (`ours`). Otherwise the cache is not used: a live run holds the
+ * mark (`busy`: this run compiles without it rather than wait), or a run that died while using it left its mark
+ * (`removed`: a crash there may be the cache's doing, so the cache is removed, with its proof, and made again).
  */
 function markInUse(path: string): 'ours' | 'busy' | 'removed' {
   const mark = `${path}.inuse`;

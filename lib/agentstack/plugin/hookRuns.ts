@@ -5,7 +5,7 @@
  * replaced atomically without fsync (a record lost in a crash is rewritten by the next run); a bounded size (known
  * hooks only, every field clipped). Recording never fails a hook. A run that would only move the time of a record
  * written less than a minute ago leaves the file alone: an agent's burst of execute calls then pays one read per call,
- * not a write and a rename (about 2 ms of a ~35 ms hook run), and the time shown is at most a minute old.
+ * not a write and a rename (0.5 to 2 ms of a ~35 ms hook run), and the time shown is at most a minute old.
  */
 import { readTextIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
 import { isObject } from '../../platform/text/isObject.js';
