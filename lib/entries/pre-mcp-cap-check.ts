@@ -38,10 +38,11 @@ async function main(): Promise<object> {
   const [{ runPreMcp }, { recordHookRun }, { cursorPaths }] = await Promise.all([import('../commands/preMcp/run.js'), import('../agentstack/plugin/hookRuns.js'), import('../agentstack/server/paths.js')]);
   // The script lives in <root>/hooks/scripts/.
   const pluginRoot = resolve(dirname(__filename), '../..');
-  const answer = runPreMcp(front.raw, { pluginRoot, log: (m) => logHookFast(NAME, m) });
+  let unknownForm: string | null = null;
+  const answer = runPreMcp(front.raw, { pluginRoot, log: (m) => logHookFast(NAME, m), onUnknownForm: (what) => { unknownForm = what; } });
   // The heartbeat diagnose-local reads (recorded for the calls this stage checks, so other servers' calls stay cheap).
   try {
-    recordHookRun(cursorPaths(process.env).hookRuns, 'pre-mcp', { now: Date.now(), input: front.raw, pluginVersion: __PLUGIN_VERSION__, outcome: answer.permission ?? 'neutral' });
+    recordHookRun(cursorPaths(process.env).hookRuns, 'pre-mcp', { now: Date.now(), input: front.raw, pluginVersion: __PLUGIN_VERSION__, outcome: answer.permission ?? 'neutral', unknownForm });
   } catch { /* no usable Cursor dir: nothing to record */ }
   return answer;
 }

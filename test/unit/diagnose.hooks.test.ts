@@ -3,7 +3,7 @@ import { hooksRanGate, signInKindGate } from '../../lib/commands/diagnose/gatesH
 import type { McpState, PluginState } from '../../lib/commands/diagnose/state.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
-const run = (agoMs: number, more: Record<string, unknown> = {}) => ({ at: new Date(NOW - agoMs).toISOString(), cursor_version: '3.20.17', composer_mode: 'agent', plugin_version: '0.5.0', outcome: 'answered', ...more });
+const run = (agoMs: number, more: Record<string, unknown> = {}) => ({ at: new Date(NOW - agoMs).toISOString(), cursor_version: '3.20.17', composer_mode: 'agent', plugin_version: '0.5.0', outcome: 'answered', unknown_form: null, ...more });
 const plugin: PluginState = { install: { kind: 'local', dir: '/c/plugins/local/agentstack' }, installs: 1, manifestPointer: './mcp.json', shippedProblems: [] };
 const mcp = (entry: Record<string, unknown> | null): McpState => ({ path: '/c/mcp.json', exists: true, error: null, config: {}, mode: 0o600, entry, notLean: false });
 
@@ -29,6 +29,19 @@ describe('hooks.ran', () => {
     expect(check.status).toBe('WARN');
     expect(check.summary).toContain('session-start has not run');
     expect(check.summary).toContain('pre-MCP 5 s ago, ask (Cursor 3.20.17)');
+  });
+});
+
+describe('hooks.ran and calls named in an unknown form', () => {
+  it('WARNs, naming what the hook could not name, when the last pre-MCP input was in a form it does not know', () => {
+    const check = hooksRanGate({ 'session-start': run(60_000), 'pre-mcp': run(5_000, { outcome: 'ask', unknown_form: 'tool agentstack.run' }) }, NOW);
+    expect(check.status).toBe('WARN');
+    expect(check.summary).toContain('named in a form the plugin does not know (tool agentstack.run)');
+    expect(check.fix).toMatch(/Update the plugin/);
+  });
+
+  it('PASSes again once a later call is named in a known form', () => {
+    expect(hooksRanGate({ 'session-start': run(60_000), 'pre-mcp': run(5_000, { outcome: 'deny' }) }, NOW).status).toBe('PASS');
   });
 });
 

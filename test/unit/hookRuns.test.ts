@@ -18,7 +18,7 @@ describe('hook run records (the heartbeat diagnose-local reads)', () => {
     expect(recordHookRun(path, 'pre-mcp', { now: now + 20, input: null, pluginVersion: '0.5.0', outcome: 'neutral' })).toBe(true);
     expect(statSync(path).mode & 0o777).toBe(PRIVATE_MODE);
     const runs = readHookRuns(path);
-    expect(runs['session-start']).toEqual({ at: new Date(now).toISOString(), cursor_version: '3.20.17', composer_mode: 'agent', plugin_version: '0.5.0', outcome: 'answered' });
+    expect(runs['session-start']).toEqual({ at: new Date(now).toISOString(), cursor_version: '3.20.17', composer_mode: 'agent', plugin_version: '0.5.0', outcome: 'answered', unknown_form: null });
     expect(runs['pre-mcp']?.outcome).toBe('neutral');
     expect(runs['pre-mcp']?.cursor_version).toBeNull();
     expect(readFileSync(path, 'utf8')).not.toContain('a@b.c');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decidePreMcp, grantedCaps, parseExecuteArgs, type PreMcpContext } from '../../lib/commands/preMcp/decide.js';
 import { classifyRawInput } from '../../lib/commands/preMcp/front.js';
-import { isAgentStackServer, splitToolName } from '../../lib/commands/preMcp/identify.js';
+import { callIdentity, isAgentStackCall, splitToolName } from '../../lib/agentstack/server/callIdentity.js';
 import { indexSnapshot, scanSnapshot } from '../../lib/agentstack/snapshot/actionIndex.js';
 import { boundedEditDistance, closestActions } from '../../lib/commands/preMcp/suggest.js';
 import { knownBaseUrls } from '../../lib/commands/preMcp/run.js';
@@ -89,11 +89,12 @@ describe('pre-MCP decision', () => {
   });
 
   it('identifies AgentStack by Cursor server name or by url base', () => {
+    const isAgentStackServer = (raw: Record<string, unknown>, bases: string[]) => isAgentStackCall(callIdentity(raw), bases);
     expect(isAgentStackServer({ tool_name: 'agentstack_execute', mcp_server_name: 'plugin-agentstack-agentstack' }, [])).toBe(true);
     expect(isAgentStackServer({ tool_name: 'MCP:user-agentstack:agentstack.execute' }, [])).toBe(true);
     expect(isAgentStackServer({ tool_name: 'agentstack.execute', url: 'http://127.0.0.1:9/mcp' }, ['http://127.0.0.1:9'])).toBe(true);
     expect(isAgentStackServer({ tool_name: 'agentstack.execute', url: 'https://evil.example/mcp' }, [BASE])).toBe(false);
-    expect(splitToolName('MCP:a:b.c')).toEqual({ server: 'a', tool: 'b.c' });
+    expect(splitToolName('MCP:a:b.c')).toEqual({ server: 'a', tool: 'b.c', form: 'mcp-server-prefix' });
     const config = { mcpServers: { agentstack: { url: 'https://staging.agentstack.tech/mcp' } } };
     expect(knownBaseUrls(config, { AGENTSTACK_BASE_URL: 'http://127.0.0.1:5' })).toEqual([BASE, 'https://staging.agentstack.tech', 'http://127.0.0.1:5']);
     expect(knownBaseUrls({}, { AGENTSTACK_BASE_URL: 'ftp://x' })).toEqual([BASE]);

@@ -20,6 +20,8 @@ export interface HookRunRecord {
   composer_mode: string | null;
   plugin_version: string;
   outcome: string;
+  /** pre-MCP only: what the last AgentStack call named that the hook does not know (a tool, keys), else null. */
+  unknown_form: string | null;
 }
 
 export type HookRuns = Partial<Record<HookName, HookRunRecord>>;
@@ -46,6 +48,7 @@ function recordOf(value: unknown): HookRunRecord | null {
     composer_mode: field(value.composer_mode),
     plugin_version: field(value.plugin_version) ?? 'unknown',
     outcome: field(value.outcome) ?? 'unknown',
+    unknown_form: field(value.unknown_form),
   };
 }
 
@@ -72,10 +75,12 @@ export interface HookRunInput {
   input: Record<string, unknown> | null;
   pluginVersion: string;
   outcome: string;
+  unknownForm?: string | null;
 }
 
 /**
- * Whether `next` must replace `previous`: it says something new (a different Cursor, mode, plugin version or outcome),
+ * Whether `next` must replace `previous`: it says something new (a different Cursor, mode, plugin version, outcome
+ * or unknown form),
  * or the recorded time is a minute old or more, or in the future (a clock set back).
  */
 export function recordChanged(previous: HookRunRecord | undefined, next: HookRunRecord): boolean {
@@ -85,7 +90,8 @@ export function recordChanged(previous: HookRunRecord | undefined, next: HookRun
     || previous.cursor_version !== next.cursor_version
     || previous.composer_mode !== next.composer_mode
     || previous.plugin_version !== next.plugin_version
-    || previous.outcome !== next.outcome;
+    || previous.outcome !== next.outcome
+    || previous.unknown_form !== next.unknown_form;
 }
 
 /** Records this run of `hook` (see recordChanged); false (never a throw) when the file cannot be written. */
@@ -97,6 +103,7 @@ export function recordHookRun(path: string, hook: HookName, run: HookRunInput): 
       composer_mode: run.input?.composer_mode,
       plugin_version: run.pluginVersion,
       outcome: run.outcome,
+      unknown_form: run.unknownForm,
     })!;
     const previous = readHookRuns(path);
     if (!recordChanged(previous[hook], record)) return true;

@@ -28,6 +28,11 @@ export function hooksRanGate(runs: HookRuns, now: number): Check {
     session ? `session-start last ran ${ago(session, now)}${cursor ? ` (Cursor ${cursor})` : ''}, ${session.outcome}` : 'session-start has not run',
     preMcp ? `pre-MCP ${ago(preMcp, now)}, ${preMcp.outcome}${!session && cursor ? ` (Cursor ${cursor})` : ''}` : 'pre-MCP has not run on an agentstack.execute call yet',
   ];
+  if (preMcp?.unknown_form) {
+    // The hook could not name what the call asked for, so per-action rules could not see it.
+    return warn(id, `${parts.join('; ')}; the last AgentStack call was named in a form the plugin does not know (${preMcp.unknown_form}), so per-action rules asked for it (or let it through when none are set)`,
+      'Update the plugin (a newer Cursor may name calls differently); if it repeats, send diagnose-local --report to AgentStack support');
+  }
   return session ? pass(id, parts.join('; ')) : warn(id, parts.join('; '), WHERE_HOOKS_SHOW);
 }
 

@@ -9,7 +9,7 @@
  * narrow what Cursor would otherwise allow: `deny` for what cannot work, `ask` for what the person has not seen.
  */
 import { ExecuteArgsSchema, type BeforeMcpInput, type ExecuteArgs } from '../../schemas/hooks.js';
-import { isAgentStackServer, isExecuteCall } from './identify.js';
+import { callIdentity, isAgentStackCall, namesExecuteTool } from '../../agentstack/server/callIdentity.js';
 import { closestActions } from './suggest.js';
 import { grantedCaps } from '../../agentstack/auth/scopes.js';
 import type { SnapshotRead } from '../../agentstack/snapshot/actionIndex.js';
@@ -63,13 +63,32 @@ export function parseExecuteArgs(raw: unknown): ParsedExecuteArgs {
   return { kind: 'ok', args: parsed.data };
 }
 
+const EXECUTE_KEYS: ReadonlySet<string> = new Set(['steps', 'options']);
+const STEP_KEYS: ReadonlySet<string> = new Set(['id', 'action', 'params']);
+const MAX_UNDEFINED_KEYS = 3;
+
+/**
+ * The keys of an execute call's arguments that the server contract does not define (`{steps: [{id, action,
+ * params}], options}`), as `action` or `steps[0].steps`: an action named there is one the per-action rules cannot
+ * see. At most a few are named.
+ */
+export function undefinedKeys(args: ExecuteArgs): string[] {
+  const found = Object.keys(args).filter((k) => !EXECUTE_KEYS.has(k));
+  args.steps.forEach((step, i) => {
+    for (const k of Object.keys(step)) if (!STEP_KEYS.has(k)) found.push(`steps[${i}].${k}`);
+  });
+  return found.slice(0, MAX_UNDEFINED_KEYS);
+}
+
 function approveCommand(pluginRoot?: string): string {
   return `node ${pluginRoot ? `"${pluginRoot}/scripts/diagnose-local.mjs"` : '<plugin root>/scripts/diagnose-local.mjs'} --approve-actions`;
 }
 
 export function decidePreMcp(ctx: PreMcpContext): PreMcpAnswer {
   const { input } = ctx;
-  if (!input || !isExecuteCall(input) || !isAgentStackServer(input, ctx.knownBaseUrls ?? [])) return NEUTRAL;
+  if (!input) return NEUTRAL;
+  const identity = callIdentity(input);
+  if (!namesExecuteTool(identity) || !isAgentStackCall(identity, ctx.knownBaseUrls ?? [])) return NEUTRAL;
 
   const parsed = parseExecuteArgs(input.tool_input);
   if (parsed.kind !== 'ok') {

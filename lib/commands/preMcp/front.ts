@@ -4,7 +4,7 @@
  * execute path (`run.ts`) is reached through `await import()`, which esbuild evaluates lazily.
  */
 import { parseHookJson, readStdinBounded, type ReadStdinOptions, type StdinResult } from '../../platform/hookIo.js';
-import { isExecuteCall } from './identify.js';
+import { callIdentity, firstLook } from '../../agentstack/server/callIdentity.js';
 import { createTopLevelScanner, type TopLevelScanner } from './topLevelScan.js';
 
 /**
@@ -22,14 +22,14 @@ export function unreadableReason(raw: Record<string, unknown> | null): string | 
 
 export type FrontResult =
   | { kind: 'neutral'; log?: string }
-  /** A call that needs the execute check: an execute call, or one the hook could not read (raw[UNREADABLE] set). */
+  /** A call that needs the full check: one that may be AgentStack's, or one the hook could not read (raw[UNREADABLE] set). */
   | { kind: 'execute'; raw: Record<string, unknown> };
 
 export function classifyRawInput(raw: Record<string, unknown> | null): FrontResult {
   if (!raw || typeof raw.tool_name !== 'string') {
     return { kind: 'neutral', log: 'stdin is not a beforeMCPExecution JSON object; answering neutral' };
   }
-  return isExecuteCall({ tool_name: raw.tool_name }) ? { kind: 'execute', raw } : { kind: 'neutral' };
+  return firstLook(callIdentity(raw)) === 'check' ? { kind: 'execute', raw } : { kind: 'neutral' };
 }
 
 /** `read`: how stdin is read (the hook passes a reader that avoids creating process.stdin). */
@@ -41,9 +41,9 @@ export async function readPreMcpInput(options: ReadStdinOptions & { read?: (o: R
   if (stdin.problem) {
     const why = stdin.problem === 'too_large' ? 'is larger than the cap' : stdin.problem === 'timeout' ? 'did not close in time' : 'failed';
     const seen = scanner?.result() ?? {};
-    // Only a call we can see is not an execute call is neutral; anything else goes to the execute check, which
-    // answers `ask` for an AgentStack call (or a call it cannot name) and `{}` for another server's.
-    if (seen.tool_name !== undefined && !isExecuteCall({ tool_name: seen.tool_name })) return { kind: 'neutral', log: `stdin ${why}; not an execute call, answering neutral` };
+    // Only a call we can see is not AgentStack's is neutral; anything else goes to the full check, which answers
+    // `ask` for an AgentStack call (or a call it cannot name) and `{}` for another server's.
+    if (seen.tool_name !== undefined && firstLook(callIdentity(seen)) === 'neutral') return { kind: 'neutral', log: `stdin ${why}; not an AgentStack call, answering neutral` };
     return { kind: 'execute', raw: { ...seen, [UNREADABLE]: `its input ${why}` } };
   }
   return classifyRawInput(parseHookJson(stdin.text));

@@ -10,14 +10,14 @@ import { readMcpConfigFile } from '../../agentstack/mcpJson/file.js';
 import { cursorPaths } from '../../agentstack/server/paths.js';
 import { BeforeMcpInputSchema } from '../../schemas/hooks.js';
 import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
-import { NEUTRAL, decidePreMcp, parseExecuteArgs, type PreMcpAnswer } from './decide.js';
-import { isAgentStackServer, isExecuteCall, splitToolName } from './identify.js';
+import { NEUTRAL, decidePreMcp, parseExecuteArgs, undefinedKeys, type PreMcpAnswer } from './decide.js';
+import { callIdentity, firstLook, isAgentStackCall, namesExecuteTool, type CallIdentity } from '../../agentstack/server/callIdentity.js';
 import { unreadableReason } from './front.js';
 import { readSnapshotIndex } from '../../agentstack/snapshot/actionIndex.js';
 import { applySettings } from '../../agentstack/settings/effective.js';
 import { displayLines } from '../../platform/text/displayText.js';
 import { credentialNoticeFor } from './credentialNotice.js';
-import { policyInEffect } from '../../agentstack/policy/effective.js';
+import { isNoPolicy, policyInEffect, type PolicyInEffect } from '../../agentstack/policy/effective.js';
 import { decidePolicy, policySteps, strictest } from './policy.js';
 
 /** The messages quote action names from the call and the server's snapshot: no hidden characters reach anyone. */
@@ -34,6 +34,8 @@ export interface RunPreMcpOptions {
   now?: number;
   pluginRoot?: string;
   log?: (message: string) => void;
+  /** Told when the call is AgentStack's but named in a form the hook does not know (what it could not name). */
+  onUnknownForm?: (what: string) => void;
 }
 
 function readConfig(path: string, log: (m: string) => void): McpConfig {
@@ -57,18 +59,41 @@ export function knownBaseUrls(config: McpConfig, env: NodeJS.ProcessEnv): string
   return [...bases];
 }
 
+/** True when the person's per-action rules narrow anything (an unreadable rule counts: it may). */
+function rulesInEffect(policy: PolicyInEffect): boolean {
+  return policy.kind === 'unreadable' || !isNoPolicy(policy.policy);
+}
+
+/**
+ * A call on AgentStack's server that the hook cannot name (not our tool, not `mcp_auth`), or an execute call with
+ * arguments the contract does not define: the rules cannot see its actions, so it gets `ask` while rules are in
+ * effect and `{}` otherwise (a server that adds a tool or a field then breaks nobody).
+ */
+function uncheckable(what: string, policy: PolicyInEffect, log: (m: string) => void): PreMcpAnswer {
+  if (!rulesInEffect(policy)) return NEUTRAL;
+  log(`ask: ${what}; the per-action rules could not be checked`);
+  return {
+    permission: 'ask',
+    user_message: `AgentStack: this call could not be checked against your per-action rules (${what}). Allow only if you expect this call.`,
+    agent_message: `The AgentStack pre-call check could not check this call against the person's per-action rules (${what}); they are asked to confirm. Call agentstack.execute with {"steps": [{"id", "action", "params"}]} only.`,
+  };
+}
+
+const toolShown = (identity: CallIdentity) => JSON.stringify((identity.tool ?? '').slice(0, 80));
+
 /**
  * A call the hook could not read whole (`raw` holds only the top-level names it saw): an AgentStack execute call,
  * or one whose tool or server it cannot name, gets `ask`; one it can see goes elsewhere gets `{}`.
  */
-function unreadableCall(raw: Record<string, unknown>, why: string, env: NodeJS.ProcessEnv, log: (m: string) => void): PreMcpAnswer {
-  const str = (v: unknown) => (typeof v === 'string' ? v : null);
-  const toolName = str(raw.tool_name);
-  if (toolName !== null) {
-    if (!isExecuteCall({ tool_name: toolName })) return NEUTRAL;
-    const target = { tool_name: toolName, url: str(raw.url), mcp_server_name: str(raw.mcp_server_name) };
-    const named = target.url !== null || target.mcp_server_name !== null || splitToolName(toolName).server !== null;
-    if (named && !isAgentStackServer(target, knownBaseUrls(readConfig(cursorPaths(env).mcpJson, log), env))) return NEUTRAL;
+function unreadableCall(identity: CallIdentity, why: string, env: NodeJS.ProcessEnv, log: (m: string) => void): PreMcpAnswer {
+  if (identity.tool !== null) {
+    if (firstLook(identity) === 'neutral') return NEUTRAL;
+    const named = identity.serverName !== null || identity.serverUrl !== null;
+    if (named && !isAgentStackCall(identity, knownBaseUrls(readConfig(cursorPaths(env).mcpJson, log), env))) return NEUTRAL;
+    if (!namesExecuteTool(identity)) {
+      const settings = applySettings(env);
+      return uncheckable(`its tool ${toolShown(identity)} is not one AgentStack lists`, policyInEffect(settings.rows, settings.file), log);
+    }
   }
   log(`ask: the call could not be read (${why})`);
   return {
@@ -83,14 +108,15 @@ export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMc
   const env = options.env ?? process.env;
   const log = options.log ?? (() => {});
   const unreadable = unreadableReason(raw);
-  if (raw && unreadable !== null) return unreadableCall(raw, unreadable, env, log);
+  if (raw && unreadable !== null) return unreadableCall(callIdentity(raw), unreadable, env, log);
   const parsed = BeforeMcpInputSchema.safeParse(raw);
   if (!parsed.success) {
     log('stdin is not a beforeMCPExecution JSON object; answering neutral');
     return NEUTRAL;
   }
   const input = parsed.data;
-  if (!isExecuteCall(input)) return NEUTRAL;
+  const identity = callIdentity(input);
+  if (firstLook(identity) === 'neutral') return NEUTRAL;
 
   const paths = cursorPaths(env);
   const config = readConfig(paths.mcpJson, log);
@@ -98,7 +124,14 @@ export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMc
   const settings = applySettings(env);
   for (const problem of settings.problems) log(problem);
   const bases = knownBaseUrls(config, settings.env);
-  if (!isAgentStackServer(input, bases)) return NEUTRAL;
+  if (!isAgentStackCall(identity, bases)) return NEUTRAL;
+  // The person's per-action rules (settings `policy`, `ask-actions`, `deny-actions`) can only make it stricter.
+  const policy = policyInEffect(settings.rows, settings.file);
+  if (!namesExecuteTool(identity)) {
+    const what = `its tool ${toolShown(identity)} is not one AgentStack lists`;
+    options.onUnknownForm?.(`tool ${identity.tool ?? ''}`);
+    return shownSafely(uncheckable(what, policy, log));
+  }
   const bearer = bearerOf(config);
   const parsedArgs = parseExecuteArgs(input.tool_input);
   const wanted = parsedArgs.kind === 'ok' ? new Set(parsedArgs.args.steps.map((s) => s.action)) : new Set<string>();
@@ -111,16 +144,17 @@ export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMc
     knownBaseUrls: bases,
     pluginRoot: options.pluginRoot,
   });
-  // The person's per-action rules (settings `policy`, `ask-actions`, `deny-actions`) can only make it stricter.
-  const policy = policyInEffect(settings.rows, settings.file);
   const ruled = decidePolicy(policy, policySteps(parsedArgs, snapshot), { pluginRoot: options.pluginRoot });
+  const extra = parsedArgs.kind === 'ok' ? undefinedKeys(parsedArgs.args) : [];
+  if (extra.length) options.onUnknownForm?.(`keys ${extra.join(', ')}`);
+  const unchecked = extra.length ? uncheckable(`its arguments carry ${extra.join(', ')} beside the steps`, policy, log) : NEUTRAL;
   // A Device Code credential that cannot work is said before the checks that read it (ask, at most once per state
   // every ten minutes); only the person's own deny rule comes first.
   if (ruled.permission !== 'deny') {
-    const notice = credentialNoticeFor({ paths, config, env: settings.env, serverName: input.mcp_server_name ?? splitToolName(input.tool_name).server, now: options.now ?? Date.now(), log });
+    const notice = credentialNoticeFor({ paths, config, env: settings.env, serverName: identity.serverName, now: options.now ?? Date.now(), log });
     if (notice) return shownSafely(notice);
   }
-  const answer = strictest(checked, ruled);
+  const answer = strictest(strictest(checked, ruled), unchecked);
   if (answer.permission) log(`${answer.permission}: ${answer.agent_message ?? ''}`);
   return shownSafely(answer);
 }

@@ -1,10 +1,10 @@
 /**
- * Finds the call's top-level `tool_name`, `url` and `mcp_server_name` in hook input too large (or too slow) to read
+ * Finds the call's top-level `tool_name`, `url`, `mcp_server_url` and `mcp_server_name` in hook input too large (or too slow) to read
  * whole: a byte-level scan fed chunk by chunk that keeps nothing but those short strings. Only keys of the outer
  * object count (a "tool_name" inside `tool_input` is the agent's text, not Cursor's). Structural JSON bytes are
  * ASCII and every byte of a multi-byte UTF-8 character is >= 0x80, so scanning bytes is exact.
  */
-const WANTED = new Set(['tool_name', 'url', 'mcp_server_name']);
+const WANTED = new Set(['tool_name', 'url', 'mcp_server_url', 'mcp_server_name']);
 const MAX_CAPTURE = 2_048;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -12,6 +12,7 @@ const BACKSLASH = 0x5c;
 export interface SeenCall {
   tool_name?: string;
   url?: string;
+  mcp_server_url?: string;
   mcp_server_name?: string;
 }
 
