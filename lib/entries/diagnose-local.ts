@@ -10,7 +10,7 @@ import { gatherReportFacts, renderReport, systemDescription } from '../commands/
 
 const { values } = parseCommandLine({
   name: 'diagnose-local',
-  usage: `Usage: node diagnose-local.mjs [--online] [--fix] [--approve-actions] [--json | --report] [--debug]
+  usage: `Usage: node diagnose-local.mjs [--online] [--fix] [--approve-actions] [--json | --report [--include-account]] [--debug]
 
 Checks this machine's AgentStack setup: plugin files, ~/.cursor/mcp.json, token expiry, refresh token,
 project pin, settings, capability snapshot, device lock, plugin caches, then the settings in effect. Each gate PASS / WARN / FAIL with its fix.
@@ -22,7 +22,9 @@ Options:
   --approve-actions   mark every action in the capability snapshot as approved
   --json              machine-readable output
   --report            a Markdown report for a support ticket (implies --online): versions, every row, the
-                      settings, the last sign-in's log and API trace; it never holds a secret
+                      settings, the last sign-in's log and API trace; it never holds a secret, and masks
+                      your e-mail and home folder
+  --include-account   with --report: keep your account's e-mail and home-folder paths
   --debug             trace every HTTP exchange on stderr, secrets masked (also AGENTSTACK_DEBUG=api)
   -h, --help          show this help`,
   options: {
@@ -31,11 +33,13 @@ Options:
     'approve-actions': { type: 'boolean' },
     json: { type: 'boolean' },
     report: { type: 'boolean' },
+    'include-account': { type: 'boolean' },
     debug: { type: 'boolean' },
   },
 });
 
 if (values.json && values.report) usageError('diagnose-local', 'give --json or --report, not both');
+if (values['include-account'] && !values.report) usageError('diagnose-local', '--include-account works only with --report');
 const traceOn = traceScriptIfAsked(values.debug);
 
 const source = pluginRootFrom(import.meta.url);
@@ -49,11 +53,11 @@ const result = await diagnose({
 const title = `AgentStack diagnosis (plugin: ${source})`;
 if (values.report) {
   const paths = cursorPaths();
-  const { tails, secrets } = gatherReportFacts(paths, process.env, traceOn);
-  const facts = { ...tails, pluginVersion: __PLUGIN_VERSION__, pluginRoot: source, nodeVersion: process.version, os: systemDescription(), title, ...result, generatedAt: new Date() };
+  const { tails, secrets } = gatherReportFacts(paths, process.env, traceOn, result.hookRuns);
+  const facts = { ...tails, pluginVersion: __PLUGIN_VERSION__, pluginRoot: source, nodeVersion: process.version, os: systemDescription(), title, ...result, generatedAt: new Date(), includeAccount: values['include-account'] === true };
   process.stdout.write(renderReport(facts, paths, secrets));
 } else if (values.json) {
-  process.stdout.write(renderJson(title, result.checks, { changes: result.changes, settings: result.settings.map(rowJson) }));
+  process.stdout.write(renderJson(title, result.checks, { account: result.account, changes: result.changes, settings: result.settings.map(rowJson) }));
 } else {
   if (result.changes.length) process.stdout.write(`Changed:\n${result.changes.map((c) => `  ${c}`).join('\n')}\n\n`);
   process.stdout.write(renderTable(title, result.checks));

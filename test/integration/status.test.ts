@@ -44,7 +44,7 @@ describe('device-code --status', () => {
     expect(r.stdout).toContain('Server: http://127.0.0.1:9/mcp');
     expect(r.stdout).toContain('Sign in with /agentstack-authorize');
     const json = JSON.parse((await status(dir, ['--json'], 'http://127.0.0.1:9')).stdout);
-    expect(json).toMatchObject({ signed_in: false, state: 'unsigned', server_url: 'http://127.0.0.1:9/mcp', next_step: expect.stringMatching(/agentstack-authorize/) });
+    expect(json).toMatchObject({ signed_in: false, state: 'never_signed_in', server_url: 'http://127.0.0.1:9/mcp', next_step: expect.stringMatching(/agentstack-authorize/) });
   });
 
   it('after a sign-in: who, masked token, expiry, granted scopes, project, rules; at most ten lines; exit 0', async () => {
@@ -59,7 +59,7 @@ describe('device-code --status', () => {
     expect(lines[0]).toBe('✓ AgentStack: signed in');
     expect(r.stdout).toContain(`Server: ${fixture.core.baseUrl}/mcp`);
     expect(r.stdout).toMatch(/Account: signed in as \S+ \(token \w{4}\*+\)/);
-    expect(r.stdout).toMatch(/Token valid until: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(renewed automatically\)/);
+    expect(r.stdout).toMatch(/Token: valid until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(\d+ (min|h) left\) \(renewed automatically\)/);
     expect(r.stdout).toMatch(/Scopes: .*data:read.* \(\d+ of the \d+ actions need a scope not granted\)/);
     expect(r.stdout).toMatch(/Rules: each agentstack call is checked against \d+ known actions/);
     expect(r.stdout).toContain("Per-action rules: default: no per-action rules (Cursor's own approval applies)");
@@ -67,7 +67,7 @@ describe('device-code --status', () => {
     expect(r.stdout).not.toContain(token.slice(0, 12));
 
     const json = JSON.parse((await status(dir, ['--json'])).stdout);
-    expect(json).toMatchObject({ signed_in: true, state: 'ok', refresh_stored: true, online: null });
+    expect(json).toMatchObject({ signed_in: true, state: 'signed_in', refresh_stored: true, online: null, project: { id: null, reason: 'account_default' } });
     expect(json.scopes).toContain('data:read');
     expect(json.uncovered_actions).toBeGreaterThan(0);
     expect(Object.keys(json).every((k) => /^[a-z]+(_[a-z]+)*$/.test(k))).toBe(true);

@@ -106,3 +106,14 @@ describe('lib/ layout', () => {
     expect(cites).toEqual([]);
   });
 });
+
+describe('one reader of the local state', () => {
+  // The raw readers of the Cursor dir's state files. Views render the one model (agentstack/state/); only the hooks'
+  // own I/O paths may read files themselves, for their time budgets.
+  const RAW_READERS = /import\s*\{[^}]*\b(readMcpConfigFile|readRefreshFile|readSnapshot|readSnapshotIndex|readSnapshotMeta|readSnapshotFailure|readIdentity|readProjectPin|readHookRuns|isSignedOut|signedOutAt|readLockFile)\b/;
+  it('at most four files under lib/commands import a raw state reader, each a hook I/O path', () => {
+    const readers = files.filter((f) => layerOf(f) === 'commands' && RAW_READERS.test(readFileSync(f, 'utf8'))).map((f) => relative(LIB, f));
+    expect(readers.length).toBeLessThanOrEqual(4);
+    for (const path of readers) expect(path).toMatch(/^commands\/(preMcp|sessionStart)\//);
+  });
+});

@@ -304,7 +304,7 @@ describe('the rules in one line (session card, diagnose)', () => {
     const listOnly = { kind: 'ok', policy: { ...NO_POLICY, deny: ['b'], from: { ...NO_POLICY.from, 'deny-actions': settingsFrom } } } as PolicyInEffect;
     expect(describePolicy(listOnly)).toBe(`policy default; deny-actions b (${FILE})`);
     expect(policyNotice({ kind: 'unreadable', reason: 'r' })).toBe('the per-action rules cannot be read (r): every AgentStack call asks until they are fixed');
-    const card = (p: string | null) => renderCard({ serverUrl: 'https://x/mcp', state: 'ok', apiKey: false, who: null, project: null, expiresAtMs: null, capabilities: { count: 3 }, policy: p, pluginRoot: '/p', notes: [], todo: [], now: 0 });
+    const card = (p: string | null) => renderCard({ serverUrl: 'https://x/mcp', account: { state: 'signed_in', expiresAt: null, apiKey: false }, who: null, project: { id: null, reason: 'account_default', source: null, nextSignIn: null }, capabilities: { count: 3 }, policy: p, pluginRoot: '/p', notes: [], todo: [], now: 0 });
     expect(card('policy readonly').split('\n')).toContain('- Per-action rules: policy readonly');
     expect(card(null)).not.toContain('Per-action rules');
   });

@@ -58,14 +58,14 @@ describe('session start in process: signed in', () => {
     const pinned = fx.cursorDir();
     const tokens = await fx.core.issueTokens({ claims: { project_id: 7 } });
     await signInWith(pinned, fx.core.baseUrl, tokens);
-    expect(line((await startSession(pinned, fx.core.baseUrl)).card, '- Project:')).toBe('- Project: 7');
+    expect(line((await startSession(pinned, fx.core.baseUrl)).card, '- Project:')).toBe("- Project: 7 (your account's default)");
     const config = JSON.parse(readFileSync(join(pinned, 'mcp.json'), 'utf8'));
     config.mcpServers.agentstack.headers['X-Project-ID'] = '42';
     writeFileSync(join(pinned, 'mcp.json'), JSON.stringify(config));
-    expect(line((await startSession(pinned, fx.core.baseUrl)).card, '- Project:')).toBe('- Project: 42');
+    expect(line((await startSession(pinned, fx.core.baseUrl)).card, '- Project:')).toBe('- Project: 42 (pinned)');
     const none = fx.cursorDir();
     await signInWith(none, fx.core.baseUrl, await fx.core.issueTokens());
-    expect(line((await startSession(none, fx.core.baseUrl)).card, '- Project:')).toBe('- Project: none pinned');
+    expect(line((await startSession(none, fx.core.baseUrl)).card, '- Project:')).toBe("- Project: your account's default");
   });
 
   it('with under a second left, asks no server and still names the person from the cache', async () => {
@@ -195,7 +195,7 @@ describe('session start in process: the token refresh', () => {
     await coreRefresh(fx.core.baseUrl, issued.refresh_token!); // used once: the stored one is now refused
     const run = await startSession(dir, fx.core.baseUrl, { extraEnv: NO_AUTO_LOGIN });
     expect(run.card).toContain('\n- The stored refresh token was refused (invalid_grant) and removed; a new sign-in is needed.');
-    expect(line(run.card, '- Account:')).toBe('- Account: credential expired');
+    expect(line(run.card, '- Account:')).toBe('- Account: token refused by the server');
     expect(todoOf(run.card)).toEqual(['- Sign in again: run /agentstack-authorize (automatic sign-in is off: AGENTSTACK_DISABLE_AUTO_LOGIN=1).']);
     expect(existsSync(join(dir, 'agentstack-refresh'))).toBe(false);
   });
@@ -209,7 +209,7 @@ describe('session start in process: the token refresh', () => {
       const run = await startSession(dir, fx.core.baseUrl, { extraEnv: NO_AUTO_LOGIN });
       expect(run.card).toMatch(/\n- Could not refresh the token: .*answered HTTP 503\.$/);
       expect(bearerIn(dir)).toBe(issued.access_token);
-      expect(line(run.card, '- Account:')).toBe('- Account: signed in as dev@agentstack.test');
+      expect(line(run.card, '- Account:')).toBe('- Account: signed in as dev@agentstack.test, token expiring');
     } finally {
       fx.core.setFaults({ endpointFaults: {} });
     }
@@ -230,7 +230,7 @@ describe('session start in process: the token refresh', () => {
     expect(run.card.split('\n').filter((l) => l.includes('network steps could not start'))).toEqual([
       "- The plugin's network steps could not start (chunk missing); only local checks ran.",
     ]);
-    expect(line(run.card, '- Account:')).toBe('- Account: signed in');
+    expect(line(run.card, '- Account:')).toBe('- Account: signed in, token expiring');
   });
 });
 
@@ -253,7 +253,7 @@ describe('session start in process: what it starts from', () => {
     expect(requests()).toBe(before);
     expect(readFileSync(join(dir, 'mcp.json'), 'utf8')).toBe('{"mcpServers": {');
     expect(todoOf(run.card)[0]).toMatch(/^- .*mcp\.json.*not valid JSON/);
-    expect(line(run.card, '- Account:')).toBe('- Account: not signed in');
+    expect(line(run.card, '- Account:')).toBe('- Account: mcp.json unreadable');
   });
 
   it('a placeholder Bearer: cleaned out of mcp.json, and the card still says what was there', async () => {
@@ -261,7 +261,7 @@ describe('session start in process: what it starts from', () => {
     writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { agentstack: { url: `${fx.core.baseUrl}/mcp`, headers: { Authorization: 'Bearer ${env:AGENTSTACK_ACCESS_TOKEN}' } } } }));
     const run = await startSession(dir, fx.core.baseUrl, { extraEnv: NO_AUTO_LOGIN });
     expect(run.card).toContain('\n- Cleaned up the agentstack entry in mcp.json (lean form).');
-    expect(line(run.card, '- Account:')).toBe('- Account: not signed in (placeholder credential in mcp.json)');
+    expect(line(run.card, '- Account:')).toBe('- Account: not signed in (a placeholder in mcp.json)');
     expect(JSON.parse(readFileSync(join(dir, 'mcp.json'), 'utf8')).mcpServers.agentstack.headers).toBeUndefined();
     const again = await startSession(dir, fx.core.baseUrl, { extraEnv: NO_AUTO_LOGIN });
     expect(again.card).not.toContain('Cleaned up');

@@ -77,10 +77,10 @@ describe('session start in process: the token and who', () => {
     const run = await startSession(dir, fx.core.baseUrl, { loadNet: removeThenLoad, extraEnv: NO_AUTO_LOGIN });
     expect(fx.core.counters.refreshGrants).toBe(grants);
     expect(run.card).not.toMatch(/refresh/i);
-    expect(line(run.card, '- Account:')).toBe('- Account: signed in as dev@agentstack.test');
+    expect(line(run.card, '- Account:')).toBe('- Account: signed in as dev@agentstack.test, token expiring');
   });
 
-  it('an opaque token still valid by its refresh record: signed in, though the token names nobody', async () => {
+  it('an opaque token still valid by its refresh record: not refreshed; the server refuses the made-up token, and the card says so', async () => {
     const dir = fx.cursorDir();
     const issued = await fx.core.issueTokens();
     await signInWith(dir, fx.core.baseUrl, { ...issued, access_token: 'opaque-token-without-claims-0123456789' });
@@ -89,7 +89,8 @@ describe('session start in process: the token and who', () => {
     const grants = fx.core.counters.refreshGrants;
     const run = await startSession(dir, fx.core.baseUrl, { extraEnv: NO_AUTO_LOGIN });
     expect(fx.core.counters.refreshGrants).toBe(grants);
-    expect(line(run.card, '- Account:')).toMatch(/^- Account: signed in\b/);
+    // Valid by its record, so no refresh; the core never issued this token, so its catalog fetch answers 401.
+    expect(line(run.card, '- Account:')).toBe('- Account: token refused by the server');
   });
 
   it('an expired token with no refresh token is never sent: no catalog fetch, no who', async () => {
@@ -99,7 +100,7 @@ describe('session start in process: the token and who', () => {
     const before = requests();
     const run = await startSession(dir, fx.core.baseUrl, { extraEnv: NO_AUTO_LOGIN });
     expect(requests()).toBe(before);
-    expect(line(run.card, '- Account:')).toBe('- Account: credential expired');
+    expect(line(run.card, '- Account:')).toBe('- Account: token expired');
     expect(line(run.card, '- Capabilities:')).toBe('- Capabilities: no snapshot yet');
   });
 

@@ -47,7 +47,7 @@ describe('planSnapshot', () => {
 });
 
 describe('the card\'s Capabilities line', () => {
-  const base: CardInput = { serverUrl: SERVER, state: 'ok', apiKey: false, who: 'a@b', project: null, expiresAtMs: NOW + 3_600_000, capabilities: { count: 12 }, pluginRoot: '/p', notes: [], todo: [], now: NOW };
+  const base: CardInput = { serverUrl: SERVER, account: { state: 'signed_in', expiresAt: new Date(NOW + 3_600_000).toISOString(), apiKey: false }, who: 'a@b', project: { id: null, reason: 'account_default', source: null, nextSignIn: null }, capabilities: { count: 12 }, pluginRoot: '/p', notes: [], todo: [], now: NOW };
   const line = (capabilities: CardInput['capabilities']) => renderCard({ ...base, capabilities }).split('\n').find((l) => l.startsWith('- Capabilities:'));
 
   it('says the count, the skipped entries and the problem on one line', () => {
@@ -61,6 +61,6 @@ describe('the card\'s Capabilities line', () => {
     const card = renderCard({ ...base, capabilities: { count: null, problem: 'broken' } });
     expect(card).toMatch(/- Account: signed in as a@b/);
     expect(card).toMatch(/- Token: valid until/);
-    expect(card).toMatch(/- Project: none pinned/);
+    expect(card).toMatch(/- Project: your account's default/);
   });
 });

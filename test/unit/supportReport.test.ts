@@ -43,3 +43,23 @@ describe('renderReport', () => {
     expect(text).toContain('https://x/24 ');
   });
 });
+
+describe('renderReport and personal data', () => {
+  const withPersonal = (over: Partial<ReportFacts> = {}) => facts({
+    checks: [pass('online.who', 'the server knows the token: alice.smith@example.test'), pass('account', 'signed in as alice.smith@example.test')],
+    pluginRoot: '/home/alice/.cursor/plugins/local/agentstack', home: '/home/alice', ...over,
+  });
+  it('masks the account e-mail and the home folder by default, and says so at its top', () => {
+    const text = renderReport(withPersonal(), paths, []);
+    expect(text).not.toContain('alice.smith@example.test');
+    expect(text).toContain('a***@example.test');
+    expect(text).not.toContain('/home/alice');
+    expect(text).toContain('~/.cursor/plugins/local/agentstack');
+    expect(text.split('\n').slice(0, 6).join('\n')).toContain('run with --include-account to keep them');
+  });
+  it('--include-account keeps them, and says so at its top', () => {
+    const text = renderReport(withPersonal({ includeAccount: true }), paths, []);
+    expect(text).toContain('alice.smith@example.test');
+    expect(text.split('\n').slice(0, 6).join('\n')).toContain('It includes your account');
+  });
+});

@@ -1,8 +1,10 @@
 /** How `config list` and `get` show settings: a table like `git config --show-origin`, or JSON. Pure. */
 import type { SettingRow } from '../../agentstack/settings/effective.js';
+import { tilde } from '../../platform/text/tilde.js';
 
+/** Where a value comes from; a file under the home folder is shown as `~/…`. */
 export function originText(row: SettingRow): string {
-  return row.source ? `${row.origin} (${row.source})` : row.origin;
+  return row.source ? `${row.origin} (${tilde(row.source)})` : row.origin;
 }
 
 /** One row per key: name, value (`-` when none), origin; problems after, one `!` line each. */

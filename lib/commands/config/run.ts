@@ -13,7 +13,8 @@ import { setStoredSetting, unsetStoredSetting } from '../../agentstack/settings/
 import { originText, renderSettingsTable, rowJson } from './render.js';
 import { ruleEntries } from '../../agentstack/policy/rules.js';
 import { rulesMatchingNothing } from '../../agentstack/policy/describe.js';
-import { readSnapshot } from '../../agentstack/snapshot/store.js';
+import { snapshotActionsOf } from '../../agentstack/state/read.js';
+import { tilde } from '../../platform/text/tilde.js';
 
 export type ConfigCommand = { action: 'list' } | { action: 'get'; key: string } | { action: 'set'; key: string; value: string } | { action: 'unset'; key: string };
 
@@ -48,18 +49,17 @@ async function set(key: SettingKey, value: string, env: NodeJS.ProcessEnv, json:
   if (key === 'project') {
     const id = parsePinArgument(value, 'project');
     savePin(env, paths.project, id);
-    return afterChange(key, env, id === null ? `Removed the project pin ${paths.project}` : `Pinned project ${id} in ${paths.project}`, json);
+    return afterChange(key, env, id === null ? `Removed the project pin ${tilde(paths.project)}` : `Pinned project ${id} in ${tilde(paths.project)}`, json);
   }
   const checked = settingSpec(key).parse(value, key);
   await setStoredSetting(paths.settings, paths.settingsLock, key, checked);
-  return afterChange(key, env, `Set ${key} = ${settingSpec(key).show(checked)} in ${paths.settings}`, json, unmatchedNote(key, checked, paths.capabilities));
+  return afterChange(key, env, `Set ${key} = ${settingSpec(key).show(checked)} in ${tilde(paths.settings)}`, json, unmatchedNote(key, checked, env));
 }
 
 /** A rule list that names no action of the snapshot is kept (the server may add it), with a warning. */
-function unmatchedNote(key: SettingKey, value: string, snapshotPath: string): string {
+function unmatchedNote(key: SettingKey, value: string, env: NodeJS.ProcessEnv): string {
   if (key !== 'ask-actions' && key !== 'deny-actions') return '';
-  let actions;
-  try { actions = readSnapshot(snapshotPath)?.actions; } catch { return ''; }
+  const actions = snapshotActionsOf(env);
   if (!actions) return '';
   const unmatched = rulesMatchingNothing(ruleEntries(value), actions);
   return unmatched.length ? `! ${unmatched.map((r) => JSON.stringify(r)).join(', ')} ${unmatched.length === 1 ? 'matches' : 'match'} no action in the capability snapshot (${actions.length} actions); check the spelling.\n` : '';
@@ -70,10 +70,10 @@ async function unset(key: SettingKey, env: NodeJS.ProcessEnv, json: boolean): Pr
   if (key === 'project') {
     const had = existsSync(paths.project);
     savePin(env, paths.project, null);
-    return afterChange(key, env, had ? `Removed the project pin ${paths.project}` : `No project pin was set (${paths.project})`, json);
+    return afterChange(key, env, had ? `Removed the project pin ${tilde(paths.project)}` : `No project pin was set (${tilde(paths.project)})`, json);
   }
   const removed = await unsetStoredSetting(paths.settings, paths.settingsLock, key);
-  return afterChange(key, env, removed ? `Removed ${key} from ${paths.settings}` : `${key} was not set in ${paths.settings}`, json);
+  return afterChange(key, env, removed ? `Removed ${key} from ${tilde(paths.settings)}` : `${key} was not set in ${tilde(paths.settings)}`, json);
 }
 
 function list(env: NodeJS.ProcessEnv, json: boolean): ConfigResult {

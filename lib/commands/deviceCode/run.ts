@@ -10,17 +10,16 @@ import { isSignedIn, readStatus } from './status.js';
 import { PluginError } from '../../platform/errors.js';
 import { setProxyOptions } from '../../platform/net/http.js';
 import { cursorPaths } from '../../agentstack/server/paths.js';
-import { readProjectPin, savePin } from '../../agentstack/auth/projectPin.js';
+import { savePin } from '../../agentstack/auth/projectPin.js';
+import { ignoredPinNotice } from '../../agentstack/state/read.js';
 import type { DeviceCodeRequest } from './prepare.js';
 
 /** Lines for the person before the flow starts: settings that were ignored, a pin file that is not a pin. */
 function notices(request: DeviceCodeRequest): string[] {
   const env = request.settings.env;
   const lines = [...request.settings.problems];
-  try {
-    const pin = readProjectPin(env, cursorPaths(env).project);
-    if (pin.ignored) lines.push(pin.ignored);
-  } catch { /* a bad AGENTSTACK_PROJECT_ID stops the flow itself, with its own message */ }
+  const ignored = ignoredPinNotice(env);
+  if (ignored) lines.push(ignored);
   return lines;
 }
 
@@ -37,7 +36,7 @@ async function followToTheEnd(holder: DeviceLock, env: NodeJS.ProcessEnv, report
     return reporter.fail(new PluginError('not_signed_in', `The sign-in that was already running (pid ${holder.pid}) ended without signing in. Run it again for a new code.`));
   }
   reporter.joined({
-    server_url: facts.server_url, who: facts.who, project_id: facts.project_id, expires_at: facts.expires_at, refresh_stored: facts.refresh_stored,
+    server_url: facts.server_url, who: facts.who, project_id: facts.project.id, expires_at: facts.expires_at, refresh_stored: facts.refresh_stored,
     scopes: facts.scopes, capabilities: facts.actions, uncovered_actions: facts.uncovered_actions, fresh: approved || token !== before,
   });
   return 0;

@@ -6,28 +6,21 @@
  * The card is a list of sections (`STATUS_SECTIONS`), each a line and a JSON field from the same facts, so a new
  * fact (a rule in effect, say) is one more entry there.
  */
-import { classifyCredential, type CredentialState } from '../../agentstack/mcpJson/credential.js';
-import { chooseBaseUrl } from '../../agentstack/mcpJson/entry.js';
-import { readMcpConfigFile } from '../../agentstack/mcpJson/file.js';
-import { identityFor, readIdentity } from '../../agentstack/auth/identityCache.js';
-import { readRefreshFile } from '../../agentstack/auth/refreshStore.js';
-import { readProjectPin } from '../../agentstack/auth/projectPin.js';
 import { grantedScopes, uncoveredActions } from '../../agentstack/auth/scopes.js';
-import { readSnapshot } from '../../agentstack/snapshot/store.js';
-import { cursorPaths } from '../../agentstack/server/paths.js';
-import { mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
-import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
 import { maskSecret } from '../../platform/text/mask.js';
 import { quoteShort } from '../../platform/errors.js';
-import type { CapabilitySnapshot } from '../../schemas/state.js';
 import { applySettings } from '../../agentstack/settings/effective.js';
 import { NO_POLICY, policyInEffect } from '../../agentstack/policy/effective.js';
 import { describePolicy } from '../../agentstack/policy/describe.js';
 import { tilde } from '../../platform/text/tilde.js';
+import { readCursorState, type CursorState } from '../../agentstack/state/read.js';
+import { accountText, expiryText, isUsable, nextStepFor, type AccountState } from '../../agentstack/state/account.js';
+import { projectText, type Project } from '../../agentstack/state/project.js';
+import { resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
 
 export interface StatusFacts {
   server_url: string;
-  state: CredentialState;
+  state: AccountState;
   /** The Bearer masked gh-style (never more than its first 4 characters), or null. */
   token: string | null;
   api_key: boolean;
@@ -35,8 +28,7 @@ export interface StatusFacts {
   expires_at: string | null;
   refresh_stored: boolean;
   scopes: string[] | null;
-  project_id: number | null;
-  project_source: 'env' | 'file' | 'none';
+  project: Project;
   actions: number | null;
   uncovered_actions: number | null;
   unapproved_actions: number;
@@ -46,6 +38,7 @@ export interface StatusFacts {
   policy: string;
   /** `--online`: what the server said about the token (null: not asked; `accepted` null: no answer). */
   online: { accepted: boolean | null; message: string } | null;
+  now: number;
 }
 
 /** One line of the card (null: nothing to show) and its field in `--json`. */
@@ -55,23 +48,14 @@ export interface StatusSection {
   json(facts: StatusFacts): unknown;
 }
 
-const isoSeconds = (iso: string | null) => (iso ? iso.replace(/\.\d{3}Z$/, 'Z') : null);
-export const isSignedIn = (facts: StatusFacts) => facts.state === 'ok' && facts.online?.accepted !== false;
-
-const STATE_TEXT: Record<CredentialState, string> = {
-  ok: 'signed in',
-  unsigned: 'not signed in',
-  placeholder: 'not signed in (the agentstack entry holds a placeholder, not a token)',
-  expired: 'signed out: the token has expired',
-  null_caps: 'signed in with a key that grants no capabilities',
-};
+export const isSignedIn = (facts: StatusFacts) => isUsable(facts.state) && facts.online?.accepted !== false;
 
 /** The card, in order. Rules in effect go last; a new kind of rule is a new entry here. */
 export const STATUS_SECTIONS: StatusSection[] = [
   { key: 'server_url', line: (f) => `  Server: ${f.server_url}`, json: (f) => f.server_url },
   {
     key: 'signed_in',
-    line: (f) => `  Account: ${f.state === 'ok' ? `signed in${f.who ? ` as ${f.who}` : ''}` : STATE_TEXT[f.state]}${f.token ? ` (token ${f.token})` : f.api_key ? ' (an API key)' : ''}`,
+    line: (f) => `  Account: ${accountText({ state: f.state, apiKey: f.api_key }, f.who)}${f.token ? ` (token ${f.token})` : ''}`,
     json: (f) => isSignedIn(f),
   },
   { key: 'state', line: () => null, json: (f) => f.state },
@@ -79,7 +63,7 @@ export const STATUS_SECTIONS: StatusSection[] = [
   { key: 'token', line: () => null, json: (f) => f.token },
   {
     key: 'expires_at',
-    line: (f) => (f.token ? `  Token valid until: ${isoSeconds(f.expires_at) ?? 'the token does not say'}${f.refresh_stored ? ' (renewed automatically)' : ''}` : null),
+    line: (f) => (f.token ? `  Token: ${expiryText(f.expires_at, f.now)}${f.refresh_stored ? ' (renewed automatically)' : ''}` : null),
     json: (f) => f.expires_at,
   },
   { key: 'refresh_stored', line: () => null, json: (f) => f.refresh_stored },
@@ -94,11 +78,8 @@ export const STATUS_SECTIONS: StatusSection[] = [
     json: (f) => f.scopes,
   },
   { key: 'uncovered_actions', line: () => null, json: (f) => f.uncovered_actions },
-  {
-    key: 'project_id',
-    line: (f) => `  Project: ${f.project_id ?? 'none pinned (your default project)'}${f.project_source === 'env' ? ' (from AGENTSTACK_PROJECT_ID)' : ''}`,
-    json: (f) => f.project_id,
-  },
+  { key: 'project', line: (f) => `  Project: ${projectText(f.project)}`, json: (f) => ({ id: f.project.id, reason: f.project.reason, source: f.project.source, next_sign_in: f.project.nextSignIn }) },
+  { key: 'project_id', line: () => null, json: (f) => f.project.id },
   {
     key: 'actions',
     line: (f) => {
@@ -114,62 +95,50 @@ export const STATUS_SECTIONS: StatusSection[] = [
   { key: 'problems', line: () => null, json: (f) => f.problems },
 ];
 
-function snapshotOf(path: string, problems: string[]): CapabilitySnapshot | null {
-  try {
-    return readSnapshot(path);
-  } catch (error) {
-    problems.push(`The capability snapshot ${path} cannot be read: ${quoteShort((error as Error).message, 160)}`);
-    return null;
-  }
-}
-
-/** Reads the facts from this machine's files; nothing here touches the network. The token itself never leaves. */
-export function readStatus(env: NodeJS.ProcessEnv, now = Date.now()): { facts: StatusFacts; token: string | null; baseUrl: string } {
-  const paths = cursorPaths(env);
+/** The facts from the one model of this machine's state; nothing here touches the network. The token never leaves. */
+export function statusFacts(state: CursorState): { facts: StatusFacts; token: string | null; baseUrl: string } {
+  const { derived } = state;
+  const token = state.mcp.config ? state.bearer : null;
   const problems: string[] = [];
-  let config: Record<string, unknown> = {};
-  try {
-    config = readMcpConfigFile(paths.mcpJson).config;
-  } catch (error) {
-    problems.push((error as Error).message);
-  }
-  const envBase = env.AGENTSTACK_BASE_URL?.trim() ? resolveBaseUrl(env) : null;
-  const servers = config.mcpServers as Record<string, unknown> | undefined;
-  const baseUrl = chooseBaseUrl(servers?.[MCP_SERVER_KEY], envBase);
-  const serverUrl = mcpUrlFor(baseUrl);
-  let refresh: ReturnType<typeof readRefreshFile> = null;
-  try { refresh = readRefreshFile(paths.refresh); } catch (error) { problems.push((error as Error).message); }
-  const view = classifyCredential({ config, storedExpiresAt: refresh?.expires_at ?? null, now });
-  let pin: ReturnType<typeof readProjectPin> = { projectId: null, source: 'none' };
-  try { pin = readProjectPin(env, paths.project); } catch (error) { problems.push((error as Error).message); }
-  if (pin.ignored) problems.push(pin.ignored);
-  const snapshot = snapshotOf(paths.capabilities, problems);
-  const scopes = view.token ? grantedScopes(view.claims, refresh?.scope) : null;
+  if (state.mcp.error) problems.push(state.mcp.error);
+  if (state.refresh.error) problems.push(state.refresh.error);
+  if (state.snapshot.error) problems.push(`The capability snapshot ${tilde(state.paths.capabilities)} ${state.snapshot.error}`);
+  const snapshot = state.snapshot.data;
+  const scopes = token ? grantedScopes(derived.claims, state.refresh.scope ?? undefined) : null;
   const facts: StatusFacts = {
-    server_url: serverUrl,
-    state: view.state,
-    token: view.token ? maskSecret(view.token) : null,
-    api_key: view.apiKey,
-    who: view.token ? identityFor(readIdentity(paths.identity), view.claims?.sub, serverUrl)?.who ?? null : null,
-    expires_at: view.expiresAtMs === null ? null : new Date(view.expiresAtMs).toISOString(),
-    refresh_stored: Boolean(refresh && !refresh.legacy && view.token),
+    server_url: derived.serverUrl,
+    state: derived.account.state,
+    token: token ? maskSecret(token) : null,
+    api_key: derived.account.apiKey,
+    who: derived.who,
+    expires_at: derived.account.expiresAt,
+    refresh_stored: Boolean(state.refresh.record && !state.refresh.legacy && token),
     scopes,
-    project_id: pin.projectId,
-    project_source: pin.source,
+    project: derived.project,
     actions: snapshot ? snapshot.actions.length : null,
     uncovered_actions: snapshot && scopes ? uncoveredActions(snapshot.actions, scopes) : null,
     unapproved_actions: snapshot?.unapproved?.length ?? 0,
     problems,
     policy: NO_RULES,
     online: null,
+    now: state.now,
   };
-  return { facts, token: view.token, baseUrl };
+  return { facts, token, baseUrl: derived.baseUrl };
+}
+
+function envBaseUrl(env: NodeJS.ProcessEnv): string | null {
+  try { return env.AGENTSTACK_BASE_URL?.trim() ? resolveBaseUrl(env) : null; } catch { return null; }
+}
+
+/** Reads the state and its status facts (the environment with the settings applied). */
+export function readStatus(env: NodeJS.ProcessEnv, now = Date.now()): { facts: StatusFacts; token: string | null; baseUrl: string } {
+  return statusFacts(readCursorState({ env, envBaseUrl: envBaseUrl(env), now }));
 }
 
 /** What to do next when not signed in. */
 export function nextStep(facts: StatusFacts): string {
   if (facts.online?.accepted === false) return 'Sign in again with /agentstack-authorize (or node device-code.mjs).';
-  return 'Sign in with /agentstack-authorize (or node device-code.mjs).';
+  return nextStepFor(facts.state) ?? 'Sign in with /agentstack-authorize (or node device-code.mjs).';
 }
 
 const MAX_LINES = 10;

@@ -100,7 +100,7 @@ export function mcpBearerGate(mcp: McpState): Check {
   if (auth !== undefined) return fail(id, 'Authorization is empty or a placeholder (${...}, <token>, AGENTSTACK_ACCESS_TOKEN)', SIGN_IN);
   return headerValue(mcp.entry.headers, 'X-API-Key') !== undefined
     ? warn(id, 'signed in with an X-API-Key, no Bearer', 'Sign in with /agentstack-authorize for a token that refreshes itself')
-    : fail(id, 'no Authorization header: not signed in', SIGN_IN);
+    : fail(id, 'no Authorization header (the account row says why)', SIGN_IN);
 }
 
 export function mcpModeGate(mcp: McpState, platform: NodeJS.Platform = process.platform): Check {

@@ -13,6 +13,8 @@ import type { LocalState } from './state.js';
 import { SNAPSHOT_MAX_AGE_MS } from '../../agentstack/snapshot/layout.js';
 import { skippedText } from '../../agentstack/snapshot/skipped.js';
 import { PIN_FIX } from '../../agentstack/auth/projectPin.js';
+import { accountText, expiryText, nextStepFor } from '../../agentstack/state/account.js';
+import { projectText } from '../../agentstack/state/project.js';
 
 
 export function formatDuration(ms: number): string {
@@ -21,6 +23,18 @@ export function formatDuration(ms: number): string {
   if (s < 7200) return `${Math.round(s / 60)} min`;
   if (s < 172_800) return `${Math.round(s / 3600)} h`;
   return `${Math.round(s / 86_400)} d`;
+}
+
+/** The account as every view names it: its state, who, the server, the expiry, and calls' project. */
+export function accountGate(s: Pick<LocalState, 'derived' | 'now'>): Check {
+  const id = 'account';
+  const { account, serverUrl, project, who } = s.derived;
+  const expiry = account.expiresAt === null ? '' : `; token ${expiryText(account.expiresAt, s.now)}`;
+  const summary = `${accountText(account, who)} (server ${serverUrl})${expiry}; project ${projectText(project)}`;
+  const evidence = { state: account.state };
+  const next = nextStepFor(account.state);
+  if (next === null) return pass(id, summary, evidence);
+  return account.state === 'signed_out' || account.state === 'never_signed_in' ? warn(id, summary, next, evidence) : fail(id, summary, next, evidence);
 }
 
 export function tokenExpiryGate(s: Pick<LocalState, 'bearer' | 'jwtExpMs' | 'refresh' | 'now'>): Check {
@@ -58,7 +72,7 @@ export function projectPinGate(pin: LocalState['pin'], path: string): Check {
     const n = parseProjectId(pin.env);
     return n !== null ? pass(id, `project ${n} (AGENTSTACK_PROJECT_ID)`) : fail(id, `AGENTSTACK_PROJECT_ID=${JSON.stringify(pin.env.slice(0, 20))} is not an integer > 1`, 'Unset it or set an integer greater than 1');
   }
-  if (pin.text === null || !pin.text.trim()) return pass(id, 'no project pin (your default project)');
+  if (pin.text === null || !pin.text.trim()) return pass(id, "no project pin: calls go to your account's default project");
   const n = parseProjectId(pin.text);
   return n !== null ? pass(id, `project ${n} (${tilde(path)})`) : fail(id, `${tilde(path)} holds ${JSON.stringify(pin.text.trim().slice(0, 20))}, not an integer > 1`, fixPin);
 }

@@ -4,11 +4,10 @@
  * in it is a secret: the rows and logs never hold one (masked at the source), and the whole document is then
  * scrubbed of every run of 12 characters of each secret this machine holds; its top says whether anything was.
  */
-import { arch, platform, release } from 'node:os';
-import { bearerOf } from '../../agentstack/mcpJson/credential.js';
-import { readMcpConfigFile } from '../../agentstack/mcpJson/file.js';
-import { readRefreshFile } from '../../agentstack/auth/refreshStore.js';
-import { readHookRuns } from '../../agentstack/plugin/hookRuns.js';
+import { arch, homedir, platform, release } from 'node:os';
+import type { HookRuns } from '../../agentstack/plugin/hookRuns.js';
+import { credentialSecrets } from '../../agentstack/state/read.js';
+import { maskEmails, maskHome } from '../../platform/text/personal.js';
 import { environmentSecrets } from '../../agentstack/debug/trace.js';
 import type { CursorPaths } from '../../agentstack/server/paths.js';
 import type { SettingRow } from '../../agentstack/settings/effective.js';
@@ -39,16 +38,17 @@ export interface ReportFacts {
   signInLog: LogTail;
   trace: LogTail;
   generatedAt: Date;
+  /** `--include-account`: keep the account's e-mail and home-folder paths as they are. */
+  includeAccount?: boolean;
+  /** The home folder to mask (this machine's by default). */
+  home?: string;
 }
 
 export type LogTail = { text: string } | { missing: true } | { unreadable: string };
 
 /** Reads everything the report shows beyond the diagnosis, and the secrets it must not show. */
-export function gatherReportFacts(paths: CursorPaths, env: NodeJS.ProcessEnv, traceOn: boolean): { tails: Pick<ReportFacts, 'signInLog' | 'trace' | 'cursorVersion' | 'traceOn'>; secrets: string[] } {
-  const secrets = [...environmentSecrets(env)];
-  try { const bearer = bearerOf(readMcpConfigFile(paths.mcpJson).config); if (bearer) secrets.push(bearer); } catch { /* none readable */ }
-  try { const refresh = readRefreshFile(paths.refresh)?.refresh_token; if (refresh) secrets.push(refresh); } catch { /* none readable */ }
-  const runs = readHookRuns(paths.hookRuns);
+export function gatherReportFacts(paths: CursorPaths, env: NodeJS.ProcessEnv, traceOn: boolean, runs: HookRuns): { tails: Pick<ReportFacts, 'signInLog' | 'trace' | 'cursorVersion' | 'traceOn'>; secrets: string[] } {
+  const secrets = [...environmentSecrets(env), ...credentialSecrets(paths)];
   const cursorVersion = runs['session-start']?.cursor_version ?? runs['pre-mcp']?.cursor_version ?? null;
   return { tails: { signInLog: tail(paths.deviceLog, 16 * 1024), trace: tail(paths.debugLog, TRACE_BYTES), cursorVersion, traceOn }, secrets };
 }
@@ -117,13 +117,19 @@ export function renderReport(facts: ReportFacts, paths: Pick<CursorPaths, 'devic
   ].join('\n');
   const scrubbed = scrubSecrets(body, secrets);
   const masked = scrubbed === body ? 'none was found' : 'what was found is shown as ****';
+  const personal = facts.includeAccount ? scrubbed : maskHome(maskEmails(scrubbed), facts.home ?? homedir());
+  const privacy = facts.includeAccount
+    ? '> It includes your account\'s e-mail and your home folder\'s paths (--include-account).'
+    : '> Your account\'s e-mail is masked (a***@example.test) and your home folder is shown as ~; run with --include-account to keep them.';
   const head = [
     '# AgentStack plugin support report',
     '',
     `> This report contains no secret: no access token, refresh token, device code, client secret, proxy password or cookie. Tokens appear only masked (their first 4 characters), the trace masks every credential it records, and before printing, the whole report was searched for any 12 characters in a row of this machine's token, refresh token, client secret and proxy password (${masked}). Read it before you paste it anyway.`,
     '',
+    privacy,
+    '',
     `Generated ${facts.generatedAt.toISOString()}.`,
     '',
   ].join('\n');
-  return `${head}\n${scrubbed}`;
+  return `${head}\n${personal}`;
 }

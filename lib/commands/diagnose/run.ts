@@ -7,7 +7,7 @@ import { applySafeFixes } from './fix.js';
 import {
   mcpBearerGate, mcpEntryGate, mcpModeGate, mcpNoToolsGate, mcpReadableGate, nodeGate, pluginInstalledGate, shippedMcpGate,
 } from './gatesConfig.js';
-import { deviceLockGate, projectPinGate, refreshFileGate, settingsFileGate, snapshotGate, tokenExpiryGate } from './gatesState.js';
+import { accountGate, deviceLockGate, projectPinGate, refreshFileGate, settingsFileGate, snapshotGate, tokenExpiryGate } from './gatesState.js';
 import { applySettings, type SettingRow } from '../../agentstack/settings/effective.js';
 import { policyGate } from './policyGate.js';
 import { setProxyOptions } from '../../platform/net/http.js';
@@ -24,6 +24,7 @@ export function localChecks(state: LocalState, platform: NodeJS.Platform = proce
     pluginInstalledGate(state.plugin),
     hooksRanGate(state.hookRuns ?? {}, state.now),
     signInKindGate(state),
+    accountGate(state),
     shippedMcpGate(state.plugin),
     mcpReadableGate(state.mcp),
     mcpEntryGate(state.mcp),
@@ -55,6 +56,15 @@ export interface DiagnoseResult {
   changes: string[];
   /** Each setting in effect and where it came from (the `config list` table). */
   settings: SettingRow[];
+  /** The account as the one model decides it (the `--json` field `account`). */
+  account: Record<string, unknown>;
+  hookRuns: LocalState['hookRuns'];
+}
+
+/** The account facts every `--json` carries, under the same names as `device-code --status --json`. */
+export function accountJson(state: Pick<LocalState, 'derived'>): Record<string, unknown> {
+  const { account, project, serverUrl } = state.derived;
+  return { state: account.state, server_url: serverUrl, expires_at: account.expiresAt, project: { id: project.id, reason: project.reason, source: project.source, next_sign_in: project.nextSignIn } };
 }
 
 function envBaseUrl(env: NodeJS.ProcessEnv): string | null {
@@ -87,5 +97,5 @@ export async function diagnose(options: DiagnoseOptions): Promise<DiagnoseResult
     const online = await onlineChecks(state, env);
     checks.push(...online.map((c) => ({ ...c, summary: scrubSecrets(c.summary, [state.bearer]) })));
   }
-  return { checks, changes, settings: state.settings.rows };
+  return { checks, changes, settings: state.settings.rows, account: accountJson(state), hookRuns: state.hookRuns };
 }

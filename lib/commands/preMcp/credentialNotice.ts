@@ -16,6 +16,8 @@ import { readSnapshotFailure } from '../../agentstack/snapshot/store.js';
 import { runningFlow, type RunningFlow } from '../../agentstack/signIn/running.js';
 import { signInOrigins } from '../../agentstack/signIn/lock.js';
 import type { PreMcpAnswer } from './decide.js';
+import { ACCOUNT_WORDS, accountOf, type AccountState } from '../../agentstack/state/account.js';
+import { refusedSince } from '../../agentstack/state/derive.js';
 import { tellOnce } from './toldOnce.js';
 
 export type UnusableReason = 'expired' | 'refused' | 'other_server' | 'no_credential' | 'no_capabilities';
@@ -34,19 +36,20 @@ export interface CredentialFacts {
   refused: boolean;
 }
 
-/** Why the Device Code credential cannot work, or null when it can (or when there is none to speak of). Pure. */
+/** The account states the notice speaks of, and its word for each. */
+const NOTICE_REASON: Partial<Record<AccountState, UnusableReason>> = {
+  expired: 'expired', refused: 'refused', other_server: 'other_server', placeholder: 'no_credential', no_capabilities: 'no_capabilities',
+};
+
+/**
+ * Why the Device Code credential cannot work, or null when it can (or when there is none to speak of): the account's
+ * state as every view decides it (accountOf). A token inside the refresh window, or an expired one with a refresh
+ * token, is renewed; an entry with no credential may be authorized by Cursor's own OAuth. Pure.
+ */
 export function unusableReason(f: CredentialFacts): UnusableReason | null {
   if (!f.entry || f.signedOut) return null;
-  if (!f.belongs) return 'other_server';
-  switch (f.state) {
-    // A token inside the refresh window is usable; an expired one with a refresh token is refreshed at session start.
-    case 'ok': return f.refused ? 'refused' : null;
-    case 'expired': return f.refreshable && !f.refused ? null : f.refused ? 'refused' : 'expired';
-    case 'placeholder': return 'no_credential';
-    case 'null_caps': return 'no_capabilities';
-    // An entry with no credential at all may be authorized by Cursor's own OAuth: nothing is known to fail.
-    case 'unsigned': return null;
-  }
+  const { state } = accountOf({ ...f, readable: true, credential: f.state, apiKey: false, expiresAtMs: null, now: 0 });
+  return NOTICE_REASON[state] ?? null;
 }
 
 const WHAT: Record<UnusableReason, string> = {
@@ -58,6 +61,11 @@ const WHAT: Record<UnusableReason, string> = {
 };
 
 const AUTHORIZE = 'run /agentstack-authorize';
+
+/** The account state each reason is, so the notice names it with the word every view uses. */
+const STATE_OF: Record<UnusableReason, AccountState> = {
+  expired: 'expired', refused: 'refused', other_server: 'other_server', no_credential: 'placeholder', no_capabilities: 'no_capabilities',
+};
 
 /** The throttle's key: the state, and for a running sign-in its code (a new code is news). */
 export function noticeKey(reason: UnusableReason, flow: RunningFlow | null): string {
@@ -73,13 +81,13 @@ export function credentialNotice(reason: UnusableReason, flow: RunningFlow | nul
     const step = flow.url && flow.code ? `open ${flow.url} and enter the code ${flow.code} (valid until ${flow.expiresAt})` : `${AUTHORIZE} to see its code and link`;
     return {
       permission: 'ask',
-      user_message: `AgentStack: a sign-in is waiting for your approval: ${step}. ${where}`,
+      user_message: `AgentStack (${ACCOUNT_WORDS[STATE_OF[reason]]}): a sign-in is waiting for your approval: ${step}. ${where}`,
       agent_message: `AgentStack's Device Code credential (${DEVICE_CODE_SERVER_NAME}) ${WHAT[reason]}, and a sign-in is waiting for the person's approval: ask them to ${step}. ${never}`,
     };
   }
   return {
     permission: 'ask',
-    user_message: `AgentStack: the Device Code sign-in (${DEVICE_CODE_SERVER_NAME}) ${WHAT[reason]}; ${AUTHORIZE} to sign in again. ${where}`,
+    user_message: `AgentStack (${ACCOUNT_WORDS[STATE_OF[reason]]}): the Device Code sign-in (${DEVICE_CODE_SERVER_NAME}) ${WHAT[reason]}; ${AUTHORIZE} to sign in again. ${where}`,
     agent_message: `AgentStack's Device Code credential (${DEVICE_CODE_SERVER_NAME}) ${WHAT[reason]}: its calls answer 401. Run /agentstack-authorize (or ask the person to click Connect for AgentStack in Cursor's MCP settings) and relay the code it prints. ${never}`,
   };
 }
@@ -109,8 +117,7 @@ export function credentialFacts(args: Omit<NoticeArgs, 'serverName' | 'log'>): {
   const ours = stored !== null && refreshBelongsTo(stored, baseUrl);
   const view = classifyCredential({ config: args.config, storedExpiresAt: ours ? stored.expires_at : null, now: args.now });
   const failure = view.token && !view.apiKey ? readSnapshotFailure(args.paths.capabilitiesFailure) : null;
-  const issuedAtMs = typeof view.claims?.iat === 'number' ? view.claims.iat * 1000 : null;
-  const refused = failure?.unauthorized === true && failure.server_url === mcpUrlFor(baseUrl) && (issuedAtMs === null || Date.parse(failure.at) >= issuedAtMs);
+  const refused = refusedSince(failure, mcpUrlFor(baseUrl), view.claims);
   return {
     facts: { entry: entry !== undefined, signedOut: entry !== undefined && isSignedOut(args.paths.signedOut), state: view.state, refreshable: ours, belongs: credentialsBelongTo(entry, baseUrl, issuedFor(stored)), refused },
     baseUrl,

@@ -1,6 +1,7 @@
 /** The status card the session-start hook gives the agent, pure: short, one fact per line, then what to do. */
-import type { CredentialState } from '../../agentstack/mcpJson/credential.js';
 import { skippedText } from '../../agentstack/snapshot/skipped.js';
+import { accountText, expiryText, type Account } from '../../agentstack/state/account.js';
+import { projectText, type Project } from '../../agentstack/state/project.js';
 
 /** The Capabilities line: how many actions, how many catalog entries were left out, and what is wrong, if anything. */
 export interface CardCapabilities {
@@ -13,14 +14,10 @@ export interface CardCapabilities {
 }
 
 export interface CardInput {
-  /** The person signed out on purpose (and has no credential now). */
-  signedOut?: boolean;
   serverUrl: string;
-  state: CredentialState;
-  apiKey: boolean;
+  account: Account;
   who: string | null;
-  project: string | null;
-  expiresAtMs: number | null;
+  project: Project;
   capabilities: CardCapabilities;
   /** The person's per-action rules in one line; omitted when there are none. */
   policy?: string | null;
@@ -30,21 +27,6 @@ export interface CardInput {
   /** What the person should do, most important first. */
   todo: string[];
   now: number;
-}
-
-const STATE_TEXT: Record<CredentialState, string> = {
-  ok: 'signed in',
-  unsigned: 'not signed in',
-  placeholder: 'not signed in (placeholder credential in mcp.json)',
-  expired: 'credential expired',
-  null_caps: 'signed in with a key that grants no capabilities',
-};
-
-function expiryText(expiresAtMs: number | null, now: number): string {
-  if (expiresAtMs === null) return 'no expiry known';
-  const minutes = Math.round((expiresAtMs - now) / 60_000);
-  const when = new Date(expiresAtMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  return minutes >= 0 ? `valid until ${when} (${minutes < 120 ? `${minutes} min` : `${Math.round(minutes / 60)} h`} left)` : `expired at ${when}`;
 }
 
 function capabilitiesText(c: CardCapabilities): string {
@@ -57,10 +39,10 @@ function capabilitiesText(c: CardCapabilities): string {
 
 export function renderCard(input: CardInput): string {
   const lines = [`AgentStack plugin status (server ${input.serverUrl})`];
-  const account = input.signedOut ? 'signed out' : input.state === 'ok' ? `${STATE_TEXT.ok}${input.who ? ` as ${input.who}` : ''}${input.apiKey ? ' (API key)' : ''}` : STATE_TEXT[input.state];
-  lines.push(`- Account: ${account}`);
-  lines.push(`- Project: ${input.project ?? 'none pinned'}`);
-  if (!input.apiKey && (input.state === 'ok' || input.state === 'expired' || input.state === 'null_caps')) lines.push(`- Token: ${expiryText(input.expiresAtMs, input.now)}`);
+  const { account } = input;
+  lines.push(`- Account: ${accountText(account, input.who)}`);
+  lines.push(`- Project: ${projectText(input.project)}`);
+  if (account.expiresAt !== null) lines.push(`- Token: ${expiryText(account.expiresAt, input.now)}`);
   lines.push(`- Capabilities: ${capabilitiesText(input.capabilities)}`);
   if (input.policy) lines.push(`- Per-action rules: ${input.policy}`);
   lines.push(`- Plugin root: ${input.pluginRoot} (sign in: node "${input.pluginRoot}/hooks/scripts/device-code.mjs"; diagnose: node "${input.pluginRoot}/scripts/diagnose-local.mjs")`);

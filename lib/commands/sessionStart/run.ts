@@ -16,6 +16,10 @@ import { readMcpConfigFile, symlinkNotice, updateMcpConfigFile } from '../../age
 import { cursorPaths, type CursorPaths } from '../../agentstack/server/paths.js';
 import { issuedFor, readRefreshFile, refreshBelongsTo, type StoredRefresh } from '../../agentstack/auth/refreshStore.js';
 import { renderCard } from './card.js';
+import { accountOf } from '../../agentstack/state/account.js';
+import { projectOf, type Project } from '../../agentstack/state/project.js';
+import { refusedSince } from '../../agentstack/state/derive.js';
+import { readSnapshotFailure } from '../../agentstack/snapshot/store.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
 import { displayLines } from '../../platform/text/displayText.js';
 import { runningFlow, type SignInOutcome } from '../../agentstack/signIn/running.js';
@@ -79,9 +83,14 @@ async function normalize(path: string, options: { envBaseUrl: string | null; iss
   }
 }
 
-function project(config: McpConfig, gate: CredentialView): string | null {
-  const id = parseProjectId(headerValue(agentstackEntry(config)?.headers, 'X-Project-ID')) ?? parseProjectId(gate.claims?.project_id);
-  return id === null ? null : String(id);
+/** The project calls go to, decided as every view decides it (the pin read for the next sign-in included). */
+function project(config: McpConfig, gate: CredentialView, pin: SignInFacts['pin'], env: NodeJS.ProcessEnv): Project {
+  const pinned = 'projectId' in pin ? pin.projectId : null;
+  return projectOf({
+    header: parseProjectId(headerValue(agentstackEntry(config)?.headers, 'X-Project-ID')),
+    pin: { projectId: pinned, source: pinned === null ? 'none' : env.AGENTSTACK_PROJECT_ID?.trim() ? 'env' : 'file' },
+    claimed: parseProjectId(gate.claims?.project_id),
+  });
 }
 
 /** What the steps share: where the files are, which server, and the lazily loaded network steps. */
@@ -107,7 +116,7 @@ function readStored(path: string, ctx: Ctx): StoredRefresh | null {
 }
 
 /** Step 3: refresh a token near expiry; the credential view after it. */
-async function refreshStep(run: Run, gate: CredentialView): Promise<{ gate: CredentialView; config: McpConfig | null }> {
+async function refreshStep(run: Run, gate: CredentialView): Promise<{ gate: CredentialView; config: McpConfig | null; refusedGrant?: true }> {
   const { ctx } = run;
   const net = !run.offline && needsRefresh(gate, ctx.now()) && run.stored ? await run.net() : null;
   if (!net) return { gate, config: null };
@@ -120,7 +129,7 @@ async function refreshStep(run: Run, gate: CredentialView): Promise<{ gate: Cred
   }
   if (outcome.kind === 'invalid_grant') {
     ctx.notes.push('The stored refresh token was refused (invalid_grant) and removed; a new sign-in is needed.');
-    return { gate: { ...gate, state: 'expired' }, config: null };
+    return { gate: { ...gate, state: 'expired' }, config: null, refusedGrant: true };
   }
   if (outcome.kind === 'failed') ctx.notes.push(`Could not refresh the token: ${outcome.message}.`);
   return { gate, config: null };
@@ -154,13 +163,14 @@ function signInFacts(run: Run, gate: CredentialView): SignInFacts {
   };
 }
 
-async function signInStep(run: Run, gate: CredentialView): Promise<void> {
+/** Returns the facts it decided on (the card shows the project pin they read). */
+async function signInStep(run: Run, gate: CredentialView): Promise<SignInFacts> {
   const facts = signInFacts(run, gate);
   const decision = decideSignIn(facts);
-  if (decision.kind === 'none') return;
+  if (decision.kind === 'none') return facts;
   if (decision.kind === 'tell') {
     run.ctx.todo.push(decision.todo);
-    return;
+    return facts;
   }
   let outcome: SignInOutcome = decision.kind === 'join' ? decision.flow : { kind: 'failed', message: 'the network steps could not start' };
   if (decision.kind === 'start') {
@@ -169,6 +179,7 @@ async function signInStep(run: Run, gate: CredentialView): Promise<void> {
     if (net) outcome = await net.startSignIn({ paths: run.paths, env: run.env, baseUrl: run.baseUrl, origins: pageOrigins(run), projectId: decision.projectId, deadline: run.ctx.deadline, script: run.options.script, now: run.ctx.now });
   }
   run.ctx.todo.push(signInTodo(outcome, run.paths.deviceLog));
+  return facts;
 }
 
 /** Step 6: who is signed in, from the cache, else (or after a snapshot refresh) from the server. */
@@ -235,7 +246,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   // 3. refresh, 4. sign-in, 5. snapshot, 6. who
   const refreshed = await refreshStep(run, first);
   const gate = refreshed.gate;
-  await signInStep(run, gate);
+  const signInSeen = await signInStep(run, gate);
   const signedIn = gate.state === 'ok' && gate.token !== null && !offline;
   const { capabilities, refreshed: refreshedSnapshot } = await snapshotStep({
     paths, baseUrl, serverUrl: mcpUrlFor(baseUrl), token: signedIn ? gate.token : null, now, timeLeftMs: () => left(ctx), net,
@@ -249,8 +260,16 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     }
   }
 
+  const serverUrl = mcpUrlFor(baseUrl);
+  const account = accountOf({
+    readable: normalized !== null, entry: agentstackEntry(gateConfig) !== undefined, credential: gate.state, apiKey: gate.apiKey, expiresAtMs: gate.expiresAtMs,
+    refreshable: run.stored !== null && refreshBelongsTo(run.stored, baseUrl) && !refreshed.refusedGrant,
+    refused: refreshed.refusedGrant === true || (gate.token !== null && !gate.apiKey && refusedSince(readSnapshotFailure(paths.capabilitiesFailure), serverUrl, gate.claims)),
+    // A credential issued for another server was dropped by the normalization above: what is left belongs here.
+    belongs: true, signedOut: gate.state !== 'ok' && isSignedOut(paths.signedOut), now: now(),
+  });
   const card = renderCard({
-    signedOut: gate.state !== 'ok' && isSignedOut(paths.signedOut), serverUrl: mcpUrlFor(baseUrl), state: gate.state, apiKey: gate.apiKey, who, project: project(refreshed.config ?? config, gate), expiresAtMs: gate.expiresAtMs,
+    serverUrl, account, who, project: project(refreshed.config ?? config, gate, signInSeen.pin, env),
     capabilities, policy: policyNotice(policyInEffect(settings.rows, settings.file)), pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo, now: now(),
   });
   // The card quotes the server (who, error messages, action names): a server that echoes a credential gets it

@@ -4,9 +4,8 @@
  * points at the server being verified: a user's token never travels to another host because of --base-url.
  */
 import { baseUrlFromMcpUrl } from '../../agentstack/server/baseUrl.js';
-import { isPluginError } from '../../platform/errors.js';
 import { bearerOf } from '../../agentstack/mcpJson/credential.js';
-import { readMcpConfigFile } from '../../agentstack/mcpJson/file.js';
+import { readMcpState } from '../../agentstack/state/read.js';
 import { pass, warn, type Check } from '../../platform/report.js';
 import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
 
@@ -24,18 +23,12 @@ export function bearerFromEnv(name: string, env: NodeJS.ProcessEnv): BearerChoic
 }
 
 export function bearerFromMcpJson(path: string, baseUrl: string): BearerChoice {
-  let config;
-  try {
-    config = readMcpConfigFile(path);
-  } catch (error) {
-    const why = isPluginError(error) ? error.message : `${path} could not be read`;
-    return { check: warn(ID, `${why}; probing without a Bearer`, 'fix the file, or pass --token-env NAME') };
-  }
-  if (config.text === null) return { check: warn(ID, `no ${path}; probing without a Bearer`, 'sign in first, or pass --token-env NAME') };
-  const servers = config.config.mcpServers as Record<string, { url?: unknown }> | undefined;
-  const entry = servers?.[MCP_SERVER_KEY];
+  const mcp = readMcpState(path, null);
+  if (mcp.error) return { check: warn(ID, `${mcp.error}; probing without a Bearer`, 'fix the file, or pass --token-env NAME') };
+  if (!mcp.config) return { check: warn(ID, `no ${path}; probing without a Bearer`, 'sign in first, or pass --token-env NAME') };
+  const entry = mcp.entry;
   if (!entry) return { check: warn(ID, `${path} has no "${MCP_SERVER_KEY}" entry; probing without a Bearer`, 'sign in first, or pass --token-env NAME') };
-  const bearer = bearerOf(config.config);
+  const bearer = bearerOf(mcp.config);
   if (!bearer) return { check: warn(ID, `the "${MCP_SERVER_KEY}" entry in ${path} has no real Bearer (missing or a placeholder); probing without one`, 'sign in again, or pass --token-env NAME') };
   const entryBase = baseUrlFromMcpUrl(entry.url);
   if (entryBase !== baseUrl) {

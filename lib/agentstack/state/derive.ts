@@ -1,0 +1,70 @@
+/**
+ * The facts decided once from what read.ts read: the server, the account's state and expiry, the project calls go
+ * to and why, who is signed in. Pure.
+ */
+import { mcpUrlFor } from '../server/baseUrl.js';
+import { classifyCredential, headerValue, type McpConfig } from '../mcpJson/credential.js';
+import { chooseBaseUrl, credentialsBelongTo, parseProjectId } from '../mcpJson/entry.js';
+import { issuedFor, refreshBelongsTo, type RefreshRecord } from '../auth/refreshStore.js';
+import { identityFor, type Identity } from '../auth/identityCache.js';
+import type { SnapshotFailure } from '../../schemas/state.js';
+import { accountOf, type Account } from './account.js';
+import { projectOf, type Project } from './project.js';
+
+export interface DerivedState {
+  baseUrl: string;
+  serverUrl: string;
+  account: Account;
+  project: Project;
+  /** Who holds the token, from the identity cache when it is this token's subject on this server. */
+  who: string | null;
+  /** The token's claims (unverified hints: scopes, subject); null without a token. */
+  claims: Record<string, unknown> | null;
+}
+
+/**
+ * The server refused this token: the last catalog fetch from this server answered 401 after the token was issued
+ * (a failure older than the token says nothing about it).
+ */
+export function refusedSince(failure: SnapshotFailure | null | undefined, serverUrl: string, claims: Record<string, unknown> | null): boolean {
+  if (failure?.unauthorized !== true || failure.server_url !== serverUrl) return false;
+  const issuedAtMs = typeof claims?.iat === 'number' ? claims.iat * 1000 : null;
+  return issuedAtMs === null || Date.parse(failure.at) >= issuedAtMs;
+}
+
+export interface DeriveInput {
+  now: number;
+  mcp: { config: McpConfig | null; entry: Record<string, unknown> | null; error: string | null };
+  refresh: { expiresAt: string | null; record: RefreshRecord | null };
+  pin: { text: string | null; env: string | null };
+  snapshot: { failure?: SnapshotFailure | null };
+  identity: Identity | null;
+  signedOut: boolean;
+}
+
+export function deriveState(s: DeriveInput, envBaseUrl: string | null): DerivedState {
+  const baseUrl = chooseBaseUrl(s.mcp.entry, envBaseUrl);
+  const serverUrl = mcpUrlFor(baseUrl);
+  const ours = s.refresh.record !== null && refreshBelongsTo(s.refresh.record, baseUrl);
+  const view = classifyCredential({ config: s.mcp.config ?? {}, storedExpiresAt: ours ? s.refresh.expiresAt : null, now: s.now });
+  const account = accountOf({
+    readable: s.mcp.error === null,
+    entry: s.mcp.entry !== null,
+    credential: view.state,
+    apiKey: view.apiKey,
+    expiresAtMs: view.expiresAtMs,
+    refreshable: ours,
+    refused: view.token !== null && !view.apiKey && refusedSince(s.snapshot.failure, serverUrl, view.claims),
+    belongs: credentialsBelongTo(s.mcp.entry ?? undefined, baseUrl, issuedFor(s.refresh.record)),
+    signedOut: s.signedOut,
+    now: s.now,
+  });
+  const pinned = parseProjectId(s.pin.env ?? undefined) ?? parseProjectId(s.pin.text ?? undefined);
+  const project = projectOf({
+    header: parseProjectId(headerValue(s.mcp.entry?.headers, 'X-Project-ID')),
+    pin: { projectId: pinned, source: pinned === null ? 'none' : s.pin.env ? 'env' : 'file' },
+    claimed: parseProjectId(view.claims?.project_id),
+  });
+  const who = view.token ? identityFor(s.identity, view.claims?.sub, serverUrl)?.who ?? null : null;
+  return { baseUrl, serverUrl, account, project, who, claims: view.claims };
+}
