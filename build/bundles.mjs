@@ -12,7 +12,7 @@ export const BUNDLES = [
   {
     entry: 'lib/entries/session-start.ts', out: 'hooks/scripts/session-start.cjs',
     chunks: [
-      { out: 'hooks/scripts/session-start.main.cjs', modules: ['lib/commands/sessionStart/run.ts', 'lib/schemas/hooks.ts', 'lib/agentstack/plugin/hookRuns.ts'] },
+      { out: 'hooks/scripts/session-start.main.cjs', modules: ['lib/commands/sessionStart/run.ts', 'lib/schemas/hooks.ts'] },
       { out: 'hooks/scripts/session-start.net.cjs', modules: ['lib/commands/sessionStart/net.ts'] },
     ],
     plainSchemas: HOOK_SCHEMAS,
@@ -20,7 +20,7 @@ export const BUNDLES = [
   { entry: 'lib/entries/device-code.ts', out: 'hooks/scripts/device-code.mjs' },
   {
     entry: 'lib/entries/pre-mcp-cap-check.ts', out: 'hooks/scripts/pre-mcp-cap-check.cjs',
-    chunks: [{ out: 'hooks/scripts/pre-mcp-cap-check.execute.cjs', modules: ['lib/commands/preMcp/run.ts', 'lib/agentstack/plugin/hookRuns.ts'] }],
+    chunks: [{ out: 'hooks/scripts/pre-mcp-cap-check.execute.cjs', modules: ['lib/commands/preMcp/run.ts'] }],
     plainSchemas: HOOK_SCHEMAS,
   },
   { entry: 'lib/entries/diagnose-local.ts', out: 'scripts/diagnose-local.mjs' },

@@ -17,4 +17,6 @@ export const STATE_FILE_MAX_BYTES = {
   settings: 1 * MiB,
   hookRuns: 16 * KiB,
   credentialTold: 16 * KiB,
+  gate: 8 * MiB,
+  sessionGate: 64 * KiB,
 } as const;

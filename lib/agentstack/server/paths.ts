@@ -28,6 +28,10 @@ export const CURSOR_FILES = {
   hookRuns: 'agentstack-hook-runs.json',
   /** When the pre-MCP hook last told the person about an unusable credential, per state (no secret). */
   credentialTold: 'agentstack-credential-told.json',
+  /** What the pre-MCP hook's fast path needs, compiled from the files above when they change (no secret). */
+  gate: 'agentstack-gate.json',
+  /** The card of a session start that had nothing to do, and what it was made from (no secret). */
+  sessionGate: 'agentstack-session-gate.json',
 } as const;
 
 export type CursorPaths = { dir: string } & { [K in keyof typeof CURSOR_FILES]: string };
