@@ -5,7 +5,7 @@ import { parseHookJson } from '../platform/hookIo.js';
 import { chunkCacheRoot, cursorPaths } from '../agentstack/server/paths.js';
 import { checkSessionGate, saveSessionGate, type QuietRun } from '../commands/sessionStart/quick.js';
 import type { NetModule } from '../commands/sessionStart/run.js';
-import { POLLER_FLAG } from '../agentstack/signIn/pollerFlag.js';
+import { POLLER_FLAG, RENEW_FLAG } from '../agentstack/signIn/pollerFlag.js';
 
 const NAME = 'session-start';
 const USAGE = `Usage: node session-start.cjs --from-hook
@@ -61,12 +61,12 @@ async function hook(): Promise<object> {
 const recordRun = (input: Record<string, unknown> | null, outcome: string): Promise<unknown> => import('../agentstack/plugin/hookRuns.js')
   .then(({ recordHookRun }) => recordHookRun(cursorPaths(process.env).hookRuns, 'session-start', { now: Date.now(), input, pluginVersion: __PLUGIN_VERSION__, outcome }))
   .catch(() => { /* no usable Cursor dir: nothing to record */ });
-
 /** No usable Cursor dir: no cache (the hook reports the dir itself). */
 const useCache = () => import('../platform/chunkLoader.js').then(({ useChunkCache }) => useChunkCache({ root: chunkCacheRoot(process.env), version: __PLUGIN_VERSION__ })).catch(() => {});
 
-if (process.argv.includes(POLLER_FLAG)) {
-  void useCache().then(loadNet).then(async ({ runDevicePoller }) => process.exit(await runDevicePoller()));
+if (process.argv.includes(POLLER_FLAG) || process.argv.includes(RENEW_FLAG)) {
+  // A detached background step: the device-code poller, or a token renewal the pre-MCP hook started.
+  void useCache().then(loadNet).then(async (net) => process.exit(await (process.argv.includes(RENEW_FLAG) ? net.runRenewal() : net.runDevicePoller())));
 } else {
   hook()
     .then(exitHook)

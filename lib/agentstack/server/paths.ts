@@ -30,6 +30,8 @@ export const CURSOR_FILES = {
   credentialTold: 'agentstack-credential-told.json',
   /** What the pre-MCP hook's fast path needs, compiled from the files above when they change (no secret). */
   gate: 'agentstack-gate.json',
+  /** When the pre-MCP hook last started a background renewal of the token (empty; its time is what counts). */
+  renewStarted: 'agentstack-renew.started',
   /** The card of a session start that had nothing to do, and what it was made from (no secret). */
   sessionGate: 'agentstack-session-gate.json',
 } as const;

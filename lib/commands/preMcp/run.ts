@@ -19,6 +19,7 @@ import { displayLines } from '../../platform/text/displayText.js';
 import { credentialNoticeFor } from './credentialNotice.js';
 import type { Stamp } from './gate.js';
 import { refreshGate } from './gateBuild.js';
+import { renewIfDue } from './renew.js';
 import { isNoPolicy, policyInEffect, type PolicyInEffect } from '../../agentstack/policy/effective.js';
 import { decidePolicy, policySteps, strictest } from './policy.js';
 
@@ -153,6 +154,8 @@ export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMc
     names: known === undefined ? undefined : known.slice(1, -1).split('\n'),
   });
   const ruled = decidePolicy(policy, policySteps(parsedArgs, snapshot), { pluginRoot: options.pluginRoot });
+  // A Bearer due for renewal is renewed in the background; this call is answered without waiting for it.
+  renewIfDue({ paths, config, env: settings.env, processEnv: env, pluginRoot: options.pluginRoot, now: options.now ?? Date.now(), log });
   if (options.gate) {
     const claims = bearer ? decodeJwtClaims(bearer) : null;
     refreshGate({ paths, env, settingsEnv: settings.env, stamps: options.gate.stamps, config, claims, policy, bases, readSnapshot: () => readSnapshotIndex(paths.capabilities), now: options.now ?? Date.now(), plugin: options.gate.plugin });
