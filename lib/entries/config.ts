@@ -24,6 +24,8 @@ Keys:
   ask-actions      actions to ask about: names or globs (storage.*, *.purge) or capabilities
                    (projects:admin), comma separated                         (AGENTSTACK_ASK_ACTIONS)
   deny-actions     actions never to run, in the same form                   (AGENTSTACK_DENY_ACTIONS)
+                   deny rules always hold; ask rules hold where Cursor asks (the IDE, the CLI) and may be
+                   skipped under auto-run or for allowlisted tools: deny what must never run
   debug            api or off: trace every HTTP exchange, secrets masked; hooks write the trace to
                    ~/.cursor/agentstack-debug.log, scripts to stderr           (AGENTSTACK_DEBUG)
 

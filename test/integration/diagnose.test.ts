@@ -101,7 +101,11 @@ describe('diagnose-local against the reference core', () => {
   });
 
   it('then (once a hook has run) every gate PASSes and it exits 0', async () => {
+    // Before any AgentStack call since the sign-in, diagnose says what Cursor may need.
+    const before = JSON.parse((await runAndKeep(['--json'])).stdout) as Report;
+    expect(before.checks.find((c) => c.id === 'cursor.calls')).toMatchObject({ status: 'WARN', fix: expect.stringContaining('agent mcp enable agentstack') });
     recordHookRun(join(cursor.path, 'agentstack-hook-runs.json'), 'session-start', { now: Date.now() - 60_000, input: { cursor_version: '3.20.17' }, pluginVersion: '0.5.0', outcome: 'answered' });
+    recordHookRun(join(cursor.path, 'agentstack-hook-runs.json'), 'pre-mcp', { now: Date.now(), input: { cursor_version: '3.20.17' }, pluginVersion: '0.5.0', outcome: 'neutral' });
     const r = await runAndKeep(['--json']);
     const report = JSON.parse(r.stdout) as Report;
     expect(report.checks.filter((c) => c.status !== 'PASS')).toEqual([]);

@@ -28,7 +28,7 @@ describe('device-code output', () => {
       { event: 'device_code', user_code: 'ABCD-EFGH', verification_uri: 'https://a.tech/activate', verification_uri_complete: 'https://a.tech/activate?user_code=ABCD-EFGH', expires_in: 600, interval: 5 },
       { event: 'pending' },
       { event: 'slow_down', interval: 10 },
-      { event: 'authorized', server_url: 'https://a.tech/mcp', project_id: 42, expires_at: '2030-01-01T00:00:00.000Z', capabilities: 9, scopes: ['openid', 'data:read'], uncovered_actions: 4 },
+      { event: 'authorized', server_url: 'https://a.tech/mcp', project_id: 42, expires_at: '2030-01-01T00:00:00.000Z', capabilities: 9, scopes: ['openid', 'data:read'], uncovered_actions: 4, next_step: expect.stringContaining('Customize > MCPs') },
     ]);
     expect(s.out.every((l) => l.endsWith('\n') && !l.slice(0, -1).includes('\n'))).toBe(true);
     const text = s.err.join('');

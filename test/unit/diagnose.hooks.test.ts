@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hooksRanGate, signInKindGate } from '../../lib/commands/diagnose/gatesHooks.js';
+import { callsSinceSignInGate, hooksRanGate, signInKindGate } from '../../lib/commands/diagnose/gatesHooks.js';
+import { noCallSince } from '../../lib/agentstack/plugin/cursorUi.js';
 import type { McpState, PluginState } from '../../lib/commands/diagnose/state.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
@@ -18,7 +19,7 @@ describe('hooks.ran', () => {
     const check = hooksRanGate({}, NOW);
     expect(check.status).toBe('WARN');
     expect(check.summary).toBe('no hook of this plugin has run on this machine');
-    expect(check.fix).toMatch(/Cursor Settings > Hooks/);
+    expect(check.fix).toMatch(/Customize > Hooks \(Cursor Settings > Hooks before Cursor 3\.18\)/);
     expect(check.fix).toMatch(/"Hooks" and "MCP Logs" output channels/);
     expect(check.fix).toMatch(/3\.13/);
     expect(check.fix).toMatch(/enterprise/);
@@ -50,9 +51,28 @@ describe('sign-in.kind', () => {
     const signed = { url: 'https://agentstack.tech/mcp', headers: { Authorization: 'Bearer abc.def.ghi' } };
     const both = signInKindGate({ plugin, mcp: mcp(signed) });
     expect(both.summary).toMatch(/^both: Device Code: user-agentstack .*signed in; Connect: plugin-agentstack-agentstack/);
-    expect(both.summary).toContain("turn one off in Cursor's MCP settings");
+    expect(both.summary).toContain('turn one off in Customize > MCPs');
     expect(signInKindGate({ plugin, mcp: mcp(null) }).summary).toMatch(/^Connect: .*no Device Code entry/);
     expect(signInKindGate({ plugin: { ...plugin, install: null }, mcp: mcp({ url: 'https://agentstack.tech/mcp' }) }).summary).toMatch(/^Device Code: .*no credential; no installed plugin/);
     expect(signInKindGate({ plugin: { ...plugin, install: null }, mcp: mcp(null) }).status).toBe('WARN');
+  });
+});
+
+describe('cursor.calls: what Cursor may need after a sign-in', () => {
+  const derived = (noCall: boolean, state: 'signed_in' | 'never_signed_in' = 'signed_in') => ({ account: { state, expiresAt: null, apiKey: false }, noCallSinceSignIn: noCall }) as never;
+  it('WARNs with the enable and approve step when no AgentStack call reached the hook since the token was issued', () => {
+    const check = callsSinceSignInGate({ derived: derived(true), hookRuns: {} });
+    expect(check.status).toBe('WARN');
+    expect(check.fix).toBe('If user-agentstack is off in Customize > MCPs (Cursor Settings > MCP before Cursor 3.18), turn it on (Cursor CLI: agent mcp enable agentstack), and approve it if Cursor asks.');
+  });
+  it('PASSes once a call went through, and says nothing when not signed in', () => {
+    expect(callsSinceSignInGate({ derived: derived(false), hookRuns: { 'pre-mcp': run(5_000) } }).status).toBe('PASS');
+    expect(callsSinceSignInGate({ derived: derived(true, 'never_signed_in'), hookRuns: {} }).summary).toMatch(/^not checked/);
+  });
+  it('noCallSince: no record, or one older than the token, is no call since', () => {
+    expect(noCallSince(NOW, null)).toBe(true);
+    expect(noCallSince(NOW, new Date(NOW - 1).toISOString())).toBe(true);
+    expect(noCallSince(NOW, new Date(NOW + 1).toISOString())).toBe(false);
+    expect(noCallSince(null, null)).toBe(false);
   });
 });

@@ -141,7 +141,7 @@ describe('session start in process: when no sign-in starts by itself', () => {
     const unsigned = fx.cursorDir();
     const run = await startSession(unsigned, fx.core.baseUrl);
     expect(line(run.card, '- Account:')).toBe('- Account: not signed in');
-    expect(todoOf(run.card)).toEqual(["- Connect AgentStack: click Connect next to AgentStack in Cursor's MCP settings, or run /agentstack-authorize."]);
+    expect(todoOf(run.card)).toEqual(["- Connect AgentStack: click Connect next to AgentStack in Customize > MCPs (Cursor Settings > MCP before Cursor 3.18), or run /agentstack-authorize."]);
 
     const { dir, script } = placeholderDir();
     writeFileSync(join(dir, 'agentstack-signed-out'), JSON.stringify({ signed_out_at: new Date().toISOString(), server_url: `${fx.core.baseUrl}/mcp` }));

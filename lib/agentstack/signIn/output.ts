@@ -10,6 +10,7 @@ import { PluginError, quoteShort, type PluginErrorCode } from '../../platform/er
 import type { DeviceLock } from '../../schemas/state.js';
 import { isDisplayableUserCode } from '../auth/userCode.js';
 import { isOpenableUrl } from './browser.js';
+import { ENABLE_STEP } from '../plugin/cursorUi.js';
 
 export interface OutputStreams {
   stdout: { write(text: string): unknown };
@@ -150,15 +151,15 @@ export function createReporter(options: { json: boolean; streams: OutputStreams;
         return;
       case 'authorized': {
         stop();
-        emit({ event: 'authorized', server_url: event.server_url, project_id: event.project_id, expires_at: event.expires_at, capabilities: event.capabilities, ...(event.skipped ? { skipped: event.skipped.count } : {}), scopes: event.scopes, uncovered_actions: event.uncovered_actions });
+        emit({ event: 'authorized', server_url: event.server_url, project_id: event.project_id, expires_at: event.expires_at, capabilities: event.capabilities, ...(event.skipped ? { skipped: event.skipped.count } : {}), scopes: event.scopes, uncovered_actions: event.uncovered_actions, next_step: ENABLE_STEP });
         say(`✓ Signed in to AgentStack${event.who ? ` as ${event.who}` : ''}.`);
         say(`  Server: ${event.server_url}`);
-        say(`  Project: ${event.project_id ?? 'none pinned (your default project)'}`);
+        say(`  Project: ${event.project_id === null ? "your account's default" : `${event.project_id} (pinned)`}`);
         say(`  Token valid until: ${event.expires_at ?? 'the server did not say'}${event.refresh_stored ? ' (renewed automatically)' : ''}`);
         if (event.capabilities !== null) say(`  Actions available: ${event.capabilities}${event.skipped ? `; ${skippedText(event.skipped.count, event.skipped.reason)}` : ''}`);
         say(`  Scopes granted: ${scopesText(event.scopes, event.uncovered_actions, event.capabilities)}`);
         for (const warning of event.warnings) say(`  warning: ${warning}`);
-        say(`Cursor picks up ${event.mcp_json} by itself; if "user-agentstack" does not turn green, reload the window.`);
+        say(`Cursor rereads ${event.mcp_json} by itself. ${ENABLE_STEP} If it stays red, reload the window.`);
         return;
       }
     }

@@ -8,7 +8,9 @@ import { chooseBaseUrl, credentialsBelongTo, parseProjectId } from '../mcpJson/e
 import { issuedFor, refreshBelongsTo, type RefreshRecord } from '../auth/refreshStore.js';
 import { identityFor, type Identity } from '../auth/identityCache.js';
 import type { SnapshotFailure } from '../../schemas/state.js';
-import { accountOf, type Account } from './account.js';
+import { accountOf, isUsable, type Account } from './account.js';
+import { noCallSince } from '../plugin/cursorUi.js';
+import type { HookRuns } from '../plugin/hookRunRecord.js';
 import { projectOf, type Project } from './project.js';
 
 export interface DerivedState {
@@ -20,6 +22,11 @@ export interface DerivedState {
   who: string | null;
   /** The token's claims (unverified hints: scopes, subject); null without a token. */
   claims: Record<string, unknown> | null;
+  /**
+   * Signed in, but no AgentStack call has reached the pre-MCP hook since the token was issued: Cursor may have the
+   * server turned off, or wait for the person's approval.
+   */
+  noCallSinceSignIn: boolean;
 }
 
 /**
@@ -40,6 +47,7 @@ export interface DeriveInput {
   snapshot: { failure?: SnapshotFailure | null };
   identity: Identity | null;
   signedOut: boolean;
+  hookRuns?: HookRuns;
 }
 
 export function deriveState(s: DeriveInput, envBaseUrl: string | null): DerivedState {
@@ -66,5 +74,7 @@ export function deriveState(s: DeriveInput, envBaseUrl: string | null): DerivedS
     claimed: parseProjectId(view.claims?.project_id),
   });
   const who = view.token ? identityFor(s.identity, view.claims?.sub, serverUrl)?.who ?? null : null;
-  return { baseUrl, serverUrl, account, project, who, claims: view.claims };
+  const issuedAt = typeof view.claims?.iat === 'number' ? view.claims.iat * 1000 : null;
+  const noCallSinceSignIn = isUsable(account.state) && !account.apiKey && noCallSince(issuedAt, s.hookRuns?.['pre-mcp']?.at);
+  return { baseUrl, serverUrl, account, project, who, claims: view.claims, noCallSinceSignIn };
 }

@@ -17,6 +17,7 @@ import { readCursorState, type CursorState } from '../../agentstack/state/read.j
 import { accountText, expiryText, isUsable, nextStepFor, type AccountState } from '../../agentstack/state/account.js';
 import { projectText, type Project } from '../../agentstack/state/project.js';
 import { resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
+import { ENABLE_STEP } from '../../agentstack/plugin/cursorUi.js';
 
 export interface StatusFacts {
   server_url: string;
@@ -38,6 +39,8 @@ export interface StatusFacts {
   policy: string;
   /** `--online`: what the server said about the token (null: not asked; `accepted` null: no answer). */
   online: { accepted: boolean | null; message: string } | null;
+  /** Signed in, and no AgentStack call reached the hook since: Cursor may have the server off or want approval. */
+  no_call_since_sign_in: boolean;
   now: number;
 }
 
@@ -92,6 +95,7 @@ export const STATUS_SECTIONS: StatusSection[] = [
   { key: 'unapproved_actions', line: () => null, json: (f) => f.unapproved_actions },
   { key: 'policy', line: (f) => `  Per-action rules: ${f.policy}`, json: (f) => f.policy },
   { key: 'online', line: (f) => (f.online ? `  Server check: ${f.online.message}` : null), json: (f) => f.online },
+  { key: 'no_call_since_sign_in', line: (f) => (f.no_call_since_sign_in ? `  Cursor: no AgentStack call since this sign-in. ${ENABLE_STEP}` : null), json: (f) => f.no_call_since_sign_in },
   { key: 'problems', line: () => null, json: (f) => f.problems },
 ];
 
@@ -121,6 +125,7 @@ export function statusFacts(state: CursorState): { facts: StatusFacts; token: st
     problems,
     policy: NO_RULES,
     online: null,
+    no_call_since_sign_in: derived.noCallSinceSignIn,
     now: state.now,
   };
   return { facts, token, baseUrl: derived.baseUrl };

@@ -7,10 +7,12 @@ import { bearerToken, headerValue, isRealApiKey } from '../../agentstack/mcpJson
 import { CONNECT_SERVER_NAME, DEVICE_CODE_SERVER_NAME } from '../../agentstack/server/toolNames.js';
 import type { HookRunRecord, HookRuns } from '../../agentstack/plugin/hookRuns.js';
 import { formatDuration } from './gatesState.js';
+import { ENABLE_STEP, HOOKS_SETTINGS_PAGE, MCP_SETTINGS_PAGE } from '../../agentstack/plugin/cursorUi.js';
+import { isUsable } from '../../agentstack/state/account.js';
 import type { LocalState } from './state.js';
 
 export const WHERE_HOOKS_SHOW =
-  'Look in Cursor Settings > Hooks and the "Hooks" and "MCP Logs" output channels; plugin hooks need Cursor 3.13 or later; ' +
+  `Look in ${HOOKS_SETTINGS_PAGE} and the "Hooks" and "MCP Logs" output channels; plugin hooks need Cursor 3.13 or later (the Cursor CLI runs them from its 2026.08.11 release); ` +
   'enterprise accounts may have local plugin imports off; a marketplace install of the same name wins over a local copy';
 
 function ago(record: HookRunRecord, now: number): string {
@@ -36,6 +38,14 @@ export function hooksRanGate(runs: HookRuns, now: number): Check {
   return session ? pass(id, parts.join('; ')) : warn(id, parts.join('; '), WHERE_HOOKS_SHOW);
 }
 
+/** Whether any AgentStack call has reached the pre-MCP hook since the current token was issued. */
+export function callsSinceSignInGate(s: Pick<LocalState, 'derived' | 'hookRuns'>): Check {
+  const id = 'cursor.calls';
+  if (!isUsable(s.derived.account.state) || s.derived.account.apiKey) return pass(id, 'not checked: no Device Code token in use');
+  if (!s.derived.noCallSinceSignIn) return pass(id, `AgentStack calls have reached the plugin's pre-MCP hook since this sign-in (last ${s.hookRuns['pre-mcp']?.at ?? 'unknown'})`);
+  return warn(id, 'no AgentStack call has reached the plugin\'s pre-MCP hook since this token was issued: Cursor may have user-agentstack turned off, or may be waiting for your approval', ENABLE_STEP);
+}
+
 /** Which of Connect (the plugin's own server, authorized by Cursor) and Device Code (the ~/.cursor/mcp.json entry) is set up. */
 export function signInKindGate(s: Pick<LocalState, 'plugin' | 'mcp'>): Check {
   const id = 'sign-in.kind';
@@ -43,8 +53,8 @@ export function signInKindGate(s: Pick<LocalState, 'plugin' | 'mcp'>): Check {
   const signedIn = entry !== null && (bearerToken(headerValue(entry.headers, 'Authorization')) !== null || isRealApiKey(headerValue(entry.headers, 'X-API-Key')));
   const deviceCode = entry === null ? null : `Device Code: ${DEVICE_CODE_SERVER_NAME} from ~/.cursor/mcp.json${signedIn ? ', signed in' : ', no credential'}`;
   const connect = s.plugin.install ? `Connect: ${CONNECT_SERVER_NAME} from the installed plugin (whether Connect was clicked is kept by Cursor, not readable here)` : null;
-  if (deviceCode && connect) return pass(id, `both: ${deviceCode}; ${connect}. Cursor shows two AgentStack servers; turn one off in Cursor's MCP settings if you use only the other`);
+  if (deviceCode && connect) return pass(id, `both: ${deviceCode}; ${connect}. Cursor shows two AgentStack servers; turn one off in ${MCP_SETTINGS_PAGE} if you use only the other`);
   if (deviceCode) return pass(id, `${deviceCode}; no installed plugin, so no Connect server`);
   if (connect) return pass(id, `${connect}; no Device Code entry (run /agentstack-authorize to add one)`);
-  return warn(id, 'neither: no Device Code entry and no installed plugin', 'Install the plugin, then click Connect next to AgentStack in Cursor\'s MCP settings or run /agentstack-authorize');
+  return warn(id, 'neither: no Device Code entry and no installed plugin', `Install the plugin, then click Connect next to AgentStack in ${MCP_SETTINGS_PAGE} or run /agentstack-authorize`);
 }

@@ -15,7 +15,7 @@ import { onlineChecks } from './online.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
 import { tilde } from '../../platform/text/tilde.js';
 import { readLocalState, type LocalState } from './state.js';
-import { hooksRanGate, signInKindGate } from './gatesHooks.js';
+import { callsSinceSignInGate, hooksRanGate, signInKindGate } from './gatesHooks.js';
 
 /** Pure: every offline gate, in the order a person reads them. */
 export function localChecks(state: LocalState, platform: NodeJS.Platform = process.platform): Check[] {
@@ -25,6 +25,7 @@ export function localChecks(state: LocalState, platform: NodeJS.Platform = proce
     hooksRanGate(state.hookRuns ?? {}, state.now),
     signInKindGate(state),
     accountGate(state),
+    callsSinceSignInGate(state),
     shippedMcpGate(state.plugin),
     mcpReadableGate(state.mcp),
     mcpEntryGate(state.mcp),

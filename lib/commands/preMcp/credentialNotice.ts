@@ -16,6 +16,7 @@ import { readSnapshotFailure } from '../../agentstack/snapshot/store.js';
 import { runningFlow, type RunningFlow } from '../../agentstack/signIn/running.js';
 import { signInOrigins } from '../../agentstack/signIn/lock.js';
 import type { PreMcpAnswer } from './decide.js';
+import { MCP_SETTINGS_PAGE } from '../../agentstack/plugin/cursorUi.js';
 import { ACCOUNT_WORDS, accountOf, type AccountState } from '../../agentstack/state/account.js';
 import { refusedSince } from '../../agentstack/state/derive.js';
 import { tellOnce } from './toldOnce.js';
@@ -88,7 +89,7 @@ export function credentialNotice(reason: UnusableReason, flow: RunningFlow | nul
   return {
     permission: 'ask',
     user_message: `AgentStack (${ACCOUNT_WORDS[STATE_OF[reason]]}): the Device Code sign-in (${DEVICE_CODE_SERVER_NAME}) ${WHAT[reason]}; ${AUTHORIZE} to sign in again. ${where}`,
-    agent_message: `AgentStack's Device Code credential (${DEVICE_CODE_SERVER_NAME}) ${WHAT[reason]}: its calls answer 401. Run /agentstack-authorize (or ask the person to click Connect for AgentStack in Cursor's MCP settings) and relay the code it prints. ${never}`,
+    agent_message: `AgentStack's Device Code credential (${DEVICE_CODE_SERVER_NAME}) ${WHAT[reason]}: its calls answer 401. Run /agentstack-authorize (or ask the person to click Connect for AgentStack in ${MCP_SETTINGS_PAGE}) and relay the code it prints. ${never}`,
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import { needsSignIn, type CredentialState } from '../../agentstack/mcpJson/credential.js';
 import type { RunningFlow, SignInOutcome } from '../../agentstack/signIn/running.js';
+import { MCP_SETTINGS_PAGE } from '../../agentstack/plugin/cursorUi.js';
 
 export interface SignInFacts {
   state: CredentialState;
@@ -26,7 +27,7 @@ export type SignInDecision =
   | { kind: 'start'; projectId: number | null }
   | { kind: 'tell'; todo: string };
 
-export const CONNECT_TODO = 'Connect AgentStack: click Connect next to AgentStack in Cursor\'s MCP settings, or run /agentstack-authorize.';
+export const CONNECT_TODO = `Connect AgentStack: click Connect next to AgentStack in ${MCP_SETTINGS_PAGE}, or run /agentstack-authorize.`;
 export const autoLoginOffTodo = (why: string) => `Sign in again: run /agentstack-authorize (automatic sign-in is off: ${why}).`;
 export const SIGNED_OUT_TODO = 'You signed out of AgentStack on this machine; sign in again with /agentstack-authorize when you want to use it.';
 export const FIX_FIRST_TODO = 'Sign in again with /agentstack-authorize once the problem above is fixed.';
