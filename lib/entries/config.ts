@@ -26,6 +26,7 @@ Keys:
   deny-actions     actions never to run, in the same form                   (AGENTSTACK_DENY_ACTIONS)
   debug            api or off: trace every HTTP exchange, secrets masked; hooks write the trace to
                    ~/.cursor/agentstack-debug.log, scripts to stderr           (AGENTSTACK_DEBUG)
+  journal          on or off: record AgentStack calls in ~/.cursor/agentstack-journal.jsonl (AGENTSTACK_JOURNAL)
 
 Options:
   --json      machine-readable output

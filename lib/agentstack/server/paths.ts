@@ -28,6 +28,8 @@ export const CURSOR_FILES = {
   hookRuns: 'agentstack-hook-runs.json',
   /** When the pre-MCP hook last told the person about an unusable credential, per state (no secret). */
   credentialTold: 'agentstack-credential-told.json',
+  /** What the agent ran through AgentStack, one JSON record per line (no secret, no parameter, no result data). */
+  journal: 'agentstack-journal.jsonl',
 } as const;
 
 export type CursorPaths = { dir: string } & { [K in keyof typeof CURSOR_FILES]: string };
