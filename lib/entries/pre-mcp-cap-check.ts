@@ -35,7 +35,7 @@ async function main(): Promise<object> {
   try {
     useChunkCache({ root: chunkCacheRoot(process.env), version: __PLUGIN_VERSION__ });
   } catch { /* no usable Cursor dir: no cache */ }
-  const [{ runPreMcp }, { recordHookRun }, { cursorPaths }] = await Promise.all([import('../commands/preMcp/run.js'), import('../agentstack/plugin/hookRuns.js'), import('../agentstack/server/paths.js')]);
+  const [{ runPreMcp }, { recordHookRun }, { cursorPaths }, { journalAnswer }] = await Promise.all([import('../commands/preMcp/run.js'), import('../agentstack/plugin/hookRuns.js'), import('../agentstack/server/paths.js'), import('../commands/preMcp/journal.js')]);
   // The script lives in <root>/hooks/scripts/.
   const pluginRoot = resolve(dirname(__filename), '../..');
   let unknownForm: string | null = null;
@@ -44,6 +44,7 @@ async function main(): Promise<object> {
   try {
     recordHookRun(cursorPaths(process.env).hookRuns, 'pre-mcp', { now: Date.now(), input: front.raw, pluginVersion: __PLUGIN_VERSION__, outcome: answer.permission ?? 'neutral', unknownForm });
   } catch { /* no usable Cursor dir: nothing to record */ }
+  journalAnswer(front.raw, answer, { env: process.env, now: Date.now(), log: (m) => logHookFast(NAME, m) });
   return answer;
 }
 
