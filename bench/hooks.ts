@@ -10,8 +10,9 @@ import { markdownTable, median, timeSideBySide, type Row, type TimedCommand } fr
 import { POLICY_STEPS, envFor, installTokens } from './setup.js';
 
 export interface HookDirs { fresh: string; big: string; legacy: string; refreshing: string; policy: string }
-export interface Budget { other: number; execute: number; session: number }
-export const BUDGETS: Budget = { other: 1.25, execute: 1.4, session: 1.5 };
+/** Ratios to `node -e 0`, except `after`: the after hook's call to another server, as a ratio to the CommonJS floor. */
+export interface Budget { other: number; execute: number; session: number; after: number }
+export const BUDGETS: Budget = { other: 1.25, execute: 1.4, session: 1.5, after: 1.15 };
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 
@@ -27,6 +28,10 @@ export function ratioRow(what: string, value: number, baseline: number, budget?:
 export const sessionInput = (root: string) => JSON.stringify({ hook_event_name: 'sessionStart', session_id: 'bench', workspace_roots: [root] });
 export const preMcpInput = (tool: string, url: string, server: string, args: unknown) =>
   JSON.stringify({ hook_event_name: 'beforeMCPExecution', tool_name: tool, tool_input: JSON.stringify(args), url, mcp_server_name: server });
+
+/** An afterMCPExecution input: the call as before it, with its result and duration. */
+export const afterMcpInput = (tool: string, url: string, server: string, args: unknown, result: unknown) =>
+  JSON.stringify({ hook_event_name: 'afterMCPExecution', tool_name: tool, tool_input: JSON.stringify(args), result_json: JSON.stringify(result), duration: 42, mcp_server_name: server, mcp_server_url: url });
 
 /** Floors: the least a hook script can cost, as an ES module and as CommonJS (read stdin, write one line). */
 export function writeFloors(dir: string): { mjs: string; cjs: string } {
@@ -84,6 +89,10 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
   const execute = preMcpInput('agentstack.execute', o.core.mcpUrl, 'user-agentstack', { steps: [{ id: '1', action: 'data.op_4001' }, { id: '2', action: 'projects.list' }] });
   // An execute call to a server that is not AgentStack: the chunk loads and reads mcp.json, but checks nothing.
   const executeElsewhere = preMcpInput('agentstack.execute', 'https://other.example.com/mcp', 'user-other', { steps: [] });
+  // The after hook: another server's call with its (small) result, and an execute call it records in the journal.
+  const afterOther = afterMcpInput('read_file', 'https://files.example.com/mcp', 'user-files', { path: '/x' }, { content: [{ type: 'text', text: 'file contents' }] });
+  const results = { ok: false, results: [{ id: '1', action: 'projects.list', ok: true, data: [] }, { id: '2', action: 'data.write', ok: false, error: { code: 'missing_capability', message: 'x' } }], skipped: 0 };
+  const afterExecute = afterMcpInput('agentstack.execute', o.core.mcpUrl, 'user-agentstack', { steps: [{ id: '1', action: 'projects.list' }, { id: '2', action: 'data.write' }] }, { content: [{ type: 'text', text: JSON.stringify(results) }], structuredContent: results, isError: true });
 
   // The baseline runs twice a round (its median is in every ratio, so it gets twice the samples).
   const baselineCommands: TimedCommand[] = [
@@ -99,6 +108,8 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
     { name: 'execute', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: execute },
     policyCommand(o),
     { name: 'session', argv: [o.node, script('session-start.cjs'), '--from-hook'], env: freshEnv, stdin: session },
+    { name: 'after other', argv: [o.node, script('after-mcp-journal.cjs')], env: freshEnv, stdin: afterOther },
+    { name: 'after execute', argv: [o.node, script('after-mcp-journal.cjs')], env: freshEnv, stdin: afterExecute },
   ];
   const requests = () => Object.values(o.core.counters.requests).reduce((a, b) => a + b, 0);
   const before = requests();
@@ -115,6 +126,8 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
     ratioRow('pre-mcp-cap-check, execute vs 5,000-action snapshot', m('execute'), base, BUDGETS.execute),
     ratioRow(POLICY_ROW, m('execute policy'), base, BUDGETS.execute),
     ratioRow('session-start, fresh token and snapshot', m('session'), base, BUDGETS.session),
+    ratioRow('after-mcp-journal, call to another server (ratio to the CommonJS floor)', m('after other'), m('floor.cjs'), BUDGETS.after),
+    ratioRow('after-mcp-journal, execute call recorded in the journal (ratio to the CommonJS floor)', m('after execute'), m('floor.cjs')),
   ];
   if (o.withRungs) {
     // Rounds of their own, with their own baseline: the cold rungs delete and rewrite the code cache in every round,
