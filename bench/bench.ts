@@ -136,7 +136,10 @@ async function main() {
       }
       const { table, notes } = await hookTable({ node: engine.path, root: ROOT, core, dirs, floors, base: CLEAN_ENV, runs: RUNS, warmup: WARMUP, withRungs: true, withRefresh: engine.path === node });
       out.push(`## Hooks (whole process), Node ${engine.version}, minimal environment (PATH and HOME only)`, '', table, '', ...notes, '');
-      verdicts.push(...table.split('\n').filter((l) => /\| (PASS|FAIL) \|$/.test(l)).map((l) => `Node ${engine.version}: ${l.split('|')[1]!.trim()} ${l.split('|')[3]!.trim()} (${l.split('|')[5]!.trim()})`));
+      verdicts.push(...table.split('\n').filter((l) => /\| (PASS|FAIL) \|$/.test(l)).map((l) => {
+        const cell = l.split('|').map((c) => c.trim());
+        return `Node ${engine.version}: ${cell[1]} ${cell[4]} of the floor, ${cell[3]} of \`node -e 0\` (${cell[6]})`;
+      }));
     }
     // Secondary: the machine's own environment (NODE_EXTRA_CA_CERTS here slows every start-up, the baseline's too).
     const machine = await hookTable({ node, root: ROOT, core, dirs, floors, base: MACHINE_ENV, runs: RUNS, warmup: WARMUP });
@@ -153,7 +156,7 @@ async function main() {
   const header = [
     '# Benchmark results', '',
     `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC by \`npm run bench\` on ${cpu.length} x ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ${process.platform}; the bench runs on Node ${process.version}. Load average (1 / 5 / 15 min) at the start: ${load(loadBefore)}; at the end: ${load(loadavg())} (on a quiet machine it stays well under the core count; above it, every figure is noise).`,
-    `Whole-process figures are medians of ${RUNS} runs after ${WARMUP} warm-up runs, every command run once in each round in a shuffled order ("side by side"), as ratios to \`node -e 0\` of the same Node binary measured in the same rounds (in the hook tables twice a round), every process in a table with the same environment. The verdicts are the minimal-environment tables (PATH and HOME only: what a hook gets on a person's machine), on Node 20 (this machine's), 22 and 24 (pinned official binaries from the npm registry, \`node bench/engines.mjs install\`). The after hook's rows are ratios to the CommonJS floor of the same rounds instead (its budget is set against the floor). The rungs show where the time goes; the budgets are the issue's. The bench never fails on noise.`, '',
+    `Whole-process figures are medians of ${RUNS} runs after ${WARMUP} warm-up runs, every command run once in each round in a shuffled order ("side by side"), as ratios to \`node -e 0\` of the same Node binary measured in the same rounds (in the hook tables twice a round), and for the hooks also to the CommonJS floor (an empty .cjs that reads stdin and writes \`{}\`, the least any Node hook can cost), every process in a table with the same environment. A hook passes when it is within its budget of the floor (1.05x another server's call, 1.15x execute and a session start with nothing to do, 1.5x a deny of five unknown actions, 1.15x the after hook on another server's call) and within the hard line of \`node -e 0\` (1.25x / 1.4x / 1.5x / 2.0x / 1.25x). The verdicts are the minimal-environment tables (PATH and HOME only: what a hook gets on a person's machine), on Node 20 (this machine's), 22 and 24 (pinned official binaries from the npm registry, \`node bench/engines.mjs install\`). The rungs show where the time goes; the budgets are the issue's. The bench never fails on noise.`, '',
     '## Verdicts', '', ...verdicts.map((v) => `- ${v}`), '',
   ];
   // The hand-written part (what was measured while designing, and why the hooks are built as they are).

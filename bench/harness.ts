@@ -94,6 +94,8 @@ export interface Row {
   what: string;
   figure: string;
   ratio?: string;
+  /** The ratio to the CommonJS floor (hook tables). */
+  floor?: string;
   budget?: string;
   verdict?: 'PASS' | 'FAIL' | '';
 }

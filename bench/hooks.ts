@@ -10,9 +10,14 @@ import { markdownTable, median, timeSideBySide, type Row, type TimedCommand } fr
 import { POLICY_STEPS, envFor, installTokens } from './setup.js';
 
 export interface HookDirs { fresh: string; big: string; legacy: string; refreshing: string; policy: string }
-/** Ratios to `node -e 0`, except `after`: the after hook's call to another server, as a ratio to the CommonJS floor. */
-export interface Budget { other: number; execute: number; session: number; after: number }
-export const BUDGETS: Budget = { other: 1.25, execute: 1.4, session: 1.5, after: 1.15 };
+export interface Budget { other: number; execute: number; session: number; deny: number; after: number }
+/** The hard line, as ratios to `node -e 0` of the same Node. */
+export const BUDGETS: Budget = { other: 1.25, execute: 1.4, session: 1.5, deny: 2.0, after: 1.25 };
+/**
+ * The budgets, as ratios to the CommonJS floor (an empty .cjs that reads stdin and writes `{}`) of the same Node.
+ * `after`: the after hook on another server's call (it runs after every MCP call of every server).
+ */
+export const FLOOR_BUDGETS: Budget = { other: 1.05, execute: 1.15, session: 1.15, deny: 1.5, after: 1.15 };
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 
@@ -22,6 +27,18 @@ export function ratioRow(what: string, value: number, baseline: number, budget?:
     what, figure: ms(value), ratio: `${ratio.toFixed(2)}x`,
     budget: budget ? `<= ${budget.toFixed(2)}x` : '',
     verdict: budget ? (ratio <= budget ? 'PASS' : 'FAIL') : '',
+  };
+}
+
+/** A hook's row: its ratio to the CommonJS floor against its budget, and to `node -e 0` against the hard line. */
+export function hookRow(what: string, value: number, baseline: number, floor: number, kind?: keyof Budget): Row {
+  const toFloor = value / floor;
+  const toBase = value / baseline;
+  if (!kind) return { what, figure: ms(value), ratio: `${toBase.toFixed(2)}x`, floor: `${toFloor.toFixed(2)}x` };
+  const pass = toFloor <= FLOOR_BUDGETS[kind] && toBase <= BUDGETS[kind];
+  return {
+    what, figure: ms(value), ratio: `${toBase.toFixed(2)}x`, floor: `${toFloor.toFixed(2)}x`,
+    budget: `<= ${FLOOR_BUDGETS[kind].toFixed(2)}x floor, <= ${BUDGETS[kind].toFixed(2)}x node`, verdict: pass ? 'PASS' : 'FAIL',
   };
 }
 
@@ -77,16 +94,29 @@ export async function policyTable(o: Pick<HookTableOptions, 'node' | 'root' | 'c
   return markdownTable([{ what: '`node -e 0` (baseline)', figure: ms(base), ratio: '1.00x' }, ratioRow(POLICY_ROW, median(samples.get('execute policy')!), base, BUDGETS.execute)]);
 }
 
+/** The hook table: each row's ratio to `node -e 0` and to the CommonJS floor, and its budgets. */
+function hookTable_(rows: Row[]): string {
+  const lines = ['| what | median | vs `node -e 0` | vs floor | budget | verdict |', '|---|---:|---:|---:|---|---|'];
+  for (const r of rows) lines.push(`| ${r.what} | ${r.figure} | ${r.ratio ?? ''} | ${r.floor ?? ''} | ${r.budget ?? ''} | ${r.verdict ?? ''} |`);
+  return lines.join('\n');
+}
+
 export async function hookTable(o: HookTableOptions): Promise<{ table: string; notes: string[] }> {
   const script = (p: string) => join(o.root, 'hooks/scripts', p);
   const withBase = (env: NodeJS.ProcessEnv) => ({ ...o.base, ...env, HOME: env.HOME });
   const freshEnv = withBase(envFor(o.core, o.dirs.fresh));
   const bigEnv = withBase(envFor(o.core, o.dirs.big));
   const legacyEnv = withBase(envFor(o.core, o.dirs.legacy));
-  const dropCache = (dir: string) => () => rmSync(join(dir, 'agentstack-compile-cache'), { recursive: true, force: true });
+  // A first run after an install: no code cache, no compiled gate.
+  const dropCache = (dir: string) => () => {
+    for (const name of ['agentstack-compile-cache', 'agentstack-gate.json', 'agentstack-session-gate.json']) rmSync(join(dir, name), { recursive: true, force: true });
+  };
+  const dropGate = (dir: string) => () => rmSync(join(dir, 'agentstack-gate.json'), { force: true });
   const session = sessionInput(o.root);
   const other = preMcpInput('read_file', 'https://files.example.com/mcp', 'user-files', { path: '/x' });
   const execute = preMcpInput('agentstack.execute', o.core.mcpUrl, 'user-agentstack', { steps: [{ id: '1', action: 'data.op_4001' }, { id: '2', action: 'projects.list' }] });
+  // Five actions no snapshot holds: the deny names the closest existing ones for each.
+  const unknown = preMcpInput('agentstack.execute', o.core.mcpUrl, 'user-agentstack', { steps: ['nope.one', 'projects.lstx', 'data.op_40019', 'zzzzz.yyyy', 'admin.delete_all_users'].map((action, i) => ({ id: String(i), action })) });
   // An execute call to a server that is not AgentStack: the chunk loads and reads mcp.json, but checks nothing.
   const executeElsewhere = preMcpInput('agentstack.execute', 'https://other.example.com/mcp', 'user-other', { steps: [] });
   // The after hook: another server's call with its (small) result, and an execute call it records in the journal.
@@ -107,6 +137,7 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
     { name: 'other', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: freshEnv, stdin: other },
     { name: 'execute', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: execute },
     policyCommand(o),
+    { name: 'deny', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: unknown },
     { name: 'session', argv: [o.node, script('session-start.cjs'), '--from-hook'], env: freshEnv, stdin: session },
     { name: 'after other', argv: [o.node, script('after-mcp-journal.cjs')], env: freshEnv, stdin: afterOther },
     { name: 'after execute', argv: [o.node, script('after-mcp-journal.cjs')], env: freshEnv, stdin: afterExecute },
@@ -118,16 +149,18 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
   const m = (name: string) => median(samples.get(name)!);
   const baseline = baselineOf(samples);
   const base = median(baseline);
+  const floor = m('floor.cjs');
   const rows: Row[] = [
     { what: '`node -e 0` (baseline)', figure: ms(base), ratio: '1.00x' },
-    ratioRow('floor, ES module: an empty .mjs that reads stdin and writes `{}`', m('floor.mjs'), base),
-    ratioRow('floor, CommonJS: the same as a .cjs', m('floor.cjs'), base),
-    ratioRow('pre-mcp-cap-check, call to another server', m('other'), base, BUDGETS.other),
-    ratioRow('pre-mcp-cap-check, execute vs 5,000-action snapshot', m('execute'), base, BUDGETS.execute),
-    ratioRow(POLICY_ROW, m('execute policy'), base, BUDGETS.execute),
-    ratioRow('session-start, fresh token and snapshot', m('session'), base, BUDGETS.session),
-    ratioRow('after-mcp-journal, call to another server (ratio to the CommonJS floor)', m('after other'), m('floor.cjs'), BUDGETS.after),
-    ratioRow('after-mcp-journal, execute call recorded in the journal (ratio to the CommonJS floor)', m('after execute'), m('floor.cjs')),
+    hookRow('floor, ES module: an empty .mjs that reads stdin and writes `{}`', m('floor.mjs'), base, floor),
+    hookRow('floor, CommonJS: the same as a .cjs', floor, base, floor),
+    hookRow('pre-mcp-cap-check, call to another server', m('other'), base, floor, 'other'),
+    hookRow('pre-mcp-cap-check, execute vs 5,000-action snapshot', m('execute'), base, floor, 'execute'),
+    hookRow(POLICY_ROW, m('execute policy'), base, floor, 'execute'),
+    hookRow('pre-mcp-cap-check, deny of five unknown actions vs 5,000 (with suggestions)', m('deny'), base, floor, 'deny'),
+    hookRow('session-start, fresh token and snapshot (nothing to do)', m('session'), base, floor, 'session'),
+    hookRow('after-mcp-journal, call to another server', m('after other'), base, floor, 'after'),
+    hookRow('after-mcp-journal, execute call recorded in the journal', m('after execute'), base, floor),
   ];
   if (o.withRungs) {
     // Rounds of their own, with their own baseline: the cold rungs delete and rewrite the code cache in every round,
@@ -137,6 +170,7 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
       { name: 'execute chunk alone', argv: [o.node, script('pre-mcp-cap-check.execute.cjs')], env: o.base },
       { name: 'execute elsewhere', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: executeElsewhere },
       { name: 'execute cold', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: execute, before: dropCache(o.dirs.big) },
+      { name: 'execute gate stale', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: execute, before: dropGate(o.dirs.big) },
       { name: 'execute legacy', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: legacyEnv, stdin: execute },
       { name: 'session chunk alone', argv: [o.node, script('session-start.main.cjs')], env: o.base },
       { name: 'session cold', argv: [o.node, script('session-start.cjs'), '--from-hook'], env: freshEnv, stdin: session, before: dropCache(o.dirs.fresh) },
@@ -147,10 +181,11 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
       { what: "`node -e 0` in the rungs' own rounds (the rungs' baseline)", figure: ms(rungBase), ratio: '1.00x' },
       ratioRow('rung: the execute chunk alone (`node pre-mcp-cap-check.execute.cjs`: read, compile, top level; no cache)', r('execute chunk alone'), rungBase),
       ratioRow('rung: execute call to another server (first stage + chunk + mcp.json, no snapshot work)', r('execute elsewhere'), rungBase),
-      ratioRow('rung: execute vs 5,000 actions with no compile cache (first run after an install)', r('execute cold'), rungBase),
+      ratioRow('rung: execute vs 5,000 actions with no code cache and no gate (first run after an install)', r('execute cold'), rungBase),
+      ratioRow('rung: execute vs 5,000 actions with no gate (the full check, then the gate compiled: once after each change)', r('execute gate stale'), rungBase),
       ratioRow('rung: execute vs 5,000 actions in a snapshot written before 0.5.0 (every catalog field kept: 2.4x the bytes)', r('execute legacy'), rungBase),
       ratioRow('rung: the session chunk alone (`node session-start.main.cjs`: read, compile, top level; no cache)', r('session chunk alone'), rungBase),
-      ratioRow('rung: session-start, fresh, with no compile cache (first run after an install)', r('session cold'), rungBase),
+      ratioRow('rung: session-start, fresh, with no code cache and no gate (first run after an install)', r('session cold'), rungBase),
     );
   }
   const e0 = baseline.sort((a, b) => a - b);
@@ -170,5 +205,5 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
     rows.push(ratioRow('session-start, refresh against the core', median(refresh.get('refresh')!), median(refresh.get('e0')!)));
     notes.push(`Refresh runs: ${o.core.counters.refreshGrants - grantsBefore} refresh grants for ${refreshRuns + 1} runs (one per run).`);
   }
-  return { table: markdownTable(rows), notes };
+  return { table: hookTable_(rows), notes };
 }

@@ -12,7 +12,7 @@ export const BUNDLES = [
   {
     entry: 'lib/entries/session-start.ts', out: 'hooks/scripts/session-start.cjs',
     chunks: [
-      { out: 'hooks/scripts/session-start.main.cjs', modules: ['lib/commands/sessionStart/run.ts', 'lib/schemas/hooks.ts', 'lib/agentstack/plugin/hookRuns.ts'] },
+      { out: 'hooks/scripts/session-start.main.cjs', modules: ['lib/commands/sessionStart/run.ts', 'lib/schemas/hooks.ts'] },
       { out: 'hooks/scripts/session-start.net.cjs', modules: ['lib/commands/sessionStart/net.ts'] },
     ],
     plainSchemas: HOOK_SCHEMAS,
@@ -20,7 +20,7 @@ export const BUNDLES = [
   { entry: 'lib/entries/device-code.ts', out: 'hooks/scripts/device-code.mjs' },
   {
     entry: 'lib/entries/pre-mcp-cap-check.ts', out: 'hooks/scripts/pre-mcp-cap-check.cjs',
-    chunks: [{ out: 'hooks/scripts/pre-mcp-cap-check.execute.cjs', modules: ['lib/commands/preMcp/run.ts', 'lib/agentstack/plugin/hookRuns.ts', 'lib/commands/preMcp/journal.ts'] }],
+    chunks: [{ out: 'hooks/scripts/pre-mcp-cap-check.execute.cjs', modules: ['lib/commands/preMcp/run.ts', 'lib/commands/preMcp/journal.ts'] }],
     plainSchemas: HOOK_SCHEMAS,
   },
   // After every MCP call: the first stage ends every call that is not AgentStack's execute call; the chunk appends

@@ -1,6 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { exitHook, logHookFast, readStdinFast } from '../platform/fastHookIo.js';
-import { readPreMcpInput } from '../commands/preMcp/front.js';
+import { readPreMcpInput, unreadableReason } from '../commands/preMcp/front.js';
 
 const NAME = 'pre-mcp-cap-check';
 const USAGE = `Usage: node pre-mcp-cap-check.cjs < hook-input.json
@@ -30,22 +30,35 @@ async function main(): Promise<object> {
     return {};
   }
   executeCall = true;
-  // Imported here, so a call to another server never loads what they need (node:vm, node:os).
-  const [{ useChunkCache }, { chunkCacheRoot }] = await Promise.all([import('../platform/chunkLoader.js'), import('../agentstack/server/paths.js')]);
+  // Imported here, so a call to another server never loads what they need (node:os); the gate answers most
+  // execute calls without the execute chunk (node:vm, the checks).
+  const [{ cursorPaths, chunkCacheRoot }, { checkGate }] = await Promise.all([import('../agentstack/server/paths.js'), import('../commands/preMcp/gate.js')]);
+  const paths = cursorPaths(process.env);
+  const gate = unreadableReason(front.raw) === null ? checkGate(front.raw, { paths, env: process.env, now: Date.now(), plugin: __PLUGIN_VERSION__ }) : { kind: 'call' as const };
+  if (gate.kind === 'neutral') {
+    if (gate.record) await recordRun(paths.hookRuns, front.raw, 'neutral', null);
+    return {};
+  }
+  const { useChunkCache } = await import('../platform/chunkLoader.js');
   try {
     useChunkCache({ root: chunkCacheRoot(process.env), version: __PLUGIN_VERSION__ });
   } catch { /* no usable Cursor dir: no cache */ }
-  const [{ runPreMcp }, { recordHookRun }, { cursorPaths }, { journalAnswer }] = await Promise.all([import('../commands/preMcp/run.js'), import('../agentstack/plugin/hookRuns.js'), import('../agentstack/server/paths.js'), import('../commands/preMcp/journal.js')]);
-  // The script lives in <root>/hooks/scripts/.
-  const pluginRoot = resolve(dirname(__filename), '../..');
+  const [{ runPreMcp }, { journalAnswer }] = await Promise.all([import('../commands/preMcp/run.js'), import('../commands/preMcp/journal.js')]);
   let unknownForm: string | null = null;
-  const answer = runPreMcp(front.raw, { pluginRoot, log: (m) => logHookFast(NAME, m), onUnknownForm: (what) => { unknownForm = what; } });
-  // The heartbeat diagnose-local reads (recorded for the calls this stage checks, so other servers' calls stay cheap).
-  try {
-    recordHookRun(cursorPaths(process.env).hookRuns, 'pre-mcp', { now: Date.now(), input: front.raw, pluginVersion: __PLUGIN_VERSION__, outcome: answer.permission ?? 'neutral', unknownForm });
-  } catch { /* no usable Cursor dir: nothing to record */ }
+  const answer = runPreMcp(front.raw, {
+    pluginRoot: resolve(dirname(__filename), '../..'), log: (m) => logHookFast(NAME, m), onUnknownForm: (what) => { unknownForm = what; },
+    gate: gate.kind === 'stale' ? { stamps: gate.stamps, plugin: __PLUGIN_VERSION__ } : undefined,
+    known: gate.kind === 'call' ? gate.known : undefined,
+  });
+  await recordRun(paths.hookRuns, front.raw, answer.permission ?? 'neutral', unknownForm);
   journalAnswer(front.raw, answer, { env: process.env, now: Date.now(), log: (m) => logHookFast(NAME, m) });
   return answer;
+}
+
+/** The heartbeat diagnose-local reads (recorded for the calls this stage checks, so other servers' calls stay cheap). */
+async function recordRun(path: string, input: Record<string, unknown>, outcome: string, unknownForm: string | null): Promise<void> {
+  const { recordHookRun } = await import('../agentstack/plugin/hookRuns.js');
+  recordHookRun(path, 'pre-mcp', { now: Date.now(), input, pluginVersion: __PLUGIN_VERSION__, outcome, unknownForm });
 }
 
 main()

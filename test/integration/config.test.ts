@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, watch, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 
@@ -48,7 +48,8 @@ describe('config.mjs', () => {
 
     const list = await config(['list']);
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(new RegExp(`^base-url +https://staging\\.example\\.com +settings \\(${settingsPath().replace(/[.]/g, '\\.')}\\)$`, 'm'));
+    // The file is shown as ~/… (HOME is the folder above the Cursor dir here).
+    expect(list.stdout).toMatch(new RegExp(`^base-url +https://staging\\.example\\.com +settings \\(~/${relative(tmp.path, settingsPath()).replace(/[.]/g, '\\.')}\\)$`, 'm'));
     expect(list.stdout).toMatch(/^scope-preset +full +default$/m);
     expect(list.stdout).toMatch(/^oauth-client-id +cursor-plugin +default$/m);
 

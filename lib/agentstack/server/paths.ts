@@ -28,6 +28,12 @@ export const CURSOR_FILES = {
   hookRuns: 'agentstack-hook-runs.json',
   /** When the pre-MCP hook last told the person about an unusable credential, per state (no secret). */
   credentialTold: 'agentstack-credential-told.json',
+  /** What the pre-MCP hook's fast path needs, compiled from the files above when they change (no secret). */
+  gate: 'agentstack-gate.json',
+  /** When the pre-MCP hook last started a background renewal of the token (empty; its time is what counts). */
+  renewStarted: 'agentstack-renew.started',
+  /** The card of a session start that had nothing to do, and what it was made from (no secret). */
+  sessionGate: 'agentstack-session-gate.json',
   /** What the agent ran through AgentStack, one JSON record per line (no secret, no parameter, no result data). */
   journal: 'agentstack-journal.jsonl',
 } as const;

@@ -118,7 +118,7 @@ export function readSnapshotIndex(path: string, wanted?: ReadonlySet<string>): S
     return { kind: 'malformed' };
   }
   if (bytes === null) return { kind: 'missing' };
-  if (wanted?.size) {
+  if (wanted) {
     const fast = scanSnapshot(bytes, wanted);
     if (fast) return { kind: 'ok', index: fast };
   }

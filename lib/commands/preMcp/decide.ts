@@ -37,6 +37,8 @@ export interface PreMcpContext {
   knownBaseUrls?: readonly string[];
   /** Where the plugin lives, to name the approval command. */
   pluginRoot?: string;
+  /** Every action name, when known without reading the whole snapshot (the gate's list): what suggestions look at. */
+  names?: readonly string[];
 }
 
 const MAX_NAMED = 5;
@@ -127,7 +129,7 @@ export function decidePreMcp(ctx: PreMcpContext): PreMcpAnswer {
 
   if (unknown.length) {
     const hints = unknown.slice(0, MAX_NAMED).map((name) => {
-      const near = closestActions(name, index.names());
+      const near = closestActions(name, ctx.names ?? index.names());
       return near.length ? `"${name}" (closest: ${near.join(', ')})` : `"${name}" (no similar action)`;
     });
     // The server's list had entries the plugin could not read: an action missing from the snapshot may be one of

@@ -16,6 +16,9 @@ import { readSnapshotIndex } from '../../agentstack/snapshot/actionIndex.js';
 import { applySettings } from '../../agentstack/settings/effective.js';
 import { displayLines } from '../../platform/text/displayText.js';
 import { credentialNoticeFor } from './credentialNotice.js';
+import type { Stamp } from './gate.js';
+import { refreshGate } from './gateBuild.js';
+import { renewIfDue } from './renew.js';
 import { isNoPolicy, policyInEffect, type PolicyInEffect } from '../../agentstack/policy/effective.js';
 import { decidePolicy, policySteps, strictest } from './policy.js';
 import { because, reasonsOf } from './reason.js';
@@ -38,6 +41,10 @@ export interface RunPreMcpOptions {
   log?: (message: string) => void;
   /** Told when the call is AgentStack's but named in a form the hook does not know (what it could not name). */
   onUnknownForm?: (what: string) => void;
+  /** The fast path found no gate that holds: compile one from this state (stamps taken before any read). */
+  gate?: { stamps: Stamp[] | null; plugin: string };
+  /** The gate holds and lists every action (each between newlines): only the call's known actions are read. */
+  known?: string;
 }
 
 function readConfig(path: string, log: (m: string) => void): McpConfig {
@@ -124,7 +131,8 @@ export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMc
   }
   const bearer = bearerOf(config);
   const parsedArgs = parseExecuteArgs(input.tool_input);
-  const wanted = parsedArgs.kind === 'ok' ? new Set(parsedArgs.args.steps.map((s) => s.action)) : new Set<string>();
+  const known = options.known;
+  const wanted = new Set(parsedArgs.kind === 'ok' ? parsedArgs.args.steps.map((s) => s.action).filter((a) => known === undefined || known.includes(`\n${a}\n`)) : []);
   const snapshot = readSnapshotIndex(paths.capabilities, wanted);
   const checked = decidePreMcp({
     input,
@@ -133,8 +141,15 @@ export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMc
     now: options.now ?? Date.now(),
     knownBaseUrls: bases,
     pluginRoot: options.pluginRoot,
+    names: known === undefined ? undefined : known.slice(1, -1).split('\n'),
   });
   const ruled = decidePolicy(policy, policySteps(parsedArgs, snapshot), { pluginRoot: options.pluginRoot });
+  // A Bearer due for renewal is renewed in the background; this call is answered without waiting for it.
+  renewIfDue({ paths, config, env: settings.env, processEnv: env, pluginRoot: options.pluginRoot, now: options.now ?? Date.now(), log });
+  if (options.gate) {
+    const claims = bearer ? decodeJwtClaims(bearer) : null;
+    refreshGate({ paths, env, settingsEnv: settings.env, stamps: options.gate.stamps, config, claims, policy, bases, readSnapshot: () => readSnapshotIndex(paths.capabilities), now: options.now ?? Date.now(), plugin: options.gate.plugin });
+  }
   const extra = parsedArgs.kind === 'ok' ? undefinedKeys(parsedArgs.args) : [];
   if (extra.length) options.onUnknownForm?.(`keys ${extra.join(', ')}`);
   const unchecked = extra.length ? uncheckable(`its arguments carry ${extra.join(', ')} beside the steps`, policy, log) : NEUTRAL;

@@ -16,6 +16,8 @@ import { readMcpConfigFile, symlinkNotice, updateMcpConfigFile } from '../../age
 import { cursorPaths, type CursorPaths } from '../../agentstack/server/paths.js';
 import { issuedFor, readRefreshFile, refreshBelongsTo, type StoredRefresh } from '../../agentstack/auth/refreshStore.js';
 import { renderCard } from './card.js';
+import type { QuietRun } from './quick.js';
+import { REFRESH_WINDOW_MS } from '../../agentstack/mcpJson/credential.js';
 import { accountOf } from '../../agentstack/state/account.js';
 import { projectOf, type Project } from '../../agentstack/state/project.js';
 import { refusedSince } from '../../agentstack/state/derive.js';
@@ -46,9 +48,13 @@ export interface SessionStartOptions {
   budgetMs?: number;
   now?: () => number;
   log?: (message: string) => void;
+  /** Told when the run had nothing to do (no note, no step, no network): its card can be given again (quick.ts). */
+  onQuiet?: (run: QuietRun) => void;
 }
 
 export const SESSION_START_BUDGET_MS = 8_000;
+/** How long a quiet run's card may be given again at most, whatever falls due. */
+const QUIET_MAX_AGE_MS = 3_600_000;
 
 interface Ctx {
   notes: string[];
@@ -248,7 +254,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   const gate = refreshed.gate;
   const signInSeen = await signInStep(run, gate);
   const signedIn = gate.state === 'ok' && gate.token !== null && !offline;
-  const { capabilities, refreshed: refreshedSnapshot } = await snapshotStep({
+  const { capabilities, refreshed: refreshedSnapshot, staleAt } = await snapshotStep({
     paths, baseUrl, serverUrl: mcpUrlFor(baseUrl), token: signedIn ? gate.token : null, now, timeLeftMs: () => left(ctx), net,
     pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo,
   });
@@ -274,5 +280,10 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   });
   // The card quotes the server (who, error messages, action names): a server that echoes a credential gets it
   // masked here, and no control, bidi or zero-width character reaches the agent.
-  return displayLines(scrubSecrets(card, [gate.token, first.token, stored?.refresh_token]));
+  const text = displayLines(scrubSecrets(card, [gate.token, first.token, stored?.refresh_token]));
+  if (options.onQuiet && netLoad === undefined && normalized !== null && !normalized.held && !ctx.notes.length && !ctx.todo.length) {
+    const renewAt = gate.expiresAtMs === null || gate.apiKey ? Infinity : gate.expiresAtMs - REFRESH_WINDOW_MS;
+    options.onQuiet({ card: text, expiresAt: account.expiresAt, until: Math.min(renewAt, staleAt ?? Infinity, now() + QUIET_MAX_AGE_MS) });
+  }
+  return text;
 }

@@ -6,7 +6,7 @@
  */
 import type { CursorPaths } from '../../agentstack/server/paths.js';
 import { readSnapshotMeta, snapshotIsStale, type SnapshotMetaRead } from '../../agentstack/snapshot/meta.js';
-import { SNAPSHOT_RETRY_MS } from '../../agentstack/snapshot/layout.js';
+import { SNAPSHOT_MAX_AGE_MS, SNAPSHOT_RETRY_MS } from '../../agentstack/snapshot/layout.js';
 import { readSnapshotFailure } from '../../agentstack/snapshot/store.js';
 import type { SnapshotFailure } from '../../schemas/state.js';
 import type { CardCapabilities } from './card.js';
@@ -53,7 +53,8 @@ export interface SnapshotStepArgs {
   todo: string[];
 }
 
-export async function snapshotStep(args: SnapshotStepArgs): Promise<{ capabilities: CardCapabilities; refreshed: boolean }> {
+/** `staleAt`: when a fresh snapshot falls due for a refetch (only when it was fresh and nothing was fetched). */
+export async function snapshotStep(args: SnapshotStepArgs): Promise<{ capabilities: CardCapabilities; refreshed: boolean; staleAt?: number }> {
   const { paths, serverUrl } = args;
   let read = readSnapshotMeta(paths.capabilities);
   const stale = read.kind !== 'ok' || snapshotIsStale(read.meta, serverUrl, args.now());
@@ -100,5 +101,6 @@ export async function snapshotStep(args: SnapshotStepArgs): Promise<{ capabiliti
   if (meta?.unapproved?.length) {
     args.todo.push(`Review the actions not yet approved (${meta.unapproved.slice(0, 10).join(', ')}${meta.unapproved.length > 10 ? ', …' : ''}); calls using them ask first. Approve them with: ${diagnose} --approve-actions`);
   }
-  return { capabilities, refreshed };
+  const staleAt = plan.fetch === false && plan.why === 'fresh' && meta ? Date.parse(meta.fetched_at) + SNAPSHOT_MAX_AGE_MS : undefined;
+  return { capabilities, refreshed, ...(staleAt !== undefined && Number.isFinite(staleAt) ? { staleAt } : {}) };
 }

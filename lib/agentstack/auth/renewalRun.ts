@@ -1,0 +1,31 @@
+/**
+ * The detached renewal itself (renewal.ts starts it): the settings applied, the single-flight refresh of the token
+ * in ~/.cursor/mcp.json, then exit. It writes nothing but the credential files, and nothing to a terminal.
+ */
+import { applySettings } from '../settings/effective.js';
+import { setProxyOptions } from '../../platform/net/http.js';
+import { chooseBaseUrl } from '../mcpJson/entry.js';
+import { agentstackEntry, bearerOf } from '../mcpJson/credential.js';
+import { readMcpConfigFile } from '../mcpJson/file.js';
+import { resolveBaseUrl } from '../server/baseUrl.js';
+import { cursorPaths } from '../server/paths.js';
+import { refreshSingleFlight } from './tokenRefresh.js';
+
+/** How long the renewal may take in all. */
+export const RENEWAL_BUDGET_MS = 20_000;
+
+/** 0 when the token was renewed (here or by another process) or needed nothing; 1 otherwise. */
+export async function runRenewal(processEnv: NodeJS.ProcessEnv = process.env): Promise<number> {
+  try {
+    const settings = applySettings(processEnv);
+    setProxyOptions(settings.proxy);
+    const env = settings.env;
+    const paths = cursorPaths(env);
+    const config = readMcpConfigFile(paths.mcpJson).config;
+    const baseUrl = chooseBaseUrl(agentstackEntry(config), env.AGENTSTACK_BASE_URL?.trim() ? resolveBaseUrl(env) : null);
+    const outcome = await refreshSingleFlight({ paths, env, baseUrl, deadline: Date.now() + RENEWAL_BUDGET_MS, seenToken: bearerOf(config) });
+    return outcome.kind === 'refreshed' || outcome.kind === 'not_needed' || outcome.kind === 'superseded' ? 0 : 1;
+  } catch {
+    return 1;
+  }
+}

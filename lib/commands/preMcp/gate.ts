@@ -1,0 +1,129 @@
+/**
+ * The pre-MCP hook's fast path. What an execute call's answer depends on (the snapshot, the token's capabilities,
+ * the person's rules, the credential's state) changes rarely, so it is compiled into one small gate file
+ * (`agentstack-gate.json`, gateBuild.ts) when it changes, and a call reads that file instead of the five it came
+ * from. The gate holds only while every source file is as it was when the gate was compiled (size, times, inode),
+ * the environment's AGENTSTACK_* variables are the same, the plugin version is the same, and the token is not yet
+ * due for renewal. It names the actions a call may use with no opinion from the hook; a call whose every step is
+ * one of them, named in a form the contract defines, gets `{}`. Anything else (a stale or unreadable gate, another
+ * action, a call to check) goes the full way: the fast path can only ever answer neutral, and only when the full
+ * check would.
+ */
+import { envFingerprint, sameStamps, stampFiles, type Stamp } from '../../platform/fs/fileStamps.js';
+import { readStateFileIfExists } from '../../platform/fs/stateFile.js';
+import { STATE_FILE_MAX_BYTES } from '../../agentstack/server/fileLimits.js';
+import type { CursorPaths } from '../../agentstack/server/paths.js';
+import { callIdentity, isAgentStackCall, namesExecuteTool } from '../../agentstack/server/callIdentity.js';
+import { recordChanged, recordOf } from '../../agentstack/plugin/hookRunRecord.js';
+import { isObject } from '../../platform/text/isObject.js';
+
+export const GATE_VERSION = 1;
+
+/** The files a gate is compiled from, in the order of its stamps. */
+export const GATE_SOURCES = ['mcpJson', 'capabilities', 'capabilitiesFailure', 'settings', 'refresh', 'signedOut'] as const satisfies ReadonlyArray<keyof CursorPaths>;
+
+export type { Stamp };
+
+export interface Gate {
+  v: typeof GATE_VERSION;
+  plugin: string;
+  /** The AGENTSTACK_* environment the gate was compiled under. */
+  env: string;
+  /** Until when (epoch ms) it may be used: the token is renewed from then on. */
+  until: number;
+  stamps: Stamp[];
+  /** The base URLs that identify AgentStack by url. */
+  bases: string[];
+  /** The actions a step may name with no opinion from the hook, each between newlines. */
+  neutral: string;
+  /** Every action of the snapshot, each between newlines (a call naming another gets the full check, which denies it). */
+  known: string;
+}
+
+/**
+ * `neutral`: answer `{}` (`record`: the hook's run record must be written); `call`: the full check runs, and may use
+ * the gate's `known` actions rather than read the whole snapshot; `stale`: the full check runs and compiles a gate.
+ */
+export type GateCheck = { kind: 'neutral'; record: boolean } | { kind: 'call'; known?: string } | { kind: 'stale'; stamps: Stamp[] | null };
+
+/** The stamps of every source, or null when one cannot be taken. */
+export function stampSources(paths: CursorPaths): Stamp[] | null {
+  return stampFiles(GATE_SOURCES.map((name) => paths[name]));
+}
+
+/** The environment a gate depends on: every AGENTSTACK_* variable. */
+export const gateEnv = (env: NodeJS.ProcessEnv): string => envFingerprint(env, 'AGENTSTACK_');
+
+/** The gate file as written, or null when it is missing, not a regular file, too large or not a gate. */
+export function readGate(path: string): Gate | null {
+  try {
+    const bytes = readStateFileIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.gate });
+    if (bytes === null) return null;
+    const value: unknown = JSON.parse(bytes.toString('utf8'));
+    if (!isObject(value) || value.v !== GATE_VERSION || typeof value.plugin !== 'string' || typeof value.env !== 'string'
+      || typeof value.until !== 'number' || !Array.isArray(value.stamps) || !Array.isArray(value.bases) || typeof value.neutral !== 'string' || typeof value.known !== 'string') return null;
+    if (!value.bases.every((b) => typeof b === 'string')) return null;
+    return value as unknown as Gate;
+  } catch {
+    return null;
+  }
+}
+
+const CALL_KEYS = new Set(['steps', 'options']);
+const STEP_KEYS = new Set(['id', 'action', 'params']);
+
+/** The actions of an execute call's arguments, when they have exactly the contract's shape; else null. */
+export function plainSteps(toolInput: unknown): string[] | null {
+  let value = toolInput;
+  for (let depth = 0; typeof value === 'string' && depth < 2; depth++) {
+    try { value = JSON.parse(value); } catch { return null; }
+  }
+  if (!isObject(value) || !Array.isArray(value.steps) || value.steps.length === 0) return null;
+  for (const key of Object.keys(value)) if (!CALL_KEYS.has(key)) return null;
+  const actions: string[] = [];
+  for (const step of value.steps as unknown[]) {
+    if (!isObject(step) || typeof step.action !== 'string' || step.action === '' || step.action.includes('\n')) return null;
+    if (step.id !== undefined && typeof step.id !== 'string' && typeof step.id !== 'number') return null;
+    for (const key of Object.keys(step)) if (!STEP_KEYS.has(key)) return null;
+    actions.push(step.action);
+  }
+  return actions;
+}
+
+export interface GateCheckOptions {
+  paths: CursorPaths;
+  env: NodeJS.ProcessEnv;
+  now: number;
+  plugin: string;
+}
+
+/**
+ * Whether the call can be answered `{}` from the gate alone. `stale`: the gate does not hold (the full check runs
+ * and compiles a new one from the stamps taken here, before any source is read); `call`: the gate holds but this
+ * call needs the full check.
+ */
+export function checkGate(raw: Record<string, unknown>, o: GateCheckOptions): GateCheck {
+  const stamps = stampSources(o.paths);
+  const gate = readGate(o.paths.gate);
+  if (!gate || gate.plugin !== o.plugin || gate.until <= o.now || gate.env !== gateEnv(o.env) || !sameStamps(stamps, gate.stamps)) {
+    return { kind: 'stale', stamps };
+  }
+  const identity = callIdentity(raw);
+  if (!namesExecuteTool(identity) || !isAgentStackCall(identity, gate.bases)) return { kind: 'call' };
+  const actions = plainSteps(raw.tool_input);
+  if (!actions || !actions.every((a) => gate.neutral.includes(`\n${a}\n`))) return { kind: 'call', known: gate.known };
+  // The heartbeat diagnose-local reads: written only when this run says something its record does not.
+  return { kind: 'neutral', record: !heartbeatCurrent(o.paths.hookRuns, raw, o) };
+}
+
+function heartbeatCurrent(path: string, raw: Record<string, unknown>, o: GateCheckOptions): boolean {
+  try {
+    const bytes = readStateFileIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.hookRuns });
+    const runs: unknown = bytes ? JSON.parse(bytes.toString('utf8')) : null;
+    const previous = isObject(runs) ? recordOf(runs['pre-mcp']) : null;
+    const next = recordOf({ at: new Date(o.now).toISOString(), cursor_version: raw.cursor_version, composer_mode: raw.composer_mode, plugin_version: o.plugin, outcome: 'neutral', unknown_form: null });
+    return previous !== null && next !== null && !recordChanged(previous, next);
+  } catch {
+    return false;
+  }
+}

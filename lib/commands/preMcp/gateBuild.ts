@@ -1,0 +1,77 @@
+/**
+ * Compiles the pre-MCP gate (gate.ts) after a full check, when the state allows one: a readable snapshot, readable
+ * rules, a Device Code credential that works (or none: Connect), a token not yet due for renewal. It is written only
+ * when no source changed while it was compiled (the stamps taken before the sources were read match the ones taken
+ * after), so a concurrent sign-in, refresh or `config set` can only make it stale, never wrong.
+ */
+import { writeFileAtomic } from '../../platform/fs/secureFile.js';
+import { REFRESH_WINDOW_MS, classifyCredential, type McpConfig } from '../../agentstack/mcpJson/credential.js';
+import { grantedCaps } from '../../agentstack/auth/scopes.js';
+import type { SnapshotIndex, SnapshotRead } from '../../agentstack/snapshot/actionIndex.js';
+import type { CursorPaths } from '../../agentstack/server/paths.js';
+import type { PolicyInEffect } from '../../agentstack/policy/effective.js';
+import { decidePolicy } from './policy.js';
+import { credentialFacts, unusableReason } from './credentialNotice.js';
+import { sameStamps } from '../../platform/fs/fileStamps.js';
+import { GATE_VERSION, gateEnv, stampSources, type Gate, type Stamp } from './gate.js';
+
+/** How long a gate for a credential that never expires (an API key, no credential) may be used before it is compiled again. */
+export const GATE_MAX_AGE_MS = 3_600_000;
+
+/** The actions whose step the hook has no opinion on: known, its capability granted, approved, no rule about it. Pure. */
+export function neutralActions(index: SnapshotIndex, claims: Record<string, unknown> | null, policy: PolicyInEffect): string[] {
+  const caps = grantedCaps(claims);
+  const out: string[] = [];
+  for (const action of index.names()) {
+    if (action.includes('\n') || index.unapproved.has(action)) continue;
+    const cap = index.capOf(action);
+    if (cap && caps && !caps.has(cap)) continue;
+    if (decidePolicy(policy, [{ action, known: true, cap }]).permission) continue;
+    out.push(action);
+  }
+  return out;
+}
+
+export interface GateInput {
+  paths: CursorPaths;
+  /** The process environment (its AGENTSTACK_* variables are the gate's key) and the one with the settings applied. */
+  env: NodeJS.ProcessEnv;
+  settingsEnv: NodeJS.ProcessEnv;
+  /** The stamps taken before any source was read. */
+  stamps: Stamp[] | null;
+  config: McpConfig;
+  claims: Record<string, unknown> | null;
+  policy: PolicyInEffect;
+  bases: string[];
+  /** Reads the whole snapshot (only when a gate is compiled). */
+  readSnapshot: () => SnapshotRead;
+  now: number;
+  plugin: string;
+}
+
+/** The gate for this state, or null when the state allows none. */
+export function compileGate(input: GateInput): Gate | null {
+  if (input.stamps === null || input.policy.kind !== 'ok') return null;
+  const { facts, stored } = credentialFacts({ paths: input.paths, config: input.config, env: input.settingsEnv, now: input.now });
+  if (unusableReason(facts) !== null) return null;
+  const view = classifyCredential({ config: input.config, storedExpiresAt: facts.refreshable ? stored?.expires_at ?? null : null, now: input.now });
+  const until = view.expiresAtMs === null ? input.now + GATE_MAX_AGE_MS : Math.min(view.expiresAtMs - REFRESH_WINDOW_MS, input.now + GATE_MAX_AGE_MS);
+  if (until <= input.now) return null;
+  const snapshot = input.readSnapshot();
+  if (snapshot.kind !== 'ok') return null;
+  const neutral = neutralActions(snapshot.index, input.claims, input.policy);
+  const known = snapshot.index.names().filter((a) => !a.includes('\n'));
+  return { v: GATE_VERSION, plugin: input.plugin, env: gateEnv(input.env), until, stamps: input.stamps, bases: input.bases, neutral: `\n${neutral.join('\n')}\n`, known: `\n${known.join('\n')}\n` };
+}
+
+/** Compiles and writes the gate; false (never a throw) when none was written. */
+export function refreshGate(input: GateInput): boolean {
+  try {
+    const gate = compileGate(input);
+    if (!gate || !sameStamps(stampSources(input.paths), input.stamps)) return false;
+    writeFileAtomic(input.paths.gate, `${JSON.stringify(gate)}\n`, { durable: false });
+    return true;
+  } catch {
+    return false;
+  }
+}

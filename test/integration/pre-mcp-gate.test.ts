@@ -1,0 +1,158 @@
+/**
+ * The hooks' compiled gates (agentstack-gate.json for the pre-MCP hook, agentstack-session-gate.json for session
+ * start) against a reference core. A gate that holds answers without the hooks' chunks: proven by running a copy of
+ * the plugin whose chunks are removed, where any run that needs them cannot answer `{}`. Every rule of the gate holds
+ * when the gate is missing, stale, corrupt, a FIFO, or written under a concurrent sign-in.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCore, type RunningCore } from '../../core/index.js';
+import { REPO_ROOT, tempDir } from '../helpers/repo.js';
+import { copyPlugin } from '../helpers/pluginCopy.js';
+import { hookEnv, runHook, sessionStart, signInWith, SESSION_INPUT } from '../helpers/sessionStart.js';
+
+const tmp = tempDir('agentstack-gate-');
+let core: RunningCore;
+let dir: string;
+let chunkless: string;
+
+beforeAll(async () => {
+  core = await startCore({ port: 0, interval: 1 });
+  dir = join(tmp.path, 'cursor');
+  mkdirSync(dir);
+  await signInWith(dir, core.baseUrl, await core.issueTokens({ scope: 'openid offline_access profile:read projects:read actions:read actions:execute data:read' }));
+  expect((await sessionStart(dir, core.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' })).code).toBe(0);
+  // A plugin copy without the hooks' chunks: only a run that needs none of them can answer.
+  chunkless = copyPlugin(join(tmp.path, 'plugin'));
+  for (const chunk of ['pre-mcp-cap-check.execute.cjs', 'session-start.main.cjs', 'session-start.net.cjs']) rmSync(join(chunkless, 'hooks/scripts', chunk));
+});
+afterAll(async () => {
+  await core?.close();
+  tmp.cleanup();
+});
+
+const gatePath = () => join(dir, 'agentstack-gate.json');
+const call = (actions: string[]) => JSON.stringify({
+  hook_event_name: 'beforeMCPExecution', tool_name: 'agentstack.execute', mcp_server_name: 'user-agentstack', url: `${core.baseUrl}/mcp`, cursor_version: '3.20.1',
+  tool_input: JSON.stringify({ steps: actions.map((action, i) => ({ id: String(i), action, params: {} })) }),
+});
+async function preMcp(actions: string[], opts: { root?: string; env?: Record<string, string> } = {}) {
+  const run = await runHook(join(opts.root ?? REPO_ROOT, 'hooks/scripts/pre-mcp-cap-check.cjs'), [], hookEnv(dir, core.baseUrl, opts.env), call(actions));
+  expect(run.code).toBe(0);
+  return run.json;
+}
+const fast = (actions: string[], env?: Record<string, string>) => preMcp(actions, { root: chunkless, env });
+
+describe('the pre-MCP gate', { timeout: 90_000 }, () => {
+  it('the full check compiles it; then a call of known actions is answered from it alone', async () => {
+    rmSync(gatePath(), { force: true });
+    expect(await fast(['projects.list'])).toMatchObject({ permission: 'ask' }); // no gate: the chunk is needed
+    expect(await preMcp(['projects.list'])).toEqual({});
+    const gate = JSON.parse(readFileSync(gatePath(), 'utf8'));
+    expect(gate.neutral).toContain('\nprojects.list\n');
+    expect(gate.neutral).not.toContain('\ndata.write\n'); // its capability is not granted
+    expect(await fast(['projects.list', 'system.ping'])).toEqual({});
+  });
+
+  it('an action the gate does not name, or a form it does not know, always goes the full way', async () => {
+    await preMcp(['projects.list']);
+    expect(await preMcp(['nope.nothing'])).toMatchObject({ permission: 'deny' });
+    expect(await preMcp(['data.write'])).toMatchObject({ permission: 'deny' });
+    expect(await fast(['nope.nothing'])).toMatchObject({ permission: 'ask' }); // needed the chunk: not answered from the gate
+  });
+
+  it('a rule set after the gate was compiled holds at once (the settings file is one of its sources)', async () => {
+    await preMcp(['projects.list']);
+    expect(await fast(['projects.list'])).toEqual({});
+    writeFileSync(join(dir, 'agentstack-settings.json'), JSON.stringify({ 'deny-actions': 'projects.list' }));
+    try {
+      expect(await preMcp(['projects.list'])).toMatchObject({ permission: 'deny' });
+      expect(await fast(['projects.list'])).toMatchObject({ permission: 'ask' });
+    } finally {
+      rmSync(join(dir, 'agentstack-settings.json'));
+    }
+    expect(await preMcp(['projects.list'])).toEqual({});
+  });
+
+  it('the environment is part of the gate: a rule in AGENTSTACK_DENY_ACTIONS holds', async () => {
+    await preMcp(['projects.list']);
+    expect(await preMcp(['projects.list'], { env: { AGENTSTACK_DENY_ACTIONS: 'projects.*' } })).toMatchObject({ permission: 'deny' });
+  });
+
+  it('a sign-in that replaces the token makes the gate stale: the new token\'s capabilities decide', async () => {
+    await preMcp(['projects.list']);
+    await signInWith(dir, core.baseUrl, await core.issueTokens({ scope: 'openid profile:read actions:read' }));
+    expect(await preMcp(['projects.list'])).toMatchObject({ permission: 'deny' });
+    await signInWith(dir, core.baseUrl, await core.issueTokens({ scope: 'openid offline_access profile:read projects:read actions:read actions:execute data:read' }));
+    expect(await preMcp(['projects.list'])).toEqual({});
+  });
+
+  it('a corrupt gate, a forged one whose stamps do not match, and a FIFO in its place: the full check answers', async () => {
+    writeFileSync(gatePath(), '{not json');
+    expect(await preMcp(['nope.nothing'])).toMatchObject({ permission: 'deny' });
+    const gate = JSON.parse(readFileSync(gatePath(), 'utf8'));
+    writeFileSync(gatePath(), JSON.stringify({ ...gate, neutral: `${gate.neutral}nope.nothing\n`, stamps: gate.stamps.map(() => null) }));
+    expect(await preMcp(['nope.nothing'])).toMatchObject({ permission: 'deny' });
+    if (process.platform !== 'win32') {
+      rmSync(gatePath());
+      execFileSync('mkfifo', [gatePath()]);
+      const started = Date.now();
+      expect(await preMcp(['nope.nothing'])).toMatchObject({ permission: 'deny' });
+      expect(await preMcp(['projects.list'])).toEqual({});
+      expect(Date.now() - started).toBeLessThan(10_000);
+      rmSync(gatePath());
+    }
+  });
+
+  it('a token due for renewal is never answered from the gate', async () => {
+    await signInWith(dir, core.baseUrl, await core.issueTokens({ accessTokenTtl: 60, scope: 'openid offline_access profile:read projects:read actions:read actions:execute data:read' }));
+    rmSync(gatePath(), { force: true });
+    expect(await preMcp(['projects.list'])).toEqual({});
+    // Inside the refresh window, no gate is compiled, so a chunkless copy cannot answer.
+    expect(await fast(['projects.list'])).toMatchObject({ permission: 'ask' });
+    await signInWith(dir, core.baseUrl, await core.issueTokens({ scope: 'openid offline_access profile:read projects:read actions:read actions:execute data:read' }));
+  });
+});
+
+describe('the session gate', { timeout: 90_000 }, () => {
+  const startFrom = (root: string) => runHook(join(root, 'hooks/scripts/session-start.cjs'), ['--from-hook'], hookEnv(dir, core.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' }), JSON.stringify(SESSION_INPUT));
+  const context = (run: { json: Record<string, unknown> }) => String(run.json.additional_context);
+
+  it('a quiet start compiles its card; the next start with the same sources gives it again without the session logic', async () => {
+    // A whole plugin copy compiles the gate (its card names its own root), then loses its chunks.
+    const copy = copyPlugin(join(tmp.path, 'plugin-whole'));
+    const first = await startFrom(copy);
+    expect(context(first)).toContain('- Account: signed in');
+    for (const chunk of ['session-start.main.cjs', 'session-start.net.cjs']) rmSync(join(copy, 'hooks/scripts', chunk));
+    const again = await startFrom(copy);
+    expect(context(again).replace(/- Token: .*/, '')).toBe(context(first).replace(/- Token: .*/, ''));
+    expect(context(again)).toMatch(/- Token: valid until \S+ \(\d+ min left\)/);
+    // A gate compiled for another plugin folder is not used: that copy's card would name the wrong root.
+    expect(context(await startFrom(chunkless))).toContain('status check failed');
+  });
+
+  it('a change to a source (a new setting) is never hidden by the gate', async () => {
+    await sessionStart(dir, core.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' });
+    writeFileSync(join(dir, 'agentstack-settings.json'), JSON.stringify({ policy: 'readonly' }));
+    try {
+      expect(context(await sessionStart(dir, core.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' }))).toContain('Per-action rules: policy readonly');
+    } finally {
+      rmSync(join(dir, 'agentstack-settings.json'));
+    }
+    expect(context(await sessionStart(dir, core.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' }))).not.toContain('Per-action rules');
+  });
+
+  it('a corrupt session gate or a FIFO in its place: the full card, in time', async () => {
+    const path = join(dir, 'agentstack-session-gate.json');
+    writeFileSync(path, 'garbage');
+    expect(context(await sessionStart(dir, core.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' }))).toContain('- Account: signed in');
+    if (process.platform !== 'win32') {
+      rmSync(path);
+      execFileSync('mkfifo', [path]);
+      expect(context(await sessionStart(dir, core.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' }))).toContain('- Account: signed in');
+      rmSync(path);
+    }
+  });
+});
