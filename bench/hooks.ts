@@ -10,11 +10,14 @@ import { markdownTable, median, timeSideBySide, type Row, type TimedCommand } fr
 import { POLICY_STEPS, envFor, installTokens } from './setup.js';
 
 export interface HookDirs { fresh: string; big: string; legacy: string; refreshing: string; policy: string }
-export interface Budget { other: number; execute: number; session: number; deny: number }
+export interface Budget { other: number; execute: number; session: number; deny: number; after: number }
 /** The hard line, as ratios to `node -e 0` of the same Node. */
-export const BUDGETS: Budget = { other: 1.25, execute: 1.4, session: 1.5, deny: 2.0 };
-/** The budgets, as ratios to the CommonJS floor (an empty .cjs that reads stdin and writes `{}`) of the same Node. */
-export const FLOOR_BUDGETS: Budget = { other: 1.05, execute: 1.15, session: 1.15, deny: 1.5 };
+export const BUDGETS: Budget = { other: 1.25, execute: 1.4, session: 1.5, deny: 2.0, after: 1.25 };
+/**
+ * The budgets, as ratios to the CommonJS floor (an empty .cjs that reads stdin and writes `{}`) of the same Node.
+ * `after`: the after hook on another server's call (it runs after every MCP call of every server).
+ */
+export const FLOOR_BUDGETS: Budget = { other: 1.05, execute: 1.15, session: 1.15, deny: 1.5, after: 1.15 };
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 
@@ -42,6 +45,10 @@ export function hookRow(what: string, value: number, baseline: number, floor: nu
 export const sessionInput = (root: string) => JSON.stringify({ hook_event_name: 'sessionStart', session_id: 'bench', workspace_roots: [root] });
 export const preMcpInput = (tool: string, url: string, server: string, args: unknown) =>
   JSON.stringify({ hook_event_name: 'beforeMCPExecution', tool_name: tool, tool_input: JSON.stringify(args), url, mcp_server_name: server });
+
+/** An afterMCPExecution input: the call as before it, with its result and duration. */
+export const afterMcpInput = (tool: string, url: string, server: string, args: unknown, result: unknown) =>
+  JSON.stringify({ hook_event_name: 'afterMCPExecution', tool_name: tool, tool_input: JSON.stringify(args), result_json: JSON.stringify(result), duration: 42, mcp_server_name: server, mcp_server_url: url });
 
 /** Floors: the least a hook script can cost, as an ES module and as CommonJS (read stdin, write one line). */
 export function writeFloors(dir: string): { mjs: string; cjs: string } {
@@ -112,6 +119,10 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
   const unknown = preMcpInput('agentstack.execute', o.core.mcpUrl, 'user-agentstack', { steps: ['nope.one', 'projects.lstx', 'data.op_40019', 'zzzzz.yyyy', 'admin.delete_all_users'].map((action, i) => ({ id: String(i), action })) });
   // An execute call to a server that is not AgentStack: the chunk loads and reads mcp.json, but checks nothing.
   const executeElsewhere = preMcpInput('agentstack.execute', 'https://other.example.com/mcp', 'user-other', { steps: [] });
+  // The after hook: another server's call with its (small) result, and an execute call it records in the journal.
+  const afterOther = afterMcpInput('read_file', 'https://files.example.com/mcp', 'user-files', { path: '/x' }, { content: [{ type: 'text', text: 'file contents' }] });
+  const results = { ok: false, results: [{ id: '1', action: 'projects.list', ok: true, data: [] }, { id: '2', action: 'data.write', ok: false, error: { code: 'missing_capability', message: 'x' } }], skipped: 0 };
+  const afterExecute = afterMcpInput('agentstack.execute', o.core.mcpUrl, 'user-agentstack', { steps: [{ id: '1', action: 'projects.list' }, { id: '2', action: 'data.write' }] }, { content: [{ type: 'text', text: JSON.stringify(results) }], structuredContent: results, isError: true });
 
   // The baseline runs twice a round (its median is in every ratio, so it gets twice the samples).
   const baselineCommands: TimedCommand[] = [
@@ -128,6 +139,8 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
     policyCommand(o),
     { name: 'deny', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: unknown },
     { name: 'session', argv: [o.node, script('session-start.cjs'), '--from-hook'], env: freshEnv, stdin: session },
+    { name: 'after other', argv: [o.node, script('after-mcp-journal.cjs')], env: freshEnv, stdin: afterOther },
+    { name: 'after execute', argv: [o.node, script('after-mcp-journal.cjs')], env: freshEnv, stdin: afterExecute },
   ];
   const requests = () => Object.values(o.core.counters.requests).reduce((a, b) => a + b, 0);
   const before = requests();
@@ -146,6 +159,8 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
     hookRow(POLICY_ROW, m('execute policy'), base, floor, 'execute'),
     hookRow('pre-mcp-cap-check, deny of five unknown actions vs 5,000 (with suggestions)', m('deny'), base, floor, 'deny'),
     hookRow('session-start, fresh token and snapshot (nothing to do)', m('session'), base, floor, 'session'),
+    hookRow('after-mcp-journal, call to another server', m('after other'), base, floor, 'after'),
+    hookRow('after-mcp-journal, execute call recorded in the journal', m('after execute'), base, floor),
   ];
   if (o.withRungs) {
     // Rounds of their own, with their own baseline: the cold rungs delete and rewrite the code cache in every round,

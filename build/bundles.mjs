@@ -20,7 +20,14 @@ export const BUNDLES = [
   { entry: 'lib/entries/device-code.ts', out: 'hooks/scripts/device-code.mjs' },
   {
     entry: 'lib/entries/pre-mcp-cap-check.ts', out: 'hooks/scripts/pre-mcp-cap-check.cjs',
-    chunks: [{ out: 'hooks/scripts/pre-mcp-cap-check.execute.cjs', modules: ['lib/commands/preMcp/run.ts'] }],
+    chunks: [{ out: 'hooks/scripts/pre-mcp-cap-check.execute.cjs', modules: ['lib/commands/preMcp/run.ts', 'lib/commands/preMcp/journal.ts'] }],
+    plainSchemas: HOOK_SCHEMAS,
+  },
+  // After every MCP call: the first stage ends every call that is not AgentStack's execute call; the chunk appends
+  // that call's record to the activity journal.
+  {
+    entry: 'lib/entries/after-mcp-journal.ts', out: 'hooks/scripts/after-mcp-journal.cjs',
+    chunks: [{ out: 'hooks/scripts/after-mcp-journal.record.cjs', modules: ['lib/commands/afterMcp/run.ts'] }],
     plainSchemas: HOOK_SCHEMAS,
   },
   { entry: 'lib/entries/diagnose-local.ts', out: 'scripts/diagnose-local.mjs' },
@@ -28,6 +35,7 @@ export const BUNDLES = [
   { entry: 'lib/entries/audit-cursor-plugin.ts', out: 'scripts/audit-cursor-plugin.mjs' },
   { entry: 'lib/entries/refresh-cursor-runtime.ts', out: 'scripts/refresh-cursor-runtime.mjs' },
   { entry: 'lib/entries/config.ts', out: 'scripts/config.mjs' },
+  { entry: 'lib/entries/activity.ts', out: 'scripts/activity.mjs' },
 ];
 
 /** Every file the build writes: each bundle, then its chunks. */

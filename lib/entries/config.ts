@@ -28,6 +28,7 @@ Keys:
                    skipped under auto-run or for allowlisted tools: deny what must never run
   debug            api or off: trace every HTTP exchange, secrets masked; hooks write the trace to
                    ~/.cursor/agentstack-debug.log, scripts to stderr           (AGENTSTACK_DEBUG)
+  journal          on or off: record AgentStack calls in ~/.cursor/agentstack-journal.jsonl (AGENTSTACK_JOURNAL)
 
 Options:
   --json      machine-readable output

@@ -24,7 +24,8 @@ Options:
   --status [--online]  who is signed in, where, until when, with which scopes, the project and the rules
                        (at most ten lines, no network; --online asks the server); exit 0 signed in, 1 not
   --logout             sign out instead: revoke the grant at the server, remove the Bearer from mcp.json
-                       and the refresh token, identity cache and capability snapshot (the pin stays)
+                       and the refresh token, identity cache and capability snapshot (the pin and the
+                       activity journal stay; add --purge-journal to remove the journal too)
   --json               one JSON event per line on stdout; human text on stderr
   --debug              trace every HTTP exchange on stderr, secrets masked (also AGENTSTACK_DEBUG=api)
   -h, --help           show this help
@@ -36,9 +37,8 @@ Exit codes: 0 signed in (or a sign-in is already running; with --logout: signed 
 even if the server could not revoke), 1 failed or cancelled (Ctrl-C: error "aborted"), 2 bad usage.`,
   options: {
     'scope-preset': { type: 'string' }, scopes: { type: 'string' }, project: { type: 'string' },
-    'no-browser': { type: 'boolean' }, headless: { type: 'boolean' },
-    json: { type: 'boolean' }, logout: { type: 'boolean' }, debug: { type: 'boolean' },
-    status: { type: 'boolean' }, online: { type: 'boolean' },
+    'no-browser': { type: 'boolean' }, headless: { type: 'boolean' }, json: { type: 'boolean' }, logout: { type: 'boolean' },
+    debug: { type: 'boolean' }, status: { type: 'boolean' }, online: { type: 'boolean' }, 'purge-journal': { type: 'boolean' },
   },
 } as const;
 
@@ -46,7 +46,7 @@ async function main(): Promise<number> {
   const { values } = parseCommandLine({ ...spec, options: { ...spec.options } });
   traceScriptIfAsked(values.debug);
   try { assertCursorDirIsFolder(process.env); } catch (error) { exitOnPluginError('device-code')(error); }
-  if (values.online && !values.status) usageError('device-code', '--online works only with --status');
+  for (const [flag, needs] of [['online', 'status'], ['purge-journal', 'logout']] as const) if (values[flag] && !values[needs]) usageError('device-code', `--${flag} works only with --${needs}`);
   const refuseWith = (mode: string, names: string[]) => {
     const extra = names.find((name) => values[name as keyof typeof values] !== undefined);
     if (extra) usageError('device-code', `--${mode} cannot be combined with --${extra}`);
@@ -59,7 +59,7 @@ async function main(): Promise<number> {
   if (values.logout) {
     refuseWith('logout', ['scope-preset', 'scopes', 'project']);
     const { runLogout } = await import('../commands/deviceCode/logout.js');
-    return runLogout({ json: Boolean(values.json), env: process.env, streams: { stdout: process.stdout, stderr: process.stderr } });
+    return runLogout({ json: Boolean(values.json), env: process.env, streams: { stdout: process.stdout, stderr: process.stderr }, purgeJournal: Boolean(values['purge-journal']) });
   }
   const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
   let request: DeviceCodeRequest;

@@ -43,15 +43,15 @@ async function main(): Promise<object> {
   try {
     useChunkCache({ root: chunkCacheRoot(process.env), version: __PLUGIN_VERSION__ });
   } catch { /* no usable Cursor dir: no cache */ }
-  const { runPreMcp } = await import('../commands/preMcp/run.js');
-  const pluginRoot = resolve(dirname(__filename), '../..');
+  const [{ runPreMcp }, { journalAnswer }] = await Promise.all([import('../commands/preMcp/run.js'), import('../commands/preMcp/journal.js')]);
   let unknownForm: string | null = null;
   const answer = runPreMcp(front.raw, {
-    pluginRoot, log: (m) => logHookFast(NAME, m), onUnknownForm: (what) => { unknownForm = what; },
+    pluginRoot: resolve(dirname(__filename), '../..'), log: (m) => logHookFast(NAME, m), onUnknownForm: (what) => { unknownForm = what; },
     gate: gate.kind === 'stale' ? { stamps: gate.stamps, plugin: __PLUGIN_VERSION__ } : undefined,
     known: gate.kind === 'call' ? gate.known : undefined,
   });
   await recordRun(paths.hookRuns, front.raw, answer.permission ?? 'neutral', unknownForm);
+  journalAnswer(front.raw, answer, { env: process.env, now: Date.now(), log: (m) => logHookFast(NAME, m) });
   return answer;
 }
 

@@ -16,5 +16,6 @@ export const SettingsFileSchema = z.looseObject({
   'ask-actions': z.optional(z.string()),
   'deny-actions': z.optional(z.string()),
   debug: z.optional(z.string()),
+  journal: z.optional(z.string()),
 });
 export type SettingsFile = z.infer<typeof SettingsFileSchema>;

@@ -99,15 +99,20 @@ describe('installed the way Cursor installs a plugin (plain files, no npm instal
     try {
       const scripts = join(bare.path, 'hooks/scripts');
       cpSync(join(install.path, 'hooks/scripts'), scripts, { recursive: true });
+      const after = out.includes('after-mcp');
       const input = out.includes('pre-mcp')
         ? JSON.stringify({ hook_event_name: 'beforeMCPExecution', tool_name: 'agentstack.execute', tool_input: '{"steps":[{"id":"1","action":"x.y"}]}', mcp_server_name: 'user-agentstack' })
-        : JSON.stringify({ hook_event_name: 'sessionStart', session_id: 's' });
+        : after
+          ? JSON.stringify({ hook_event_name: 'afterMCPExecution', tool_name: 'agentstack.execute', tool_input: '{"steps":[{"id":"1","action":"x.y"}]}', result_json: '{"isError":false}', mcp_server_name: 'user-agentstack' })
+          : JSON.stringify({ hook_event_name: 'sessionStart', session_id: 's' });
       const result = spawnSync(process.execPath, [join(bare.path, out), ...(out.includes('session') ? ['--from-hook'] : [])], {
         cwd: bare.path, encoding: 'utf8', input, timeout: 20_000,
         env: { PATH: process.env.PATH, HOME: bare.path, AGENTSTACK_CURSOR_DIR: join(bare.path, 'cursor'), AGENTSTACK_DISABLE_AUTO_LOGIN: '1', NODE_PATH: '' },
       });
       expect(result.status).toBe(0);
-      expect(Object.keys(JSON.parse(result.stdout)).length).toBeGreaterThan(0);
+      // The after hook's answer is always {} (Cursor discards it): what it did is the record its chunk appended.
+      if (after) expect(readFileSync(join(bare.path, 'cursor/agentstack-journal.jsonl'), 'utf8')).toContain('"action":"x.y"');
+      else expect(Object.keys(JSON.parse(result.stdout)).length).toBeGreaterThan(0);
     } finally {
       bare.cleanup();
     }

@@ -13,6 +13,7 @@ import { baseChildEnv } from '../helpers/platform.js';
 const COMMANDS = [
   { file: 'commands/agentstack-authorize.md', script: 'hooks/scripts/device-code.mjs' },
   { file: 'commands/agentstack-diagnose.md', script: 'scripts/diagnose-local.mjs' },
+  { file: 'commands/agentstack-activity.md', script: 'scripts/activity.mjs' },
 ];
 const lineAfter = (text: string, label: string) => new RegExp(`${label}: \`(.+)\`$`, 'm').exec(text)?.[1];
 

@@ -38,12 +38,12 @@ describe('plugin surface as shipped', () => {
   it('hooks.json anchors every command at ${CURSOR_PLUGIN_ROOT} with a timeout, pointing at files that exist', () => {
     const { problems, commands } = checkHooksJson(readJson('hooks/hooks.json'));
     expect(problems).toEqual([]);
-    expect(commands.map((c) => c.event).sort()).toEqual(['beforeMCPExecution', 'sessionStart']);
+    expect(commands.map((c) => c.event).sort()).toEqual(['afterMCPExecution', 'beforeMCPExecution', 'sessionStart']);
     for (const c of commands) expect(existsSync(join(REPO_ROOT, c.script!)), c.script!).toBe(true);
   });
 
   it('each command has name and description frontmatter', () => {
-    for (const name of ['agentstack-authorize', 'agentstack-login', 'agentstack-logout', 'agentstack-diagnose', 'agentstack-config', 'agentstack-status']) {
+    for (const name of ['agentstack-authorize', 'agentstack-login', 'agentstack-logout', 'agentstack-diagnose', 'agentstack-config', 'agentstack-status', 'agentstack-activity']) {
       const text = readFileSync(join(REPO_ROOT, 'commands', `${name}.md`), 'utf8');
       const front = /^---\n([\s\S]*?)\n---\n/.exec(text)?.[1] ?? '';
       expect(front).toMatch(new RegExp(`^name: ${name}$`, 'm'));

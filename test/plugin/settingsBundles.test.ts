@@ -21,7 +21,7 @@ describe('settings in the hook bundles', () => {
   });
 
   // Each hook is a first stage plus sibling chunks: every file of it is checked, and one of them reads the settings.
-  it.each(['session-start', 'pre-mcp-cap-check'])('%s (every file of the hook) contains neither conf nor ajv, yet reads the settings file', (hook) => {
+  it.each(['session-start', 'pre-mcp-cap-check', 'after-mcp-journal'])('%s (every file of the hook) contains neither conf nor ajv, yet reads the settings file', (hook) => {
     const files = readdirSync(join(REPO_ROOT, 'hooks/scripts')).filter((f) => f.startsWith(`${hook}.`) && f.endsWith('.cjs'));
     expect(files.length).toBeGreaterThan(0);
     const texts = files.map((f) => read(`hooks/scripts/${f}`));
@@ -36,7 +36,7 @@ describe('zod in the hook bundles', () => {
     for (const marker of ZOD_MARKERS) expect(text, marker).toContain(marker);
   });
 
-  it.each(['session-start.cjs', 'session-start.main.cjs', 'pre-mcp-cap-check.cjs', 'pre-mcp-cap-check.execute.cjs'])('%s (run without the network) has no zod, yet checks its input', (file) => {
+  it.each(['session-start.cjs', 'session-start.main.cjs', 'pre-mcp-cap-check.cjs', 'pre-mcp-cap-check.execute.cjs', 'after-mcp-journal.cjs', 'after-mcp-journal.record.cjs'])('%s (run without the network) has no zod, yet checks its input', (file) => {
     const text = read(`hooks/scripts/${file}`);
     for (const marker of ZOD_MARKERS) expect(text, marker).not.toContain(marker);
   });

@@ -3,8 +3,10 @@
  * a log that cannot be written stops the trace with one line instead of failing the hook.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -14,6 +16,7 @@ import { apiTraceOn } from '../../lib/agentstack/debug/switch.js';
 import { httpRequest, setHttpTrace } from '../../lib/platform/net/http.js';
 import { IS_WINDOWS, PRIVATE_MODE } from '../helpers/platform.js';
 import { tempDir } from '../helpers/repo.js';
+import { bundleForTest } from '../helpers/bundle.js';
 
 let dir: ReturnType<typeof tempDir>;
 beforeEach(() => { dir = tempDir('agentstack-debuglog-'); });
@@ -54,6 +57,63 @@ describe('appendRotating', () => {
     // Nobody reads the FIFO: a blocking open would hang this test until its timeout.
     expect(() => appendRotating(fifo, 'x')).toThrow(expect.objectContaining({ code: 'ENOTREGULAR' }));
     expect(() => readTail(fifo)).toThrow(expect.objectContaining({ code: 'ENOTREGULAR' }));
+  });
+});
+
+describe('appendRotating: one rotation however many writers find the file full', () => {
+  const full = (path: string) => writeFileSync(path, entry(0).repeat(10), { mode: 0o600 });
+
+  it('a writer that finds another one rotating appends to the file it holds: nothing is moved twice, nothing lost', () => {
+    const path = join(dir.path, 'log');
+    full(path);
+    // Another writer holds the claim (it is renaming right now): this one must not rotate as well.
+    writeFileSync(`${path}.rotating`, '');
+    appendRotating(path, entry(1), { maxBytes: 1_000 });
+    expect(existsSync(rotatedPath(path))).toBe(false);
+    expect(readFileSync(path, 'utf8').endsWith(entry(1))).toBe(true);
+    // Once the claim is released, the next writer rotates, and removes its own claim.
+    rmSync(`${path}.rotating`);
+    appendRotating(path, entry(2), { maxBytes: 1_000 });
+    expect(readFileSync(rotatedPath(path), 'utf8')).toBe(entry(0).repeat(10) + entry(1));
+    expect(readFileSync(path, 'utf8')).toBe(entry(2));
+    expect(existsSync(`${path}.rotating`)).toBe(false);
+  });
+
+  it('a claim left by a writer that died is broken once it is stale, and rotation resumes', () => {
+    const path = join(dir.path, 'log');
+    full(path);
+    writeFileSync(`${path}.rotating`, '');
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(`${path}.rotating`, old, old);
+    appendRotating(path, entry(1), { maxBytes: 1_000 });
+    expect(existsSync(`${path}.rotating`)).toBe(false);
+    appendRotating(path, entry(2), { maxBytes: 1_000 });
+    expect(readFileSync(path, 'utf8')).toBe(entry(2));
+    expect(readFileSync(rotatedPath(path), 'utf8').endsWith(entry(1))).toBe(true);
+  });
+});
+
+describe('appendRotating: writers that find the file full in the same instant', () => {
+  let worker = '';
+  beforeAll(async () => { worker = await bundleForTest('test/fixtures/rotateRace.ts', join(tmpdir(), `agentstack-rotate-race-${process.pid}.mjs`)); });
+  afterAll(() => rmSync(worker, { force: true }));
+
+  it('rotate it once between them: every line, the full file\'s and theirs, is kept', async () => {
+    for (let round = 0; round < 8; round++) {
+      const path = join(dir.path, `race-${round}.log`);
+      const old = Array.from({ length: 10 }, (_, n) => `old ${round} ${n} ${'o'.repeat(85)}\n`);
+      writeFileSync(path, old.join(''), { mode: 0o600 });
+      // [0]: the release, [1]: how many workers are waiting for it.
+      const gate = new SharedArrayBuffer(8);
+      const lines = Array.from({ length: 16 }, (_, n) => `new ${round} ${n}\n`);
+      const workers = lines.map((line) => new Worker(worker, { workerData: { path, line, maxBytes: 1_000, gate } }));
+      while (Atomics.load(new Int32Array(gate), 1) < lines.length) await new Promise((r) => setTimeout(r, 5));
+      Atomics.store(new Int32Array(gate), 0, 1);
+      Atomics.notify(new Int32Array(gate), 0);
+      await Promise.all(workers.map((w) => new Promise((resolve, reject) => { w.on('exit', resolve); w.on('error', reject); })));
+      const kept = (readFileSync(rotatedPath(path), 'utf8') + readFileSync(path, 'utf8')).split('\n').filter(Boolean).map((l) => `${l}\n`);
+      expect(kept.sort()).toEqual([...old, ...lines].sort());
+    }
   });
 });
 

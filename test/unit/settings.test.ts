@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applySettings, projectRow, settingsTable } from '../../lib/agentstack/settings/effective.js';
 import { readSettingsFile } from '../../lib/agentstack/settings/file.js';
-import { SETTING_KEYS, autoLoginDisabled, envValueOf, scopePresetFrom, settingSpec } from '../../lib/agentstack/settings/keys.js';
+import { SETTING_KEYS, autoLoginDisabled, envValueOf, journalOn, scopePresetFrom, settingSpec } from '../../lib/agentstack/settings/keys.js';
 import { clientFromEnv } from '../../lib/agentstack/auth/oauth.js';
 import { resolveBaseUrl } from '../../lib/agentstack/server/baseUrl.js';
 import { maskUrlCredentials, parseNoProxy, parseProxyUrl } from '../../lib/platform/net/proxyUrl.js';
@@ -125,7 +125,7 @@ describe('precedence: environment > settings file > default', () => {
   });
 
   it('the settings file fills what the environment leaves unset; the environment wins where set', () => {
-    write({ 'base-url': 'https://staging.example.com', 'auto-login': false, 'scope-preset': 'readonly', 'https-proxy': 'http://u:pw@proxy:3128', 'no-proxy': '.corp', 'oauth-client-id': 'from-settings', policy: 'confirm-writes', 'deny-actions': 'a.*, b', 'ask-actions': 'c', debug: 'api' });
+    write({ 'base-url': 'https://staging.example.com', 'auto-login': false, 'scope-preset': 'readonly', 'https-proxy': 'http://u:pw@proxy:3128', 'no-proxy': '.corp', 'oauth-client-id': 'from-settings', policy: 'confirm-writes', 'deny-actions': 'a.*, b', 'ask-actions': 'c', debug: 'api', journal: 'off' });
     const applied = applySettings(env({ AGENTSTACK_BASE_URL: 'https://env.example.com', NO_PROXY: '', AGENTSTACK_ASK_ACTIONS: 'storage.*' }));
     const origin = Object.fromEntries(applied.rows.map((r) => [r.key, `${r.origin}:${r.value}`]));
     expect(origin).toEqual({
@@ -139,8 +139,11 @@ describe('precedence: environment > settings file > default', () => {
       'ask-actions': 'env:storage.*',
       'deny-actions': 'settings:a.*,b',
       debug: 'settings:api',
+      journal: 'settings:off',
     });
     expect(applied.env.AGENTSTACK_DEBUG).toBe('api');
+    expect(applied.env.AGENTSTACK_JOURNAL).toBe('off');
+    expect(journalOn(applied.env)).toBe(false);
     // The environment the plugin reads: each setting stands in for its unset variable; set variables are untouched.
     expect(applied.env.AGENTSTACK_BASE_URL).toBe('https://env.example.com');
     expect(applied.env.AGENTSTACK_DISABLE_AUTO_LOGIN).toBe('1');

@@ -1,6 +1,10 @@
 /** diagnose-local --report as a pure renderer: what it shows, how it fences what it quotes, and that it scrubs. */
 import { describe, expect, it } from 'vitest';
-import { renderReport, type ReportFacts } from '../../lib/commands/diagnose/report.js';
+import { gatherReportFacts, renderReport, type ReportFacts } from '../../lib/commands/diagnose/report.js';
+import { appendJournalRecord } from '../../lib/agentstack/journal/file.js';
+import { afterRecord, preRecord } from '../../lib/agentstack/journal/record.js';
+import { cursorPaths } from '../../lib/agentstack/server/paths.js';
+import { tempDir } from '../helpers/repo.js';
 import { fail, pass } from '../../lib/platform/report.js';
 import { findLeaks } from '../helpers/secretScan.js';
 
@@ -61,5 +65,27 @@ describe('renderReport and personal data', () => {
     const text = renderReport(withPersonal({ includeAccount: true }), paths, []);
     expect(text).toContain('alice.smith@example.test');
     expect(text.split('\n').slice(0, 6).join('\n')).toContain('It includes your account');
+  });
+});
+
+describe('renderReport and the activity journal', () => {
+  it('shows the journal in counts only: no action is named but the failing ones', () => {
+    const dir = tempDir('agentstack-report-journal-');
+    try {
+      const journalPaths = cursorPaths({ AGENTSTACK_CURSOR_DIR: dir.path });
+      const now = Date.parse('2026-09-01T10:00:00Z');
+      appendJournalRecord(journalPaths.journal, afterRecord({ now, server: 's', toolInput: { steps: [{ id: '1', action: 'secret.project_alpha' }] }, resultJson: { structuredContent: { ok: true, results: [{ id: '1', ok: true }] } } }));
+      appendJournalRecord(journalPaths.journal, afterRecord({ now: now + 1_000, server: 's', toolInput: { steps: [{ id: '1', action: 'projects.list' }, { id: '2', action: 'data.write' }] }, resultJson: { isError: true, structuredContent: { ok: false, results: [{ id: '1', ok: true }, { id: '2', ok: false, error: { code: 'missing_capability' } }] } } }));
+      appendJournalRecord(journalPaths.journal, preRecord({ now: now + 2_000, server: 's', toolInput: { steps: [{ id: '1', action: 'secret.denied_one' }] }, decision: 'deny', reasons: ['rule:deny-actions'] }));
+      const { tails } = gatherReportFacts(journalPaths, {}, false, {});
+      const text = renderReport(facts({ ...tails, settings: [{ key: 'journal', value: 'on', origin: 'default', source: null }] }), paths, []);
+      expect(text).toContain('## Activity journal (counts only)');
+      expect(text).toContain('- calls that ran: 2, failed: 1\n- calls the pre-call check denied: 1, asked about: 0\n- failing steps: data.write missing_capability (1)');
+      expect(text).not.toMatch(/secret\.|projects\.list/);
+      const none = renderReport(facts({ journal: { path: '/c/agentstack-journal.jsonl', counts: { calls: 0, failed: 0, denied: 0, asked: 0, since: null, until: null, failing: [] }, problems: [] }, settings: [{ key: 'journal', value: 'off', origin: 'settings', source: '/c/s.json' }] }), paths, []);
+      expect(none).toContain('No AgentStack call recorded in /c/agentstack-journal.jsonl. Recording is off (setting `journal`).');
+    } finally {
+      dir.cleanup();
+    }
   });
 });

@@ -34,6 +34,8 @@ export const CURSOR_FILES = {
   renewStarted: 'agentstack-renew.started',
   /** The card of a session start that had nothing to do, and what it was made from (no secret). */
   sessionGate: 'agentstack-session-gate.json',
+  /** What the agent ran through AgentStack, one JSON record per line (no secret, no parameter, no result data). */
+  journal: 'agentstack-journal.jsonl',
 } as const;
 
 export type CursorPaths = { dir: string } & { [K in keyof typeof CURSOR_FILES]: string };

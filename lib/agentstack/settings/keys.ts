@@ -11,7 +11,7 @@ import { DEFAULT_SCOPE_PRESET, SCOPE_PRESETS, isScopePreset, type ScopePreset } 
 import { parsePinArgument } from '../auth/projectPin.js';
 import { DEFAULT_POLICY, POLICY_ENV, parsePolicyPreset, parseRuleList } from '../policy/rules.js';
 
-export const SETTING_KEYS = ['base-url', 'auto-login', 'scope-preset', 'project', 'https-proxy', 'no-proxy', 'oauth-client-id', 'policy', 'ask-actions', 'deny-actions', 'debug'] as const;
+export const SETTING_KEYS = ['base-url', 'auto-login', 'scope-preset', 'project', 'https-proxy', 'no-proxy', 'oauth-client-id', 'policy', 'ask-actions', 'deny-actions', 'debug', 'journal'] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 /** Every key but `project` lives in the settings file; `project` is the `agentstack-project` pin file. */
 export type StoredKey = Exclude<SettingKey, 'project'>;
@@ -19,6 +19,8 @@ export type StoredKey = Exclude<SettingKey, 'project'>;
 export const DEFAULT_CLIENT_ID = 'cursor-plugin';
 /** The variable that picks the scope preset when `--scope-preset` is not given. */
 export const SCOPE_PRESET_ENV = 'AGENTSTACK_SCOPE_PRESET';
+/** The variable that turns the activity journal off (`off`) or on (`on`). */
+export const JOURNAL_ENV = 'AGENTSTACK_JOURNAL';
 /** The variable that turns automatic sign-in off when set to 1. */
 export const AUTO_LOGIN_ENV = 'AGENTSTACK_DISABLE_AUTO_LOGIN';
 
@@ -64,6 +66,12 @@ function parseDebug(value: string, source: string): string {
   const v = value.trim().toLowerCase();
   if (v === 'api' || v === 'off') return v;
   throw new PluginError('invalid_config', `${source} must be api or off (got ${JSON.stringify(value.slice(0, 40))})`);
+}
+
+function parseOnOff(value: string, source: string): string {
+  const v = value.trim().toLowerCase();
+  if (v === 'on' || v === 'off') return v;
+  throw new PluginError('invalid_config', `${source} must be on or off (got ${JSON.stringify(value.slice(0, 40))})`);
 }
 
 function parseProject(value: string, source: string): string {
@@ -119,6 +127,11 @@ const SPECS: Record<SettingKey, SettingSpec> = {
     key: 'debug', env: ['AGENTSTACK_DEBUG'], parse: parseDebug, fromEnv: same, show: same, stored: 'string',
     toEnv: (v): Record<string, string> => (v === 'api' ? { AGENTSTACK_DEBUG: v } : {}), default: 'off',
   },
+  // The local activity journal (agentstack-journal.jsonl) the MCP hooks append to.
+  journal: {
+    key: 'journal', env: [JOURNAL_ENV], parse: parseOnOff, fromEnv: same, show: same, stored: 'string',
+    toEnv: (v): Record<string, string> => (v === 'off' ? { [JOURNAL_ENV]: v } : {}), default: 'on',
+  },
 };
 
 export function isSettingKey(value: string): value is SettingKey {
@@ -146,4 +159,9 @@ export function scopePresetFrom(env: NodeJS.ProcessEnv): ScopePreset {
   const value = readEnv(env, SCOPE_PRESET_ENV)?.value;
   if (!value) return DEFAULT_SCOPE_PRESET;
   return parseScopePreset(value, SCOPE_PRESET_ENV) as ScopePreset;
+}
+
+/** Whether the hooks record calls in the activity journal, in `env` (an environment with the settings applied). */
+export function journalOn(env: NodeJS.ProcessEnv): boolean {
+  return readEnv(env, JOURNAL_ENV)?.value.toLowerCase() !== 'off';
 }

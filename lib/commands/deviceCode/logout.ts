@@ -3,17 +3,37 @@
  * `--json`, stdout carries one `signed_out` event (or one `error` event) and the human text goes to stderr.
  * Exit 0 when signed out locally (even if the server could not revoke), 1 on a local failure.
  */
+import { existsSync } from 'node:fs';
 import { signOut, type SignOutResult } from '../../agentstack/signIn/signOut.js';
 import { jsonErrorCode, type OutputStreams } from '../../agentstack/signIn/output.js';
 import { PluginError, quoteShort } from '../../platform/errors.js';
 import { setProxyOptions } from '../../platform/net/http.js';
 import { applySettings } from '../../agentstack/settings/effective.js';
+import { journalFiles, removeJournal } from '../../agentstack/journal/file.js';
+import { cursorPaths } from '../../agentstack/server/paths.js';
 
 export interface LogoutOptions {
   json: boolean;
   env: NodeJS.ProcessEnv;
   streams: OutputStreams;
   signal?: AbortSignal;
+  /** `--purge-journal`: also remove the activity journal (it holds no secret, so a sign-out keeps it otherwise). */
+  purgeJournal?: boolean;
+}
+
+/** The activity journal after a sign-out: removed when asked, else kept (named only when there is one). */
+function settleJournal(env: NodeJS.ProcessEnv, purge: boolean): { state: 'removed' | 'kept' | 'none'; line: string | null } {
+  const path = cursorPaths(env).journal;
+  if (purge) {
+    try {
+      const removed = removeJournal(path);
+      return { state: removed ? 'removed' : 'none', line: removed ? '  The activity journal was removed (--purge-journal).' : null };
+    } catch (error) {
+      return { state: 'kept', line: `  warning: the activity journal ${path} could not be removed (${(error as NodeJS.ErrnoException).code ?? 'error'}); remove it by hand.` };
+    }
+  }
+  if (!journalFiles(path).some((file) => existsSync(file))) return { state: 'none', line: null };
+  return { state: 'kept', line: '  The activity journal stays (it holds no secret); --logout --purge-journal removes it.' };
 }
 
 function whenText(iso: string | null): string {
@@ -56,6 +76,7 @@ export async function runLogout(options: LogoutOptions): Promise<number> {
     const settings = applySettings(options.env);
     setProxyOptions(settings.proxy);
     const result = await signOut({ env: settings.env, signal: controller.signal });
+    const journal = settleJournal(settings.env, options.purgeJournal === true);
     if (json) {
       streams.stdout.write(`${JSON.stringify({
         event: 'signed_out',
@@ -68,9 +89,10 @@ export async function runLogout(options: LogoutOptions): Promise<number> {
         access_token_expires_at: result.access_token_expires_at,
         revoke_at: result.revoke_at,
         warnings: result.warnings,
+        journal: journal.state,
       })}\n`);
     }
-    for (const line of signedOutLines(result)) human.write(`${line}\n`);
+    for (const line of [...signedOutLines(result), ...(journal.line ? [journal.line] : [])]) human.write(`${line}\n`);
     return 0;
   } catch (error) {
     const message = error instanceof PluginError

@@ -17,6 +17,8 @@ import { displayLines, displayText } from '../../platform/text/displayText.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
 import { tilde } from '../../platform/text/tilde.js';
 import { renderSettingsTable } from '../config/render.js';
+import { readJournal } from '../../agentstack/journal/file.js';
+import { journalCounts, type JournalCounts } from '../../agentstack/journal/summary.js';
 
 const SIGN_IN_LOG_LINES = 40;
 const TRACE_ENTRIES = 20;
@@ -42,15 +44,40 @@ export interface ReportFacts {
   includeAccount?: boolean;
   /** The home folder to mask (this machine's by default). */
   home?: string;
+  /** The activity journal, in counts (absent: not read). */
+  journal?: JournalSummary;
+}
+
+export interface JournalSummary {
+  path: string;
+  counts: JournalCounts;
+  problems: string[];
 }
 
 export type LogTail = { text: string } | { missing: true } | { unreadable: string };
 
 /** Reads everything the report shows beyond the diagnosis, and the secrets it must not show. */
-export function gatherReportFacts(paths: CursorPaths, env: NodeJS.ProcessEnv, traceOn: boolean, runs: HookRuns): { tails: Pick<ReportFacts, 'signInLog' | 'trace' | 'cursorVersion' | 'traceOn'>; secrets: string[] } {
+export function gatherReportFacts(paths: CursorPaths, env: NodeJS.ProcessEnv, traceOn: boolean, runs: HookRuns): { tails: Pick<ReportFacts, 'signInLog' | 'trace' | 'cursorVersion' | 'traceOn' | 'journal'>; secrets: string[] } {
   const secrets = [...environmentSecrets(env), ...credentialSecrets(paths)];
   const cursorVersion = runs['session-start']?.cursor_version ?? runs['pre-mcp']?.cursor_version ?? null;
-  return { tails: { signInLog: tail(paths.deviceLog, 16 * 1024), trace: tail(paths.debugLog, TRACE_BYTES), cursorVersion, traceOn }, secrets };
+  const read = readJournal(paths.journal);
+  const journal = { path: paths.journal, counts: journalCounts(read.records), problems: [...read.problems, ...(read.skipped ? [`${read.skipped} line(s) are not records`] : [])] };
+  return { tails: { signInLog: tail(paths.deviceLog, 16 * 1024), trace: tail(paths.debugLog, TRACE_BYTES), cursorVersion, traceOn, journal }, secrets };
+}
+
+/** The journal in counts only: no action is named but a failing one, and nothing of any call's parameters. */
+function journalSection(journal: JournalSummary, settings: readonly SettingRow[]): string {
+  const off = settings.find((r) => r.key === 'journal')?.value === 'off' ? ' Recording is off (setting `journal`).' : '';
+  const c = journal.counts;
+  const lines = [`## Activity journal (counts only)`, ''];
+  if (c.since === null) lines.push(`No AgentStack call recorded in ${tilde(journal.path)}.${off}`);
+  else {
+    lines.push(`From ${tilde(journal.path)}, ${c.since} to ${c.until}.${off}`, '');
+    lines.push(`- calls that ran: ${c.calls}, failed: ${c.failed}`, `- calls the pre-call check denied: ${c.denied}, asked about: ${c.asked}`);
+    if (c.failing.length) lines.push(`- failing steps: ${c.failing.map((f) => `${displayText(f.action, 80)} ${displayText(f.outcome, 64)} (${f.count})`).join(', ')}`);
+  }
+  for (const problem of journal.problems) lines.push(`- not read: ${displayText(problem, 300)}`);
+  return `${lines.join('\n')}\n`;
 }
 
 function tail(path: string, maxBytes: number): LogTail {
@@ -112,6 +139,7 @@ export function renderReport(facts: ReportFacts, paths: Pick<CursorPaths, 'devic
     '',
     fenced(renderSettingsTable(facts.settings)),
     '',
+    ...(facts.journal ? [journalSection(facts.journal, facts.settings)] : []),
     tailSection('Last sign-in', paths.deviceLog, facts.signInLog, lastLines(SIGN_IN_LOG_LINES)),
     tailSection('API trace (last entries)', paths.debugLog, facts.trace, lastEntries),
   ].join('\n');

@@ -11,6 +11,7 @@
 import { ExecuteArgsSchema, type BeforeMcpInput, type ExecuteArgs } from '../../schemas/hooks.js';
 import { callIdentity, isAgentStackCall, namesExecuteTool } from '../../agentstack/server/callIdentity.js';
 import { closestActions } from './suggest.js';
+import { because } from './reason.js';
 import { grantedCaps } from '../../agentstack/auth/scopes.js';
 import type { SnapshotRead } from '../../agentstack/snapshot/actionIndex.js';
 
@@ -96,11 +97,11 @@ export function decidePreMcp(ctx: PreMcpContext): PreMcpAnswer {
   if (parsed.kind !== 'ok') {
     // Unreadable arguments cannot be checked: `deny` would break every call should Cursor change the encoding,
     // neutral would let unchecked actions through silently; `ask` keeps the person in the loop.
-    return {
+    return because('unreadable_arguments', {
       permission: 'ask',
       user_message: `AgentStack could not read this call's arguments (${parsed.reason}), so its actions were not checked. Allow only if you expect this call.`,
       agent_message: `The AgentStack pre-call check could not parse tool_input (${parsed.reason}). Send {"steps": [{"id", "action", "params"}]} as the arguments.`,
-    };
+    });
   }
 
   const snapshot = ctx.snapshot;
@@ -135,33 +136,33 @@ export function decidePreMcp(ctx: PreMcpContext): PreMcpAnswer {
     // them, so the person decides rather than the snapshot.
     if (index.skipped > 0) {
       const entries = `${index.skipped} ${index.skipped === 1 ? 'entry' : 'entries'}`;
-      return {
+      return because('unknown_action', {
         permission: 'ask',
         user_message: `AgentStack: this call uses an action the plugin does not know: ${hints.join('; ')}. The server's action list had ${entries} the plugin could not read, so it may be one of them. Allow only if you expect this action.`,
         agent_message: `AgentStack's action list as the plugin read it has no action ${hints.join('; ')}, but ${entries} of the list could not be read; the person is asked to confirm. If the call fails, use an existing action name (the action "actions.list" lists them).`,
-      };
+      });
     }
-    return {
+    return because('unknown_action', {
       permission: 'deny',
       user_message: `AgentStack blocked this call: unknown action ${hints.join('; ')}.`,
       agent_message: `AgentStack has no action ${hints.join('; ')}. Use an existing action name (the action "actions.list" lists them) and call again.`,
-    };
+    });
   }
   if (missing.length) {
     const named = missing.map((m) => `${m.action} needs "${m.cap}"`);
     const needed = [...new Set(missing.map((m) => m.cap))];
-    return {
+    return because('missing_capability', {
       permission: 'deny',
       user_message: `AgentStack blocked this call: your token lacks the capability ${needed.map((c) => `"${c}"`).join(', ')} (${list(named)}). Sign in again with a wider scope (/agentstack-login) if you need it.`,
       agent_message: `AgentStack call blocked: missing capability ${list(named)}. Do not retry; the person can re-login with a scope preset that grants it (/agentstack-login).`,
-    };
+    });
   }
   if (unapproved.length) {
-    return {
+    return because('unapproved_action', {
       permission: 'ask',
       user_message: `AgentStack: this call uses ${unapproved.length === 1 ? 'an action' : 'actions'} added to the server since you last approved its action list: ${list(unapproved)}. Allow only if you expected this; approve the new list with ${approveCommand(ctx.pluginRoot)}.`,
       agent_message: `The AgentStack action(s) ${list(unapproved)} appeared since the person last approved the action list; they are asked to confirm this call.`,
-    };
+    });
   }
   return NEUTRAL;
 }

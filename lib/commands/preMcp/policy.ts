@@ -10,6 +10,7 @@ import { isNoPolicy, type Policy, type PolicyInEffect, type PolicyKey, type Rule
 import { isCapabilityRule, ruleMatches } from '../../agentstack/policy/rules.js';
 import type { SnapshotRead } from '../../agentstack/snapshot/actionIndex.js';
 import type { ParsedExecuteArgs, PreMcpAnswer } from './decide.js';
+import { because, reasonsOf } from './reason.js';
 
 /** A step as the policy sees it: its action and, when the snapshot knows the action, its required capability. */
 export interface PolicyStep {
@@ -88,11 +89,11 @@ const actionsOf = (verdicts: readonly Verdict[]) =>
 
 export function decidePolicy(effect: PolicyInEffect, steps: readonly PolicyStep[], options: { pluginRoot?: string } = {}): PreMcpAnswer {
   if (effect.kind === 'unreadable') {
-    return {
+    return because('rules_unreadable', {
       permission: 'ask',
       user_message: `AgentStack could not read your per-action rules (${effect.reason}), so every AgentStack call asks until they are fixed. Check them with config.mjs list or diagnose-local.`,
       agent_message: 'The person\'s AgentStack per-action rules cannot be read, so they are asked to confirm every AgentStack call.',
-    };
+    });
   }
   const { policy } = effect;
   if (isNoPolicy(policy)) return {};
@@ -100,18 +101,18 @@ export function decidePolicy(effect: PolicyInEffect, steps: readonly PolicyStep[
   const denied = verdicts.filter((v) => v.permission === 'deny');
   if (denied.length) {
     const first = denied[0]!;
-    return {
+    return because(denied.map((v) => `rule:${v.key}`), {
       permission: 'deny',
       user_message: `AgentStack blocked this call: your rules deny ${named(denied, policy)}. To change that: ${howToChange(first.key, policy.from[first.key], options.pluginRoot)}.`,
       agent_message: `AgentStack call blocked by the person's per-action rules: ${actionsOf(denied)}. Do not retry or work around it; tell the person which action was refused.`,
-    };
+    });
   }
   if (verdicts.length) {
-    return {
+    return because(verdicts.map((v) => `rule:${v.key}`), {
       permission: 'ask',
       user_message: `AgentStack: your rules ask before ${named(verdicts, policy)}. Allow only if you want ${verdicts.length === 1 ? 'it' : 'them'} to run.`,
       agent_message: `The person's AgentStack rules ask them to confirm ${actionsOf(verdicts)}; wait for their answer.`,
-    };
+    });
   }
   return {};
 }
@@ -129,5 +130,5 @@ export function strictest(a: PreMcpAnswer, b: PreMcpAnswer): PreMcpAnswer {
   const agent = joined(a.agent_message, b.agent_message);
   if (user !== undefined) out.user_message = user;
   if (agent !== undefined) out.agent_message = agent;
-  return out;
+  return because([...reasonsOf(a), ...reasonsOf(b)], out);
 }

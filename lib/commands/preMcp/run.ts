@@ -3,13 +3,12 @@
  * url, then the snapshot) and the decision. Runs before every AgentStack call, so only node built-ins, zod/mini and
  * pure code are in its bundle (no HTTP client, no OAuth client, no MCP SDK).
  */
-import { DEFAULT_BASE_URL, baseUrlFromMcpUrl, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
 import { decodeJwtClaims } from '../../agentstack/auth/jwt.js';
 import { bearerOf, type McpConfig } from '../../agentstack/mcpJson/credential.js';
 import { readMcpConfigFile } from '../../agentstack/mcpJson/file.js';
 import { cursorPaths } from '../../agentstack/server/paths.js';
 import { BeforeMcpInputSchema } from '../../schemas/hooks.js';
-import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
+import { knownBaseUrls } from '../../agentstack/server/knownBases.js';
 import { NEUTRAL, decidePreMcp, parseExecuteArgs, undefinedKeys, type PreMcpAnswer } from './decide.js';
 import { callIdentity, firstLook, isAgentStackCall, namesExecuteTool, type CallIdentity } from '../../agentstack/server/callIdentity.js';
 import { unreadableReason } from './front.js';
@@ -22,6 +21,9 @@ import { refreshGate } from './gateBuild.js';
 import { renewIfDue } from './renew.js';
 import { isNoPolicy, policyInEffect, type PolicyInEffect } from '../../agentstack/policy/effective.js';
 import { decidePolicy, policySteps, strictest } from './policy.js';
+import { because, reasonsOf } from './reason.js';
+
+export { knownBaseUrls };
 
 /** The messages quote action names from the call and the server's snapshot: no hidden characters reach anyone. */
 function shownSafely(answer: PreMcpAnswer): PreMcpAnswer {
@@ -29,7 +31,7 @@ function shownSafely(answer: PreMcpAnswer): PreMcpAnswer {
   const out: PreMcpAnswer = { ...answer };
   if (out.user_message !== undefined) out.user_message = displayLines(out.user_message);
   if (out.agent_message !== undefined) out.agent_message = displayLines(out.agent_message);
-  return out;
+  return because(reasonsOf(answer), out);
 }
 
 export interface RunPreMcpOptions {
@@ -54,18 +56,6 @@ function readConfig(path: string, log: (m: string) => void): McpConfig {
   }
 }
 
-/** The bases that identify AgentStack by url: the mcp.json entry's, AGENTSTACK_BASE_URL's (or the setting's), the default. */
-export function knownBaseUrls(config: McpConfig, env: NodeJS.ProcessEnv): string[] {
-  const bases = new Set<string>([DEFAULT_BASE_URL]);
-  const servers = config.mcpServers as Record<string, { url?: unknown } | undefined> | undefined;
-  const fromEntry = baseUrlFromMcpUrl(servers?.[MCP_SERVER_KEY]?.url);
-  if (fromEntry) bases.add(fromEntry);
-  try {
-    bases.add(resolveBaseUrl(env));
-  } catch { /* an invalid AGENTSTACK_BASE_URL identifies nothing */ }
-  return [...bases];
-}
-
 /** True when the person's per-action rules narrow anything (an unreadable rule counts: it may). */
 function rulesInEffect(policy: PolicyInEffect): boolean {
   return policy.kind === 'unreadable' || !isNoPolicy(policy.policy);
@@ -79,11 +69,11 @@ function rulesInEffect(policy: PolicyInEffect): boolean {
 function uncheckable(what: string, policy: PolicyInEffect, log: (m: string) => void): PreMcpAnswer {
   if (!rulesInEffect(policy)) return NEUTRAL;
   log(`ask: ${what}; the per-action rules could not be checked`);
-  return {
+  return because('uncheckable', {
     permission: 'ask',
     user_message: `AgentStack: this call could not be checked against your per-action rules (${what}). Allow only if you expect this call.`,
     agent_message: `The AgentStack pre-call check could not check this call against the person's per-action rules (${what}); they are asked to confirm. Call agentstack.execute with {"steps": [{"id", "action", "params"}]} only.`,
-  };
+  });
 }
 
 const toolShown = (identity: CallIdentity) => JSON.stringify((identity.tool ?? '').slice(0, 80));
@@ -103,11 +93,11 @@ function unreadableCall(identity: CallIdentity, why: string, env: NodeJS.Process
     }
   }
   log(`ask: the call could not be read (${why})`);
-  return {
+  return because('unreadable_call', {
     permission: 'ask',
     user_message: `AgentStack could not read this MCP call (${why}), so its actions were not checked. Allow only if you expect this call.`,
     agent_message: `The AgentStack pre-call check could not read this call (${why}). Split the work into smaller agentstack.execute calls.`,
-  };
+  });
 }
 
 /** Checks an execute call (the hook's entry answers every other call itself, before this module is loaded). */
@@ -167,7 +157,7 @@ export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMc
   // every ten minutes); only the person's own deny rule comes first.
   if (ruled.permission !== 'deny') {
     const notice = credentialNoticeFor({ paths, config, env: settings.env, serverName: identity.serverName, now: options.now ?? Date.now(), log });
-    if (notice) return shownSafely(notice);
+    if (notice) return shownSafely(because('credential', notice));
   }
   const answer = strictest(strictest(checked, ruled), unchecked);
   if (answer.permission) log(`${answer.permission}: ${answer.agent_message ?? ''}`);

@@ -1,10 +1,11 @@
 /**
  * A log file that stays small: each append goes to `path` (0600 from creation, never through a link, never blocking
- * on a FIFO: see openRegularFileForAppend); once it holds `maxBytes`, it becomes `path.1` (replacing the one before)
- * and a new file begins. So at most about twice `maxBytes` is ever kept. Concurrent writers may each rotate once;
- * a few lines can then land in the rotated file, none is written half.
+ * on a FIFO: see openRegularFileForAppend) in one write (O_APPEND: concurrent appends never interleave); once it holds
+ * `maxBytes`, it becomes `path.1` (replacing the one before) and a new file begins. So at most about twice `maxBytes`
+ * is ever kept. Concurrent writers that find the file full rotate it once between them (see rotateOnce): no line is
+ * lost or written half, though a few may land in the rotated file.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, renameSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { notRegular, openRegularFileForAppend } from './secureFile.js';
 
 export const DEFAULT_LOG_MAX_BYTES = 512 * 1024;
@@ -22,18 +23,57 @@ export function appendRotating(path: string, text: string, options: { maxBytes?:
   const bytes = Buffer.from(text, 'utf8');
   let fd = openRegularFileForAppend(path);
   try {
-    const size = fstatSync(fd).size;
-    if (size > 0 && size + bytes.length > maxBytes) {
+    const held = fstatSync(fd);
+    if (held.size > 0 && held.size + bytes.length > maxBytes && rotateOnce(path, held)) {
       closeSync(fd);
       fd = -1;
-      // rename moves the name itself: a link planted at path.1 is replaced, never followed.
-      renameSync(path, rotatedPath(path));
       fd = openRegularFileForAppend(path);
     }
     let offset = 0;
     while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
   } finally {
     if (fd >= 0) closeSync(fd);
+  }
+}
+
+/** A rotation claim older than this was left by a writer that died between claiming and renaming. */
+const CLAIM_STALE_MS = 10_000;
+
+/** True when `path` no longer names the file `held` describes (it was rotated, and maybe begun afresh). */
+function movedAway(path: string, held: Stats): boolean {
+  try {
+    const now = lstatSync(path);
+    return now.ino !== held.ino || now.dev !== held.dev;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Moves the full file at `path` to `path.1`, once however many writers find it full: the one that creates the claim
+ * `path.rotating` (O_EXCL) renames it, if `path` still names the file it found full; the others append to the file
+ * they hold, which is, or is about to be, `path.1`. Without the claim two writers could each rotate, the second
+ * moving a file just begun over the full one. Returns true when the writer should open `path` afresh.
+ */
+function rotateOnce(path: string, held: Stats): boolean {
+  const claim = `${path}.rotating`;
+  try {
+    closeSync(openSync(claim, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600));
+  } catch (error) {
+    // No claim can be made here (a folder that refuses it): the line goes to the file held, unrotated.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+    try {
+      if (Date.now() - lstatSync(claim).mtimeMs > CLAIM_STALE_MS) unlinkSync(claim);
+    } catch { /* released meanwhile */ }
+    return movedAway(path, held);
+  }
+  try {
+    if (movedAway(path, held)) return true;
+    // rename moves the name itself: a link planted at path.1 is replaced, never followed.
+    renameSync(path, rotatedPath(path));
+    return true;
+  } finally {
+    try { unlinkSync(claim); } catch { /* already gone */ }
   }
 }
 
