@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // test/managed writes the machine-wide managed settings file: vitest.managed.config.ts runs it alone, after.
+    exclude: ['test/managed/**', 'node_modules/**'],
     setupFiles: ['test/helpers/noProxyForLoopback.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -12,6 +12,8 @@ export type PluginErrorCode =
   | 'timeout'
   | 'server'
   | 'invalid_config'
+  /** A setting an administrator fixed (a machine-wide managed file): the person cannot change it. */
+  | 'managed_setting'
   | 'invalid_response'
   | 'invalid_grant'
   | 'unsafe_url'

@@ -3,10 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { policyGate } from '../../lib/commands/diagnose/policyGate.js';
 import type { LocalState } from '../../lib/commands/diagnose/state.js';
 import type { SettingRow } from '../../lib/agentstack/settings/effective.js';
+import { noManagedSettings } from '../../lib/agentstack/settings/managed.js';
 
 const FILE = '/nowhere/.cursor/agentstack-settings.json';
 const settings = (rows: SettingRow[], file: Partial<LocalState['settings']['file']> = {}): LocalState['settings'] => ({
-  rows, mode: 0o600, file: { path: FILE, exists: true, values: {}, problems: [], rejected: [], broken: false, ...file },
+  rows, mode: 0o600, managed: noManagedSettings('/nowhere/managed-settings.json'), file: { path: FILE, exists: true, values: {}, problems: [], rejected: [], broken: false, ...file },
 });
 const row = (key: SettingRow['key'], value: string, origin: SettingRow['origin'] = 'settings'): SettingRow => ({ key, value, origin, source: origin === 'env' ? 'X' : FILE });
 const snapshot = (actions: Array<{ action: string; required_cap?: string | null }> | null): LocalState['snapshot'] => ({

@@ -246,7 +246,7 @@ describe('the pre-MCP hook knows the server by the base-url setting', () => {
 describe('diagnose: the settings.file gate', () => {
   it('PASS none or clean 0600; WARN broken, a refused value, or readable by others (fixed by --fix)', async () => {
     const { settingsFileGate } = await import('../../lib/commands/diagnose/gatesState.js');
-    const gate = (mode: number | null = 0o600) => settingsFileGate({ rows: [], file: readSettingsFile(path), mode }, 'linux');
+    const gate = (mode: number | null = 0o600) => settingsFileGate({ file: readSettingsFile(path), mode }, 'linux');
     expect(gate(null)).toMatchObject({ status: 'PASS', summary: expect.stringContaining('no settings file') });
     write({ 'base-url': 'https://staging.example.com' });
     expect(gate()).toMatchObject({ status: 'PASS', summary: expect.stringContaining('base-url, mode 0600') });

@@ -7,7 +7,7 @@ export function describePolicy(effect: PolicyInEffect, show: (path: string) => s
   if (effect.kind === 'unreadable') return `the per-action rules cannot be read (${effect.reason}): every AgentStack call asks until they are fixed`;
   const { policy } = effect;
   if (isNoPolicy(policy)) return "default: no per-action rules (Cursor's own approval applies)";
-  const from = (f: RuleSource) => (f.origin === 'env' ? `env ${f.source}` : show(f.source ?? ''));
+  const from = (f: RuleSource) => (f.origin === 'env' ? `env ${f.source}` : f.origin === 'managed' ? `managed ${show(f.source ?? '')}` : show(f.source ?? ''));
   const parts = [`policy ${policy.preset}${policy.from.policy.origin === 'default' ? '' : ` (${from(policy.from.policy)})`}`];
   if (policy.ask.length) parts.push(`ask-actions ${policy.ask.join(',')} (${from(policy.from['ask-actions'])})`);
   if (policy.deny.length) parts.push(`deny-actions ${policy.deny.join(',')} (${from(policy.from['deny-actions'])})`);

@@ -5,6 +5,7 @@
  */
 import type { SettingOrigin, SettingRow } from '../settings/effective.js';
 import type { SettingsRead } from '../settings/file.js';
+import type { ManagedRead } from '../settings/managed.js';
 import { DEFAULT_POLICY, POLICY_ENV, parsePolicyPreset, parseRuleList, ruleEntries, type PolicyPreset } from './rules.js';
 
 export const POLICY_KEYS = ['policy', 'ask-actions', 'deny-actions'] as const;
@@ -21,6 +22,8 @@ export interface Policy {
   ask: string[];
   deny: string[];
   from: Record<PolicyKey, RuleSource>;
+  /** What the organization's managed file decides: its preset (when it is the stricter) and its rules. */
+  managed?: { path: string; preset: boolean; ask: string[]; deny: string[] };
 }
 
 export type PolicyInEffect = { kind: 'ok'; policy: Policy } | { kind: 'unreadable'; reason: string };
@@ -39,11 +42,30 @@ export function isNoPolicy(policy: Policy): boolean {
 
 const ENV_OF: Record<PolicyKey, string> = { policy: POLICY_ENV.policy, 'ask-actions': POLICY_ENV.ask, 'deny-actions': POLICY_ENV.deny };
 
-/** Works out the policy from the settings rows and the settings file as read. Pure. */
-export function policyInEffect(rows: readonly SettingRow[], file: Pick<SettingsRead, 'path' | 'broken' | 'problems' | 'rejected'>): PolicyInEffect {
+/** The managed file's part in the policy, or why it cannot be read (every AgentStack call then asks). */
+function managedPart(managed: ManagedPolicyRead | undefined): { kind: 'ok'; part: NonNullable<Policy['managed']> | null } | { kind: 'unreadable'; reason: string } {
+  if (!managed || managed.trusted === null && !managed.broken) return { kind: 'ok', part: null };
+  if (managed.broken) return { kind: 'unreadable', reason: `the managed settings file ${managed.path} cannot be read (${managed.problems[0] ?? 'unreadable'})` };
+  const bad = POLICY_KEYS.find((k) => managed.rejected.includes(k));
+  if (bad) return { kind: 'unreadable', reason: `the value of ${bad} in the managed settings file ${managed.path} is not valid` };
+  const preset = managed.values.policy ? (parsePolicyPreset(managed.values.policy, 'policy') as PolicyPreset) : null;
+  return { kind: 'ok', part: { path: managed.path, preset: preset !== null, ask: ruleEntries(managed.values['ask-actions']), deny: ruleEntries(managed.values['deny-actions']) } };
+}
+
+export type ManagedPolicyRead = Pick<ManagedRead, 'path' | 'broken' | 'problems' | 'rejected' | 'values' | 'trusted'>;
+
+/**
+ * Works out the policy from the settings rows, the person's settings file and the organization's managed file as
+ * read. A managed rule is added to the person's; its `policy` counts when it is the stricter. Pure.
+ */
+export function policyInEffect(rows: readonly SettingRow[], file: Pick<SettingsRead, 'path' | 'broken' | 'problems' | 'rejected'>, managed?: ManagedPolicyRead): PolicyInEffect {
+  const fromManaged = managedPart(managed);
+  if (fromManaged.kind === 'unreadable') return fromManaged;
   const policy: Policy = { preset: DEFAULT_POLICY, ask: [], deny: [], from: { ...NO_POLICY.from } };
   for (const key of POLICY_KEYS) {
-    const row = rows.find((r) => r.key === key);
+    const shown = rows.find((r) => r.key === key);
+    // The person's own part; the managed part is added below.
+    const row = shown?.origin === 'managed' ? shown.personal : shown;
     if (row?.origin === 'env') {
       if (row.problem) return { kind: 'unreadable', reason: row.problem };
     } else if (file.broken) {
@@ -62,5 +84,21 @@ export function policyInEffect(rows: readonly SettingRow[], file: Pick<SettingsR
       return { kind: 'unreadable', reason: (error as Error).message };
     }
   }
+  const part = fromManaged.part;
+  if (part) {
+    const preset = managed!.values.policy as PolicyPreset | undefined;
+    const stricter = preset !== undefined && STRICTNESS[preset] >= STRICTNESS[policy.preset];
+    if (stricter) {
+      policy.preset = preset;
+      policy.from.policy = { origin: 'managed', source: part.path };
+    }
+    policy.ask = [...new Set([...part.ask, ...policy.ask])];
+    policy.deny = [...new Set([...part.deny, ...policy.deny])];
+    if (part.ask.length && policy.from['ask-actions'].origin === 'default') policy.from['ask-actions'] = { origin: 'managed', source: part.path };
+    if (part.deny.length && policy.from['deny-actions'].origin === 'default') policy.from['deny-actions'] = { origin: 'managed', source: part.path };
+    policy.managed = { ...part, preset: stricter };
+  }
   return { kind: 'ok', policy };
 }
+
+const STRICTNESS: Record<PolicyPreset, number> = { default: 0, 'confirm-writes': 1, readonly: 2 };

@@ -1,6 +1,8 @@
 /**
- * What is in effect, key by key: the environment variable when set, else the settings file, else the default (like
- * `git config --show-origin`). `applySettings` returns the environment the rest of the plugin reads, with each value
+ * What is in effect, key by key: the organization's managed file (managed.ts) first, then the environment variable
+ * when set, else the person's settings file, else the default (like `git config --show-origin`). For the per-action
+ * rules the managed file only adds: the stricter `policy` of the two, and the union of `ask-actions` and
+ * `deny-actions`. `applySettings` returns the environment the rest of the plugin reads, with each value
  * from the settings file standing in for its unset variable, so a setting behaves exactly as its variable does; and
  * the proxy options the HTTP layer must be given (undici would read the process environment its own way).
  */
@@ -9,8 +11,26 @@ import { readProjectPin } from '../auth/projectPin.js';
 import { cursorPaths } from '../server/paths.js';
 import { readSettingsFile, type SettingsRead } from './file.js';
 import { SETTING_KEYS, envValueOf, settingSpec, type SettingKey, type StoredKey } from './keys.js';
+import { RULE_KEYS, readManagedSettings, type ManagedOptions, type ManagedRead } from './managed.js';
+import { ruleEntries, type PolicyPreset } from '../policy/rules.js';
 
-export type SettingOrigin = 'env' | 'settings' | 'default';
+const STRICTNESS: Record<PolicyPreset, number> = { default: 0, 'confirm-writes': 1, readonly: 2 };
+
+/** The row of a key the managed file sets: its value alone, or for a rule, combined with the person's. */
+function managedRow(key: StoredKey, value: string, managed: ManagedRead, personal: SettingRow): SettingRow {
+  const row: SettingRow = { key, value: settingSpec(key).show(value), origin: 'managed', source: managed.path };
+  if (!RULE_KEYS.includes(key)) return row;
+  if (personal.origin !== 'default') row.personal = personal;
+  if (key === 'policy') {
+    const theirs = (personal.value ?? 'default') as PolicyPreset;
+    if ((STRICTNESS[theirs] ?? 0) > (STRICTNESS[value as PolicyPreset] ?? 0)) row.value = theirs;
+  } else {
+    row.value = [...new Set([...ruleEntries(value), ...(personal.problem ? [] : ruleEntries(personal.value))])].join(',');
+  }
+  return row;
+}
+
+export type SettingOrigin = 'managed' | 'env' | 'settings' | 'default';
 
 export interface SettingRow {
   key: SettingKey;
@@ -21,6 +41,8 @@ export interface SettingRow {
   source: string | null;
   /** What is wrong with the value in effect, when something is. */
   problem?: string;
+  /** For a rule the managed file sets: the person's own row, which it adds to (policy: the stricter wins). */
+  personal?: SettingRow;
 }
 
 export interface ProxyOptions {
@@ -34,6 +56,8 @@ export interface AppliedSettings {
   /** Give these to the HTTP layer (platform/net/http.ts setProxyOptions): the proxy values in effect, as shown. */
   proxy: ProxyOptions;
   file: SettingsRead;
+  /** The organization's managed file as read (absent, broken, untrusted, or its keys). */
+  managed: ManagedRead;
   rows: SettingRow[];
   /** Lines to show a person: a broken settings file, a value that was ignored. */
   problems: string[];
@@ -53,24 +77,36 @@ function rowFor(key: StoredKey, env: NodeJS.ProcessEnv, file: SettingsRead): Set
   return { key, value: spec.default, origin: 'default', source: null };
 }
 
-/** Reads the settings file once and works out what is in effect. Never throws for a bad file or value. */
-export function applySettings(env: NodeJS.ProcessEnv, path = cursorPaths(env).settings): AppliedSettings {
+/**
+ * Reads the settings files once and works out what is in effect. Never throws for a bad file or value. `managed`:
+ * the managed file as already read, or where to read it (tests); the platform's fixed path otherwise.
+ */
+export function applySettings(env: NodeJS.ProcessEnv, path = cursorPaths(env).settings, options: { managed?: ManagedRead | ManagedOptions } = {}): AppliedSettings {
   const file = readSettingsFile(path);
+  const managed = options.managed && 'keys' in options.managed ? options.managed : readManagedSettings(options.managed);
   const rows: SettingRow[] = [];
   const merged: NodeJS.ProcessEnv = { ...env };
   const proxy: ProxyOptions = {};
   for (const key of SETTING_KEYS) {
     if (key === 'project') continue;
-    const row = rowFor(key, env, file);
+    const personal = rowFor(key, env, file);
+    const fromManaged = managed.keys.includes(key) ? managed.values[key] : undefined;
+    const row = fromManaged === undefined ? personal : managedRow(key, fromManaged, managed, personal);
     rows.push(row);
     const stored = file.values[key];
     // undici reads `no_proxy ?? NO_PROXY` itself (an empty one wins there): it is given the value shown instead.
-    const inEffect = row.origin === 'env' ? envValueOf(key, env)?.raw : stored;
+    const inEffect = fromManaged ?? (row.origin === 'env' ? envValueOf(key, env)?.raw : stored);
     if (key === 'https-proxy' && inEffect) proxy.httpsProxy = inEffect;
     if (key === 'no-proxy' && inEffect) proxy.noProxy = inEffect;
-    if (row.origin === 'settings' && stored !== undefined) Object.assign(merged, settingSpec(key).toEnv(stored));
+    if (fromManaged !== undefined && !RULE_KEYS.includes(key)) {
+      // The organization's value wins over the person's variable too.
+      for (const name of settingSpec(key).env) delete merged[name];
+      Object.assign(merged, settingSpec(key).toEnv(fromManaged));
+    } else if (personal.origin === 'settings' && stored !== undefined) Object.assign(merged, settingSpec(key).toEnv(stored));
   }
-  return { env: merged, proxy, file, rows, problems: file.problems };
+  const problems = [...(managed.broken ? managed.problems.map((p) => p.replace('The settings file', 'The managed settings file').replace('it was ignored', 'every AgentStack call asks until it is fixed')) : []),
+    ...(managed.distrust ? [`The managed settings file ${managed.path} can be changed by others (${managed.distrust}): only its rules apply.`] : []), ...file.problems];
+  return { env: merged, proxy, file, managed, rows, problems };
 }
 
 /** The `project` row: the pin from AGENTSTACK_PROJECT_ID or the pin file (the `project` setting is that file). */
@@ -88,9 +124,9 @@ export function projectRow(env: NodeJS.ProcessEnv, pinPath = cursorPaths(env).pr
 }
 
 /** Every key in the documented order, the project pin included (for `config list` and diagnose). */
-export function settingsTable(env: NodeJS.ProcessEnv): { rows: SettingRow[]; file: SettingsRead; problems: string[] } {
-  const applied = applySettings(env);
+export function settingsTable(env: NodeJS.ProcessEnv, options: { managed?: ManagedRead | ManagedOptions } = {}): { rows: SettingRow[]; file: SettingsRead; managed: ManagedRead; problems: string[] } {
+  const applied = applySettings(env, undefined, options);
   const rows = SETTING_KEYS.map((key) => (key === 'project' ? projectRow(env) : applied.rows.find((r) => r.key === key)!));
   const problems = [...applied.problems, ...rows.flatMap((r) => (r.problem ? [r.problem] : []))];
-  return { rows, file: applied.file, problems };
+  return { rows, file: applied.file, managed: applied.managed, problems };
 }

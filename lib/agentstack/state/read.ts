@@ -27,6 +27,7 @@ import { readSnapshotFailure, readSnapshot } from '../snapshot/store.js';
 import { MCP_SERVER_KEY } from '../server/toolNames.js';
 import { settingsTable, type SettingRow } from '../settings/effective.js';
 import type { SettingsRead } from '../settings/file.js';
+import type { ManagedRead } from '../settings/managed.js';
 import { readHookRuns, type HookRuns } from '../plugin/hookRuns.js';
 import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
 import { deriveState, type DerivedState } from './derive.js';
@@ -53,7 +54,7 @@ export interface CursorState {
   refresh: { exists: boolean; mode: number | null; error: string | null; legacy: boolean; expiresAt: string | null; scope?: string | null; record: RefreshRecord | null };
   pin: { text: string | null; env: string | null; mode: number | null };
   /** Each setting in effect and its origin; the settings file as read (problems included). */
-  settings: { rows: SettingRow[]; file: SettingsRead; mode: number | null };
+  settings: { rows: SettingRow[]; file: SettingsRead; managed: ManagedRead; mode: number | null };
   snapshot: {
     exists: boolean; mode: number | null; error: string | null; data: CapabilitySnapshot | null; notFlat: boolean;
     /** A folder stands where the file should be. */

@@ -14,6 +14,7 @@ import { originText, renderSettingsTable, rowJson } from './render.js';
 import { ruleEntries } from '../../agentstack/policy/rules.js';
 import { rulesMatchingNothing } from '../../agentstack/policy/describe.js';
 import { snapshotActionsOf } from '../../agentstack/state/read.js';
+import { managedRefusal, readManagedSettings } from '../../agentstack/settings/managed.js';
 import { tilde } from '../../platform/text/tilde.js';
 
 export type ConfigCommand = { action: 'list' } | { action: 'get'; key: string } | { action: 'set'; key: string; value: string } | { action: 'unset'; key: string };
@@ -44,7 +45,24 @@ function afterChange(key: SettingKey, env: NodeJS.ProcessEnv, what: string, json
   return done(`✓ ${what}.\n  In effect: ${key} = ${row.value ?? '-'}, from ${originText(row)}.\n  The next sign-in and the next agent session use it.\n`, warning);
 }
 
+/**
+ * A key the organization's managed file sets cannot be changed here; for the rules, a person may add their own but
+ * not loosen the organization's: a `policy` looser than the managed one is refused too.
+ */
+function refuseManaged(key: SettingKey, action: 'set' | 'unset', value: string | null): void {
+  if (key === 'project') return;
+  const managed = readManagedSettings();
+  if (!managed.keys.includes(key)) return;
+  if (key === 'ask-actions' || key === 'deny-actions') return;
+  if (key === 'policy' && action === 'set' && value !== null && isStricterOrEqual(value, managed.values.policy)) return;
+  throw new PluginError('managed_setting', managedRefusal(key, tilde(managed.path)));
+}
+
+const RANK: Record<string, number> = { default: 0, 'confirm-writes': 1, readonly: 2 };
+const isStricterOrEqual = (value: string, than: string | undefined) => (RANK[value.trim()] ?? -1) >= (RANK[than ?? 'default'] ?? 0);
+
 async function set(key: SettingKey, value: string, env: NodeJS.ProcessEnv, json: boolean): Promise<ConfigResult> {
+  refuseManaged(key, 'set', value);
   const paths = cursorPaths(env);
   if (key === 'project') {
     const id = parsePinArgument(value, 'project');
@@ -66,6 +84,7 @@ function unmatchedNote(key: SettingKey, value: string, env: NodeJS.ProcessEnv): 
 }
 
 async function unset(key: SettingKey, env: NodeJS.ProcessEnv, json: boolean): Promise<ConfigResult> {
+  refuseManaged(key, 'unset', null);
   const paths = cursorPaths(env);
   if (key === 'project') {
     const had = existsSync(paths.project);
@@ -108,7 +127,7 @@ export async function runConfig(command: ConfigCommand, options: { env?: NodeJS.
     if (command.action === 'set') return await set(key, command.value, env, json);
     return await unset(key, env, json);
   } catch (error) {
-    if (error instanceof PluginError && error.code === 'invalid_config') return failed(2, 'invalid_config', changes ? `${error.message.replace(/\.$/, '')}; nothing was changed.` : error.message, json);
+    if (error instanceof PluginError && (error.code === 'invalid_config' || error.code === 'managed_setting')) return failed(2, error.code, changes ? `${error.message.replace(/\.$/, '')}; nothing was changed.` : error.message, json);
     const code = error instanceof PluginError ? error.code : 'io';
     const message = error instanceof PluginError ? error.message : `Unexpected failure: ${(error as Error)?.message ?? String(error)}`;
     return failed(1, code, message, json);

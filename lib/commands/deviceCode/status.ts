@@ -39,6 +39,8 @@ export interface StatusFacts {
   policy: string;
   /** `--online`: what the server said about the token (null: not asked; `accepted` null: no answer). */
   online: { accepted: boolean | null; message: string } | null;
+  /** The organization's managed settings: its file and the keys in effect from it; null without one. */
+  managed: { path: string; keys: string[]; trusted: boolean; broken: boolean } | null;
   /** Signed in, and no AgentStack call reached the hook since: Cursor may have the server off or want approval. */
   no_call_since_sign_in: boolean;
   now: number;
@@ -94,6 +96,11 @@ export const STATUS_SECTIONS: StatusSection[] = [
   },
   { key: 'unapproved_actions', line: () => null, json: (f) => f.unapproved_actions },
   { key: 'policy', line: (f) => `  Per-action rules: ${f.policy}`, json: (f) => f.policy },
+  {
+    key: 'managed',
+    line: (f) => (f.managed ? `  Managed by your organization: ${f.managed.broken ? 'the file cannot be read, so every AgentStack call asks' : f.managed.keys.join(', ') || 'nothing'}${f.managed.trusted || f.managed.broken ? '' : ' (only its rules: others can change the file)'} (${f.managed.path})` : null),
+    json: (f) => f.managed,
+  },
   { key: 'online', line: (f) => (f.online ? `  Server check: ${f.online.message}` : null), json: (f) => f.online },
   { key: 'no_call_since_sign_in', line: (f) => (f.no_call_since_sign_in ? `  Cursor: no AgentStack call since this sign-in. ${ENABLE_STEP}` : null), json: (f) => f.no_call_since_sign_in },
   { key: 'problems', line: () => null, json: (f) => f.problems },
@@ -126,6 +133,7 @@ export function statusFacts(state: CursorState): { facts: StatusFacts; token: st
     policy: NO_RULES,
     online: null,
     no_call_since_sign_in: derived.noCallSinceSignIn,
+    managed: state.settings.managed.exists ? { path: state.settings.managed.path, keys: state.settings.managed.keys, trusted: state.settings.managed.trusted === true, broken: state.settings.managed.broken } : null,
     now: state.now,
   };
   return { facts, token, baseUrl: derived.baseUrl };
@@ -186,7 +194,7 @@ async function checkOnline(baseUrl: string, token: string): Promise<{ accepted: 
 export async function runStatus(options: StatusOptions): Promise<number> {
   const settings = applySettings(options.env);
   const { facts, token, baseUrl } = readStatus(settings.env, options.now);
-  facts.policy = describePolicy(policyInEffect(settings.rows, settings.file), (path) => tilde(path));
+  facts.policy = describePolicy(policyInEffect(settings.rows, settings.file, settings.managed), (path) => tilde(path));
   facts.problems.unshift(...settings.problems);
   if (options.online && token) {
     const { setProxyOptions } = await import('../../platform/net/http.js');

@@ -13,6 +13,8 @@ import type { LocalState } from './state.js';
 import { SNAPSHOT_MAX_AGE_MS } from '../../agentstack/snapshot/layout.js';
 import { skippedText } from '../../agentstack/snapshot/skipped.js';
 import { PIN_FIX } from '../../agentstack/auth/projectPin.js';
+import { RULE_KEYS, type ManagedRead } from '../../agentstack/settings/managed.js';
+import { dirname } from 'node:path';
 import { accountText, expiryText, nextStepFor } from '../../agentstack/state/account.js';
 import { projectText } from '../../agentstack/state/project.js';
 
@@ -123,7 +125,7 @@ export function deviceLockGate(lock: LocalState['lock'], now: number): Check {
 }
 
 /** The settings file: absent is fine; broken or holding a refused value is reported (it is ignored, never fatal). */
-export function settingsFileGate(settings: LocalState['settings'], platform: NodeJS.Platform = process.platform): Check {
+export function settingsFileGate(settings: Pick<LocalState['settings'], 'file' | 'mode'>, platform: NodeJS.Platform = process.platform): Check {
   const id = 'settings.file';
   const { file, mode } = settings;
   const path = tilde(file.path);
@@ -136,4 +138,25 @@ export function settingsFileGate(settings: LocalState['settings'], platform: Nod
   }
   const keys = Object.keys(file.values);
   return pass(id, `${path}: ${keys.length ? keys.join(', ') : 'no settings'}${platform === 'win32' ? '' : ', mode 0600'}`);
+}
+
+/** The organization's managed settings file: none, in effect (which keys), or unusable (and what that does). */
+export function managedSettingsGate(managed: ManagedRead): Check {
+  const id = 'settings.managed';
+  const path = managed.path;
+  if (!managed.exists) return pass(id, `no managed settings file (${path}): your own settings apply`);
+  const admin = 'Ask your administrator';
+  if (managed.broken) {
+    return fail(id, `${path} cannot be used (${managed.problems[0] ?? 'unreadable'}): every AgentStack call asks until it is fixed`, `${admin} to fix or remove it: a JSON object with the keys of ~/.cursor/agentstack-settings.json`);
+  }
+  const keys = managed.keys.length ? managed.keys.join(', ') : 'no keys';
+  if (managed.distrust) {
+    const ignored = Object.keys(managed.values).filter((k) => !managed.keys.includes(k as never));
+    return fail(id, `${path} can be changed by others (${managed.distrust}): only its rules apply (${keys})${ignored.length ? `; ignored: ${ignored.join(', ')}` : ''}`,
+      `${admin} to make it and its folder owned by root and writable by root only: sudo chown root ${path} "${dirname(path)}" && sudo chmod go-w ${path} "${dirname(path)}"`);
+  }
+  const rules = managed.rejected.filter((k) => RULE_KEYS.includes(k));
+  if (rules.length) return fail(id, `${path}: the value of ${rules.join(', ')} is not valid: every AgentStack call asks until it is fixed`, `${admin} to fix it`);
+  if (managed.rejected.length) return warn(id, `${path}: set by your organization: ${keys}; refused and ignored: ${managed.rejected.join(', ')}`, `${admin} to fix it`);
+  return pass(id, `${path}: set by your organization: ${keys}`);
 }

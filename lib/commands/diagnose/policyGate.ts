@@ -11,7 +11,7 @@ import type { LocalState } from './state.js';
 
 export function policyGate(settings: LocalState['settings'], snapshot: LocalState['snapshot']): Check {
   const id = 'policy';
-  const effect = policyInEffect(settings.rows, settings.file);
+  const effect = policyInEffect(settings.rows, settings.file, settings.managed);
   const summary = describePolicy(effect, (path) => tilde(path));
   if (effect.kind === 'unreadable') {
     return warn(id, summary, 'Fix the value (node <plugin root>/scripts/config.mjs list shows each one and where it comes from), or delete the settings file and set them again');

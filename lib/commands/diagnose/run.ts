@@ -7,7 +7,7 @@ import { applySafeFixes } from './fix.js';
 import {
   mcpBearerGate, mcpEntryGate, mcpModeGate, mcpNoToolsGate, mcpReadableGate, nodeGate, pluginInstalledGate, shippedMcpGate,
 } from './gatesConfig.js';
-import { accountGate, deviceLockGate, projectPinGate, refreshFileGate, settingsFileGate, snapshotGate, tokenExpiryGate } from './gatesState.js';
+import { accountGate, deviceLockGate, managedSettingsGate, projectPinGate, refreshFileGate, settingsFileGate, snapshotGate, tokenExpiryGate } from './gatesState.js';
 import { applySettings, type SettingRow } from '../../agentstack/settings/effective.js';
 import { policyGate } from './policyGate.js';
 import { setProxyOptions } from '../../platform/net/http.js';
@@ -36,6 +36,7 @@ export function localChecks(state: LocalState, platform: NodeJS.Platform = proce
     refreshFileGate(state.refresh, state.paths.refresh, platform),
     projectPinGate(state.pin, state.paths.project),
     settingsFileGate(state.settings, platform),
+    managedSettingsGate(state.settings.managed),
     policyGate(state.settings, state.snapshot),
     snapshotGate(state.snapshot, state.paths.capabilities, state.now),
     deviceLockGate(state.lock, state.now),

@@ -13,6 +13,7 @@ import { envFingerprint, sameStamps, stampFiles, type Stamp } from '../../platfo
 import { readStateFileIfExists } from '../../platform/fs/stateFile.js';
 import { STATE_FILE_MAX_BYTES } from '../../agentstack/server/fileLimits.js';
 import type { CursorPaths } from '../../agentstack/server/paths.js';
+import { managedStamps } from '../../agentstack/settings/managedPath.js';
 import { callIdentity, isAgentStackCall, namesExecuteTool } from '../../agentstack/server/callIdentity.js';
 import { recordChanged, recordOf } from '../../agentstack/plugin/hookRunRecord.js';
 import { isObject } from '../../platform/text/isObject.js';
@@ -46,9 +47,9 @@ export interface Gate {
  */
 export type GateCheck = { kind: 'neutral'; record: boolean } | { kind: 'call'; known?: string } | { kind: 'stale'; stamps: Stamp[] | null };
 
-/** The stamps of every source, or null when one cannot be taken. */
+/** The stamps of every source (and of the organization's managed settings file), or null when one cannot be taken. */
 export function stampSources(paths: CursorPaths): Stamp[] | null {
-  return stampFiles(GATE_SOURCES.map((name) => paths[name]));
+  return stampFiles(GATE_SOURCES.map((name) => paths[name]), managedStamps());
 }
 
 /** The environment a gate depends on: every AGENTSTACK_* variable. */

@@ -25,6 +25,8 @@ interface Verdict {
   action: string;
   why: string;
   key: PolicyKey;
+  /** The rule that decided, when one did (null: the preset). */
+  rule: string | null;
 }
 
 const MAX_NAMED = 5;
@@ -50,37 +52,46 @@ function judgeStep(policy: Policy, step: PolicyStep): Verdict | null {
   let unsure: string | null = null;
   for (const rule of policy.deny) {
     const m = matches(rule, step);
-    if (m === true) return { permission: 'deny', action, why: `rule "${rule}" in deny-actions`, key: 'deny-actions' };
+    if (m === true) return { permission: 'deny', action, why: `rule "${rule}" in deny-actions`, key: 'deny-actions', rule };
     if (m === null) unsure ??= rule;
   }
   const read = step.known && isReadCapability(step.cap);
   if (policy.preset === 'readonly' && !read) {
-    if (step.known) return { permission: 'deny', action, why: `policy readonly: it ${needs(step)}, which is not a read capability`, key: 'policy' };
-    return { permission: 'ask', action, why: 'policy readonly: its capability is unknown (not in the snapshot)', key: 'policy' };
+    if (step.known) return { permission: 'deny', action, why: `policy readonly: it ${needs(step)}, which is not a read capability`, key: 'policy', rule: null };
+    return { permission: 'ask', action, why: 'policy readonly: its capability is unknown (not in the snapshot)', key: 'policy', rule: null };
   }
-  if (unsure !== null) return { permission: 'ask', action, why: `rule "${unsure}" in deny-actions may apply: its capability is unknown (not in the snapshot)`, key: 'deny-actions' };
+  if (unsure !== null) return { permission: 'ask', action, why: `rule "${unsure}" in deny-actions may apply: its capability is unknown (not in the snapshot)`, key: 'deny-actions', rule: unsure };
   const asked = policy.ask.find((rule) => matches(rule, step) !== false);
-  if (asked !== undefined) return { permission: 'ask', action, why: `rule "${asked}" in ask-actions`, key: 'ask-actions' };
+  if (asked !== undefined) return { permission: 'ask', action, why: `rule "${asked}" in ask-actions`, key: 'ask-actions', rule: asked };
   if (policy.preset === 'confirm-writes' && !read) {
     const what = step.known ? `it ${needs(step)}, which is not a read capability` : 'its capability is unknown (not in the snapshot)';
-    return { permission: 'ask', action, why: `policy confirm-writes: ${what}`, key: 'policy' };
+    return { permission: 'ask', action, why: `policy confirm-writes: ${what}`, key: 'policy', rule: null };
   }
   return null;
 }
 
+/** Where the rule that decided is set: the organization's managed file when it holds that rule. */
+function sourceOf(v: Verdict, policy: Policy): RuleSource {
+  const managed = policy.managed;
+  if (managed && v.rule !== null && (v.key === 'deny-actions' ? managed.deny : managed.ask).includes(v.rule)) return { origin: 'managed', source: managed.path };
+  return policy.from[v.key];
+}
+
 function whereSet(from: RuleSource): string {
+  if (from.origin === 'managed') return `set by your organization in ${from.source}`;
   if (from.origin === 'env') return `set by ${from.source} in Cursor's environment`;
   return `set in ${from.source}`;
 }
 
 function howToChange(key: PolicyKey, from: RuleSource, pluginRoot?: string): string {
+  if (from.origin === 'managed') return `ask your administrator (it is set in ${from.source})`;
   if (from.origin === 'env') return `change or unset ${from.source} where Cursor is started, then restart Cursor`;
   const script = pluginRoot ? `node "${pluginRoot}/scripts/config.mjs"` : 'node <plugin root>/scripts/config.mjs';
   return `${script} set ${key} … (or unset ${key})`;
 }
 
 function named(verdicts: readonly Verdict[], policy: Policy): string {
-  const shown = verdicts.slice(0, MAX_NAMED).map((v) => `${v.action} (${v.why}, ${whereSet(policy.from[v.key])})`);
+  const shown = verdicts.slice(0, MAX_NAMED).map((v) => `${v.action} (${v.why}, ${whereSet(sourceOf(v, policy))})`);
   return shown.join('; ') + (verdicts.length > MAX_NAMED ? `; and ${verdicts.length - MAX_NAMED} more` : '');
 }
 
@@ -103,7 +114,7 @@ export function decidePolicy(effect: PolicyInEffect, steps: readonly PolicyStep[
     const first = denied[0]!;
     return because(denied.map((v) => `rule:${v.key}`), {
       permission: 'deny',
-      user_message: `AgentStack blocked this call: your rules deny ${named(denied, policy)}. To change that: ${howToChange(first.key, policy.from[first.key], options.pluginRoot)}.`,
+      user_message: `AgentStack blocked this call: your rules deny ${named(denied, policy)}. To change that: ${howToChange(first.key, sourceOf(first, policy), options.pluginRoot)}.`,
       agent_message: `AgentStack call blocked by the person's per-action rules: ${actionsOf(denied)}. Do not retry or work around it; tell the person which action was refused.`,
     });
   }

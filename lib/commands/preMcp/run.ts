@@ -89,7 +89,7 @@ function unreadableCall(identity: CallIdentity, why: string, env: NodeJS.Process
     if (named && !isAgentStackCall(identity, knownBaseUrls(readConfig(cursorPaths(env).mcpJson, log), env))) return NEUTRAL;
     if (!namesExecuteTool(identity)) {
       const settings = applySettings(env);
-      return uncheckable(`its tool ${toolShown(identity)} is not one AgentStack lists`, policyInEffect(settings.rows, settings.file), log);
+      return uncheckable(`its tool ${toolShown(identity)} is not one AgentStack lists`, policyInEffect(settings.rows, settings.file, settings.managed), log);
     }
   }
   log(`ask: the call could not be read (${why})`);
@@ -123,7 +123,7 @@ export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMc
   const bases = knownBaseUrls(config, settings.env);
   if (!isAgentStackCall(identity, bases)) return NEUTRAL;
   // The person's per-action rules (settings `policy`, `ask-actions`, `deny-actions`) can only make it stricter.
-  const policy = policyInEffect(settings.rows, settings.file);
+  const policy = policyInEffect(settings.rows, settings.file, settings.managed);
   if (!namesExecuteTool(identity)) {
     const what = `its tool ${toolShown(identity)} is not one AgentStack lists`;
     options.onUnknownForm?.(`tool ${identity.tool ?? ''}`);

@@ -13,6 +13,7 @@ import { writeFileAtomic } from '../../platform/fs/secureFile.js';
 import { isObject } from '../../platform/text/isObject.js';
 import { STATE_FILE_MAX_BYTES } from '../../agentstack/server/fileLimits.js';
 import type { CursorPaths } from '../../agentstack/server/paths.js';
+import { managedStamps } from '../../agentstack/settings/managedPath.js';
 import { expiryText } from '../../agentstack/state/account.js';
 
 export const SESSION_GATE_VERSION = 1;
@@ -42,7 +43,7 @@ export interface SessionGateOptions {
   pluginRoot: string;
 }
 
-export const stampSessionSources = (paths: CursorPaths): Stamp[] | null => stampFiles(SESSION_SOURCES.map((name) => paths[name]));
+export const stampSessionSources = (paths: CursorPaths): Stamp[] | null => stampFiles(SESSION_SOURCES.map((name) => paths[name]), managedStamps());
 
 function readSessionGate(path: string): SessionGate | null {
   try {

@@ -276,7 +276,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   });
   const card = renderCard({
     serverUrl, account, who, project: project(refreshed.config ?? config, gate, signInSeen.pin, env),
-    capabilities, policy: policyNotice(policyInEffect(settings.rows, settings.file)), pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo, now: now(),
+    capabilities, policy: policyNotice(policyInEffect(settings.rows, settings.file, settings.managed)), pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo, now: now(),
   });
   // The card quotes the server (who, error messages, action names): a server that echoes a credential gets it
   // masked here, and no control, bidi or zero-width character reaches the agent.

@@ -18,11 +18,10 @@ export function stampOf(path: string): Stamp | undefined {
   }
 }
 
-/** The stamps of `paths`, in order; null when one cannot be taken. */
-export function stampFiles(paths: readonly string[]): Stamp[] | null {
+/** The stamps of `paths`, in order, then `more` (taken by the caller); null when one cannot be taken. */
+export function stampFiles(paths: readonly string[], more: ReadonlyArray<Stamp | undefined> = []): Stamp[] | null {
   const stamps: Stamp[] = [];
-  for (const path of paths) {
-    const stamp = stampOf(path);
+  for (const stamp of [...paths.map(stampOf), ...more]) {
     if (stamp === undefined) return null;
     stamps.push(stamp);
   }

@@ -1,0 +1,79 @@
+/**
+ * Managed settings: a machine-wide file an administrator writes and no user loosens. Its path is fixed per platform
+ * (no environment variable or setting moves it: one would let anyone point the plugin at a file of their own). It
+ * holds the same keys, checked by the same rules, as the person's settings file.
+ *
+ * Trust: on POSIX the file and its folder must belong to root and be writable by nobody else. A file others can
+ * write keeps only its rules (`policy`, `ask-actions`, `deny-actions`: they only add strictness); its other keys are
+ * ignored, since a stranger could otherwise point the sign-in at their server. A file that cannot be read whole
+ * (broken JSON, unreadable, too large, not a regular file) makes every AgentStack call ask, naming the file.
+ */
+import { lstatSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { managedSettingsPath } from './managedPath.js';
+
+export { managedSettingsPath };
+import { readSettingsFile, type SettingsRead } from './file.js';
+import type { StoredKey } from './keys.js';
+
+/** The keys a managed file may set even when it cannot be trusted: they only ever add strictness. */
+export const RULE_KEYS: readonly StoredKey[] = ['policy', 'ask-actions', 'deny-actions'];
+
+export interface ManagedRead extends SettingsRead {
+  /** Only root (or Administrators/SYSTEM) can write it; null when there is no file. */
+  trusted: boolean | null;
+  /** Why it is not trusted, when it is not. */
+  distrust: string | null;
+  /** The keys in effect from it (all of `values` when trusted; only its rules when not). */
+  keys: StoredKey[];
+}
+
+export interface ManagedOptions {
+  /** The file to read (tests; the platform's path otherwise). */
+  path?: string;
+  platform?: NodeJS.Platform;
+  /** Who may write `path` (tests): null when only an administrator can. */
+  trustProblem?: (path: string) => string | null;
+}
+
+/** Why a file (and its folder) could be written by someone other than root, or null when it cannot. POSIX only. */
+export function posixTrustProblem(path: string): string | null {
+  for (const [what, target, stat] of [['the file', path, lstatSync(path)], ['its folder', dirname(path), statSync(dirname(path))]] as const) {
+    if (stat.isSymbolicLink()) return `${what} ${target} is a symbolic link`;
+    if (stat.uid !== 0) return `${what} ${target} belongs to uid ${stat.uid}, not root`;
+    if ((stat.mode & 0o022) !== 0) return `${what} ${target} can be written by ${stat.mode & 0o002 ? 'every user' : 'its group'} (mode 0${(stat.mode & 0o777).toString(8)})`;
+  }
+  return null;
+}
+
+/**
+ * Reads the managed file once: absent (no keys), broken (every call asks), or its values with its trust. On Windows
+ * the file's access list cannot be read from here: the file is trusted, and diagnose-local checks it (icacls).
+ */
+export function readManagedSettings(options: ManagedOptions = {}): ManagedRead {
+  const platform = options.platform ?? process.platform;
+  const path = options.path ?? managedSettingsPath(platform);
+  const read = readSettingsFile(path);
+  if (!read.exists) return { ...read, trusted: null, distrust: null, keys: [] };
+  let distrust: string | null = null;
+  if (!read.broken) {
+    try {
+      distrust = options.trustProblem ? options.trustProblem(path) : platform === 'win32' ? null : posixTrustProblem(path);
+    } catch (error) {
+      distrust = `its owner and mode cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
+    }
+  }
+  const present = Object.keys(read.values) as StoredKey[];
+  const keys = distrust === null ? present : present.filter((k) => RULE_KEYS.includes(k));
+  return { ...read, trusted: distrust === null, distrust, keys };
+}
+
+/** No managed file (what a machine without one reads). */
+export function noManagedSettings(path = managedSettingsPath()): ManagedRead {
+  return { path, exists: false, values: {}, problems: [], rejected: [], broken: false, trusted: null, distrust: null, keys: [] };
+}
+
+/** What `config set` / `unset` says when the organization set the key: nothing is changed. */
+export function managedRefusal(key: string, path: string): string {
+  return `${key} is set by your organization in ${path}; ask your administrator to change it`;
+}

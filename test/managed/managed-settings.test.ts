@@ -1,0 +1,105 @@
+/**
+ * The organization's managed settings at their real place (/etc/agentstack/managed-settings.json), as a person meets
+ * them: the built hooks and scripts, a reference core. Writing /etc needs root (CI runs as root here); elsewhere the
+ * file is skipped. Runs alone (vitest.managed.config.ts), so no other test sees the organization's rules, and removes
+ * what it wrote.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCore, type RunningCore } from '../../core/index.js';
+import { managedSettingsPath } from '../../lib/agentstack/settings/managed.js';
+import { REPO_ROOT, tempDir } from '../helpers/repo.js';
+import { PRE_MCP_SCRIPT, hookEnv, runHook, sessionStart, signInWith } from '../helpers/sessionStart.js';
+
+const PATH = managedSettingsPath('linux');
+const DIR = '/etc/agentstack';
+const asRoot = process.platform === 'linux' && process.getuid?.() === 0;
+const tmp = tempDir('agentstack-managed-root-');
+let core: RunningCore;
+let dir: string;
+let madeDir = false;
+
+const script = (p: string) => join(REPO_ROOT, p);
+const run = (path: string, args: string[], extra: Record<string, string> = {}) => spawnSync(process.execPath, [script(path), ...args], { env: hookEnv(dir, core.baseUrl, extra), encoding: 'utf8' });
+const call = (action: string) => JSON.stringify({ hook_event_name: 'beforeMCPExecution', tool_name: 'agentstack.execute', mcp_server_name: 'user-agentstack', url: `${core.baseUrl}/mcp`, tool_input: JSON.stringify({ steps: [{ id: '1', action }] }) });
+const hook = async (action: string, extra: Record<string, string> = {}) => (await runHook(PRE_MCP_SCRIPT, [], hookEnv(dir, core.baseUrl, extra), call(action))).json;
+function writeManaged(content: unknown, mode = 0o644): void {
+  writeFileSync(PATH, typeof content === 'string' ? content : JSON.stringify(content));
+  chmodSync(PATH, mode);
+}
+
+describe.skipIf(!asRoot)('managed settings at /etc/agentstack (root)', { timeout: 120_000 }, () => {
+  beforeAll(async () => {
+    expect(existsSync(PATH)).toBe(false); // never overwrite a real organization's file
+    if (!existsSync(DIR)) {
+      mkdirSync(DIR, { mode: 0o755 });
+      madeDir = true;
+    }
+    core = await startCore({ port: 0, interval: 1 });
+    dir = join(tmp.path, 'cursor');
+    mkdirSync(dir);
+    await signInWith(dir, core.baseUrl, await core.issueTokens());
+    expect((await sessionStart(dir, core.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' })).code).toBe(0);
+  });
+  afterAll(async () => {
+    rmSync(PATH, { force: true });
+    if (madeDir) rmSync(DIR, { recursive: true, force: true });
+    await core?.close();
+    tmp.cleanup();
+  });
+
+  it('deny projects.create and confirm-writes: denied whatever the person sets, naming the file; the person can add rules', async () => {
+    expect(await hook('projects.create')).toEqual({}); // before: no rule anywhere
+    writeManaged({ 'deny-actions': 'projects.create', policy: 'confirm-writes' });
+    writeFileSync(join(dir, 'agentstack-settings.json'), JSON.stringify({ policy: 'default' }));
+    const denied = await hook('projects.create', { AGENTSTACK_POLICY: 'default', AGENTSTACK_DENY_ACTIONS: 'nothing.here' });
+    expect(denied.permission).toBe('deny');
+    expect(String(denied.user_message)).toContain(`set by your organization in ${PATH}`);
+    expect((await hook('data.write')).permission).toBe('ask'); // confirm-writes
+    expect(await hook('projects.list')).toEqual({});
+    // A rule of the person's own still counts.
+    expect(run('scripts/config.mjs', ['set', 'ask-actions', 'projects.list']).status).toBe(0);
+    expect((await hook('projects.list')).permission).toBe('ask');
+    expect(run('scripts/config.mjs', ['unset', 'ask-actions']).status).toBe(0);
+  });
+
+  it('config refuses to loosen it (exit 2, naming the file); config list shows origin managed', () => {
+    writeManaged({ 'deny-actions': 'projects.create', policy: 'confirm-writes' });
+    const refused = run('scripts/config.mjs', ['set', 'policy', 'default']);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain(`policy is set by your organization in ${PATH}; ask your administrator`);
+    expect(run('scripts/config.mjs', ['set', 'policy', 'readonly']).status).toBe(0); // stricter is the person's to choose
+    expect(run('scripts/config.mjs', ['unset', 'policy']).status).toBe(2);
+    const list = JSON.parse(run('scripts/config.mjs', ['list', '--json']).stdout) as { settings: Array<{ key: string; origin: string; source: string }> };
+    expect(list.settings.find((r) => r.key === 'deny-actions')).toMatchObject({ origin: 'managed', source: PATH });
+    const status = run('hooks/scripts/device-code.mjs', ['--status']).stdout;
+    expect(status).toContain(`Managed by your organization: policy, deny-actions (${PATH})`);
+    const diagnose = JSON.parse(run('scripts/diagnose-local.mjs', ['--json']).stdout) as { checks: Array<{ id: string; status: string; summary: string }> };
+    expect(diagnose.checks.find((c) => c.id === 'settings.managed')).toMatchObject({ status: 'PASS', summary: expect.stringContaining('set by your organization: policy, deny-actions') });
+    writeFileSync(join(dir, 'agentstack-settings.json'), '{}');
+  });
+
+  it('a managed base-url wins over AGENTSTACK_BASE_URL, except from a file others can write', () => {
+    writeManaged({ 'base-url': 'https://org.example.test' });
+    const status = JSON.parse(run('hooks/scripts/device-code.mjs', ['--status', '--json']).stdout) as { server_url: string };
+    expect(status.server_url).toBe('https://org.example.test/mcp');
+    writeManaged({ 'base-url': 'https://org.example.test' }, 0o666);
+    const loose = JSON.parse(run('hooks/scripts/device-code.mjs', ['--status', '--json']).stdout) as { server_url: string };
+    expect(loose.server_url).toBe(`${core.baseUrl}/mcp`);
+    const diagnose = JSON.parse(run('scripts/diagnose-local.mjs', ['--json']).stdout) as { checks: Array<{ id: string; status: string; summary: string; fix?: string }> };
+    expect(diagnose.checks.find((c) => c.id === 'settings.managed')).toMatchObject({ status: 'FAIL', summary: expect.stringContaining('can be changed by others'), fix: expect.stringContaining('chmod go-w') });
+  });
+
+  it('a broken file: every AgentStack call asks naming it, and diagnose FAILs', async () => {
+    writeManaged('{ not json');
+    const asked = await hook('projects.list');
+    expect(asked.permission).toBe('ask');
+    expect(String(asked.user_message)).toContain(PATH);
+    const diagnose = JSON.parse(run('scripts/diagnose-local.mjs', ['--json']).stdout) as { checks: Array<{ id: string; status: string }> };
+    expect(diagnose.checks.find((c) => c.id === 'settings.managed')?.status).toBe('FAIL');
+    rmSync(PATH);
+    expect(await hook('projects.list')).toEqual({});
+  });
+});

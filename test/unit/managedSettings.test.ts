@@ -1,0 +1,104 @@
+/** Managed settings by injection: the platform paths, each precedence rule, each trust case, a broken file. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { applySettings, settingsTable } from '../../lib/agentstack/settings/effective.js';
+import { managedSettingsPath, readManagedSettings } from '../../lib/agentstack/settings/managed.js';
+import { policyInEffect } from '../../lib/agentstack/policy/effective.js';
+import { decidePolicy } from '../../lib/commands/preMcp/policy.js';
+import { tempDir } from '../helpers/repo.js';
+
+let tmp: ReturnType<typeof tempDir>;
+let cursor: string;
+let managedPath: string;
+beforeEach(() => {
+  tmp = tempDir('agentstack-managed-');
+  cursor = join(tmp.path, 'cursor');
+  mkdirSync(cursor);
+  managedPath = join(tmp.path, 'etc', 'managed-settings.json');
+  mkdirSync(join(tmp.path, 'etc'));
+});
+afterEach(() => tmp.cleanup());
+
+const trusted = { trustProblem: () => null };
+const untrusted = { trustProblem: () => 'the file can be written by every user (mode 0666)' };
+const env = (more: Record<string, string> = {}) => ({ AGENTSTACK_CURSOR_DIR: cursor, HOME: tmp.path, ...more });
+function setup(managed: Record<string, unknown> | string, mine: Record<string, unknown> = {}, trust: object = trusted) {
+  writeFileSync(managedPath, typeof managed === 'string' ? managed : JSON.stringify(managed));
+  writeFileSync(join(cursor, 'agentstack-settings.json'), JSON.stringify(mine));
+  return { path: managedPath, ...trust };
+}
+const policyOf = (e: Record<string, string>, managed: object) => {
+  const applied = applySettings(e, undefined, { managed });
+  return policyInEffect(applied.rows, applied.file, applied.managed);
+};
+const step = (action: string, cap: string | null = 'projects:write') => [{ action, known: true, cap }];
+
+describe('the managed file\'s place', () => {
+  it('is fixed per platform; nothing but the platform (and Windows\' ProgramData) moves it', () => {
+    expect(managedSettingsPath('linux', { AGENTSTACK_CURSOR_DIR: '/x' })).toBe('/etc/agentstack/managed-settings.json');
+    expect(managedSettingsPath('darwin', {})).toBe('/Library/Application Support/AgentStack/managed-settings.json');
+    expect(managedSettingsPath('win32', { ProgramData: 'D:\\ProgramData' })).toBe('D:\\ProgramData\\AgentStack\\managed-settings.json');
+    expect(managedSettingsPath('win32', {})).toBe('C:\\ProgramData\\AgentStack\\managed-settings.json');
+  });
+  it('absent: nothing changes', () => {
+    expect(readManagedSettings({ path: managedPath, ...trusted })).toMatchObject({ exists: false, keys: [], trusted: null });
+  });
+});
+
+describe('precedence', () => {
+  it('policy: the stricter of the organization\'s and the person\'s', () => {
+    const strictOrg = setup({ policy: 'confirm-writes' }, { policy: 'default' });
+    const p = policyOf(env({ AGENTSTACK_POLICY: 'default' }), strictOrg);
+    expect(p).toMatchObject({ kind: 'ok', policy: { preset: 'confirm-writes', from: { policy: { origin: 'managed', source: managedPath } } } });
+    const strictPerson = setup({ policy: 'confirm-writes' }, { policy: 'readonly' });
+    expect(policyOf(env(), strictPerson)).toMatchObject({ kind: 'ok', policy: { preset: 'readonly', from: { policy: { origin: 'settings' } } } });
+  });
+
+  it('ask-actions and deny-actions: the union; the person adds, never removes', () => {
+    const m = setup({ 'deny-actions': 'projects.create', 'ask-actions': 'billing.*' }, { 'ask-actions': 'data.write' });
+    const p = policyOf(env({ AGENTSTACK_DENY_ACTIONS: 'system.ping' }), m);
+    expect(p.kind === 'ok' && p.policy.deny.sort()).toEqual(['projects.create', 'system.ping']);
+    expect(p.kind === 'ok' && p.policy.ask.sort()).toEqual(['billing.*', 'data.write']);
+    const denied = decidePolicy(p, step('projects.create'));
+    expect(denied.permission).toBe('deny');
+    expect(denied.user_message).toContain(`set by your organization in ${managedPath}`);
+    expect(denied.user_message).toContain('ask your administrator');
+    // The person's own rule still names where the person set it.
+    expect(decidePolicy(p, step('system.ping')).user_message).toContain('AGENTSTACK_DENY_ACTIONS');
+  });
+
+  it('every other key: the managed value wins over the environment and the person\'s file', () => {
+    const m = setup({ 'base-url': 'https://org.example.test', 'auto-login': false, 'oauth-client-id': 'org-client' }, { 'base-url': 'https://mine.example.test' });
+    const applied = applySettings(env({ AGENTSTACK_BASE_URL: 'https://env.example.test', AGENTSTACK_DISABLE_AUTO_LOGIN: '0' }), undefined, { managed: m });
+    expect(applied.env.AGENTSTACK_BASE_URL).toBe('https://org.example.test');
+    expect(applied.env.AGENTSTACK_DISABLE_AUTO_LOGIN).toBe('1');
+    expect(applied.env.AGENTSTACK_OAUTH_CLIENT_ID).toBe('org-client');
+    expect(applied.rows.find((r) => r.key === 'base-url')).toMatchObject({ value: 'https://org.example.test', origin: 'managed', source: managedPath });
+    const table = settingsTable(env(), { managed: m });
+    expect(table.rows.find((r) => r.key === 'auto-login')).toMatchObject({ origin: 'managed' });
+  });
+});
+
+describe('trust', () => {
+  it('a file others can write keeps its rules but loses its other keys', () => {
+    const m = setup({ 'base-url': 'https://evil.example.test', 'deny-actions': 'projects.create' }, {}, untrusted);
+    const read = readManagedSettings(m);
+    expect(read).toMatchObject({ trusted: false, keys: ['deny-actions'] });
+    const applied = applySettings(env({ AGENTSTACK_BASE_URL: 'https://env.example.test' }), undefined, { managed: m });
+    expect(applied.env.AGENTSTACK_BASE_URL).toBe('https://env.example.test');
+    expect(applied.problems.join(' ')).toMatch(/can be changed by others .* only its rules apply/);
+    expect(decidePolicy(policyOf(env(), m), step('projects.create')).permission).toBe('deny');
+  });
+
+  it('a broken, refused or oversized file: every AgentStack call asks, naming the file', () => {
+    for (const content of ['{not json', JSON.stringify({ 'deny-actions': 'a,,b' }), `{"x":"${'a'.repeat(1_100_000)}"}`]) {
+      const m = setup(content);
+      const p = policyOf(env(), m);
+      expect(p.kind).toBe('unreadable');
+      const answer = decidePolicy(p, step('projects.list', 'projects:read'));
+      expect(answer.permission).toBe('ask');
+      expect(answer.user_message).toContain(managedPath);
+    }
+  });
+});
