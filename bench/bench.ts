@@ -111,7 +111,10 @@ async function main() {
     await installTokens(core, policy, 3600);
     installBigSnapshot(policy, 5000);
     installPolicy(policy);
-    const dirs = { fresh, big, legacy, refreshing, policy };
+    const deny = newCursorDir('deny');
+    await installTokens(core, deny, 3600);
+    installBigSnapshot(deny, 5000);
+    const dirs = { fresh, big, legacy, refreshing, policy, deny };
     const floors = writeFloors(fresh);
 
     // Node 20 (this machine's), 22 and 24, minimal environment first: that is what a hook gets on a person's machine.

@@ -9,7 +9,7 @@ import type { RunningCore } from '../core/index.js';
 import { markdownTable, median, timeSideBySide, type Row, type TimedCommand } from './harness.js';
 import { POLICY_STEPS, envFor, installTokens } from './setup.js';
 
-export interface HookDirs { fresh: string; big: string; legacy: string; refreshing: string; policy: string }
+export interface HookDirs { fresh: string; big: string; legacy: string; refreshing: string; policy: string; deny: string }
 export interface Budget { other: number; execute: number; session: number; deny: number; after: number }
 /** The hard line, as ratios to `node -e 0` of the same Node. */
 export const BUDGETS: Budget = { other: 1.25, execute: 1.4, session: 1.5, deny: 2.0, after: 1.25 };
@@ -137,7 +137,9 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
     { name: 'other', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: freshEnv, stdin: other },
     { name: 'execute', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: execute },
     policyCommand(o),
-    { name: 'deny', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: unknown },
+    // Its own Cursor dir: a deny recorded in the same hook-run record as the execute row's neutral calls would make
+    // each of them rewrite it.
+    { name: 'deny', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: withBase(envFor(o.core, o.dirs.deny)), stdin: unknown },
     { name: 'session', argv: [o.node, script('session-start.cjs'), '--from-hook'], env: freshEnv, stdin: session },
     { name: 'after other', argv: [o.node, script('after-mcp-journal.cjs')], env: freshEnv, stdin: afterOther },
     { name: 'after execute', argv: [o.node, script('after-mcp-journal.cjs')], env: freshEnv, stdin: afterExecute },

@@ -1,5 +1,5 @@
 /** Runs the built session-start hook as Cursor does (stdin JSON in, one JSON object out) and prepares its files. */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { applyBearer } from '../../lib/agentstack/mcpJson/entry.js';
@@ -81,4 +81,17 @@ export function stopBackgroundSignIn(cursorDir: string): void {
   }
   if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 1 || pid === process.pid) return;
   try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+}
+
+/**
+ * A Cursor dir `name` under `root`, signed in to `core` and holding the snapshot a session start fetched (automatic
+ * sign-in off): the state most hook tests start from.
+ */
+export async function signedInWithSnapshot(root: string, core: { baseUrl: string; issueTokens(): Promise<{ access_token: string; refresh_token?: string; expires_in: number; scope: string }> }, name = 'cursor'): Promise<string> {
+  const dir = join(root, name);
+  mkdirSync(dir, { recursive: true });
+  await signInWith(dir, core.baseUrl, await core.issueTokens());
+  const started = await sessionStart(dir, core.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' });
+  if (started.code !== 0) throw new Error(`session start failed: ${started.stderr}`);
+  return dir;
 }

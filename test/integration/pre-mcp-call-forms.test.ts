@@ -5,12 +5,11 @@
  * deny; an AgentStack call the hook cannot name asks while rules are in effect; `mcp_auth` and other servers' calls
  * stay `{}`.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
 import { tempDir } from '../helpers/repo.js';
-import { PRE_MCP_SCRIPT, hookEnv, runHook, sessionStart, signInWith } from '../helpers/sessionStart.js';
+import { PRE_MCP_SCRIPT, hookEnv, runHook, signedInWithSnapshot } from '../helpers/sessionStart.js';
 import { readHookRuns } from '../../lib/agentstack/plugin/hookRuns.js';
 
 const tmp = tempDir('agentstack-forms-');
@@ -19,10 +18,7 @@ let dir: string;
 
 beforeAll(async () => {
   core = await startCore({ port: 0, interval: 1 });
-  dir = join(tmp.path, 'cursor');
-  mkdirSync(dir);
-  await signInWith(dir, core.baseUrl, await core.issueTokens());
-  expect((await sessionStart(dir, core.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' })).code).toBe(0);
+  dir = await signedInWithSnapshot(tmp.path, core);
 });
 afterAll(async () => {
   await core?.close();

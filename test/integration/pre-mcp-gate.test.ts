@@ -5,13 +5,14 @@
  * when the gate is missing, stale, corrupt, a FIFO, or written under a concurrent sign-in.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { copyPlugin } from '../helpers/pluginCopy.js';
 import { hookEnv, runHook, sessionStart, signInWith, SESSION_INPUT } from '../helpers/sessionStart.js';
+import { readGate, serializeGate } from '../../lib/commands/preMcp/gate.js';
 
 const tmp = tempDir('agentstack-gate-');
 let core: RunningCore;
@@ -50,9 +51,10 @@ describe('the pre-MCP gate', { timeout: 90_000 }, () => {
     rmSync(gatePath(), { force: true });
     expect(await fast(['projects.list'])).toMatchObject({ permission: 'ask' }); // no gate: the chunk is needed
     expect(await preMcp(['projects.list'])).toEqual({});
-    const gate = JSON.parse(readFileSync(gatePath(), 'utf8'));
+    const gate = readGate(gatePath())!;
     expect(gate.neutral).toContain('\nprojects.list\n');
     expect(gate.neutral).not.toContain('\ndata.write\n'); // its capability is not granted
+    expect(gate.known).toContain('\ndata.write\n');
     expect(await fast(['projects.list', 'system.ping'])).toEqual({});
   });
 
@@ -92,8 +94,8 @@ describe('the pre-MCP gate', { timeout: 90_000 }, () => {
   it('a corrupt gate, a forged one whose stamps do not match, and a FIFO in its place: the full check answers', async () => {
     writeFileSync(gatePath(), '{not json');
     expect(await preMcp(['nope.nothing'])).toMatchObject({ permission: 'deny' });
-    const gate = JSON.parse(readFileSync(gatePath(), 'utf8'));
-    writeFileSync(gatePath(), JSON.stringify({ ...gate, neutral: `${gate.neutral}nope.nothing\n`, stamps: gate.stamps.map(() => null) }));
+    const gate = readGate(gatePath())!;
+    writeFileSync(gatePath(), serializeGate({ ...gate, neutral: `${gate.neutral}nope.nothing\n`, stamps: gate.stamps.map(() => null) }));
     expect(await preMcp(['nope.nothing'])).toMatchObject({ permission: 'deny' });
     if (process.platform !== 'win32') {
       rmSync(gatePath());

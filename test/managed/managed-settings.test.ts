@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
 import { managedSettingsPath } from '../../lib/agentstack/settings/managed.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
-import { PRE_MCP_SCRIPT, hookEnv, runHook, sessionStart, signInWith } from '../helpers/sessionStart.js';
+import { PRE_MCP_SCRIPT, hookEnv, runHook, signedInWithSnapshot } from '../helpers/sessionStart.js';
 
 const PATH = managedSettingsPath('linux');
 const DIR = '/etc/agentstack';
@@ -38,10 +38,7 @@ describe.skipIf(!asRoot)('managed settings at /etc/agentstack (root)', { timeout
       madeDir = true;
     }
     core = await startCore({ port: 0, interval: 1 });
-    dir = join(tmp.path, 'cursor');
-    mkdirSync(dir);
-    await signInWith(dir, core.baseUrl, await core.issueTokens());
-    expect((await sessionStart(dir, core.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' })).code).toBe(0);
+    dir = await signedInWithSnapshot(tmp.path, core);
   });
   afterAll(async () => {
     rmSync(PATH, { force: true });

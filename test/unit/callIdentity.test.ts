@@ -58,3 +58,23 @@ describe('isAgentStackCall and firstLook', () => {
     expect(look({ tool_name: 'create_issue', url: 'https://api.example/mcp' })).toBe('check');
   });
 });
+
+describe('splitToolName reads as the patterns it replaced', () => {
+  const byPattern = (name: string) => {
+    const prefixed = /^mcp:(.*)$/is.exec(name);
+    if (prefixed) {
+      const rest = prefixed[1]!;
+      const colon = rest.indexOf(':');
+      return colon > 0 && colon < rest.length - 1 ? { server: rest.slice(0, colon), tool: rest.slice(colon + 1) } : { server: null, tool: rest };
+    }
+    const underscored = /^mcp__(.+?)__(.+)$/s.exec(name);
+    return underscored ? { server: underscored[1]!, tool: underscored[2]! } : { server: null, tool: name };
+  };
+  it('on generated names', async () => {
+    const fc = (await import('fast-check')).default;
+    fc.assert(fc.property(fc.stringMatching(/^(mcp|MCP|Mcp)?[:_]{0,3}[a-z_:.\n]{0,8}$/), (name) => {
+      const { server, tool } = splitToolName(name);
+      expect({ server, tool }).toEqual(byPattern(name));
+    }), { numRuns: 3000 });
+  });
+});

@@ -5,9 +5,9 @@
  * path. A marker file started at most once a minute keeps a burst of calls from starting a process each; the
  * refresh's own lock keeps it to one request at the server whatever runs.
  */
-import { spawn } from 'node:child_process';
 import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { needsRefresh, type CredentialView } from '../mcpJson/credential.js';
+import { builtin } from '../../platform/builtin.js';
 import { RENEW_FLAG } from '../signIn/pollerFlag.js';
 import type { CursorPaths } from '../server/paths.js';
 
@@ -64,6 +64,8 @@ export interface StartRenewalArgs {
 export function startRenewal(args: StartRenewalArgs): 'started' | 'recent' | 'failed' {
   if (!claimMarker(args.paths.renewStarted, args.now)) return 'recent';
   try {
+    // Loaded here: the pre-MCP hook's slow path reaches this module on every call, and starts a renewal rarely.
+    const { spawn } = builtin<typeof import('node:child_process')>('node:child_process');
     const child = spawn(process.execPath, [args.script, RENEW_FLAG], { detached: true, stdio: 'ignore', env: args.env, windowsHide: true });
     child.on('error', () => {});
     child.unref();

@@ -7,6 +7,7 @@
 import { jwtExpiryMs, decodeJwtClaims } from '../auth/jwt.js';
 import { MCP_SERVER_KEY } from '../server/toolNames.js';
 import { isObject } from '../../platform/text/isObject.js';
+import { builtin } from '../../platform/builtin.js';
 
 /** Cursor's mcp.json as parsed JSON. */
 export type McpConfig = Record<string, unknown>;
@@ -66,20 +67,10 @@ export function bearerOf(config: McpConfig): string | null {
   return bearerToken(headerValue(agentstackEntry(config)?.headers, 'Authorization'));
 }
 
-/**
- * node:crypto, loaded on first use: importing it costs every hook run ~5 ms of start-up, and a session start with a
- * fresh credential never needs it. `process.getBuiltinModule` (Node >= 20.16) needs no module loader; before it, the
- * bundle's own `require` (every bundle has one) serves it. createRequire would load node:module and the ES module
- * loader's internals (~0.4 ms) at start-up for the same.
- */
-function nodeCrypto(): typeof import('node:crypto') {
-  const getBuiltin = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
-  return (getBuiltin ? getBuiltin('node:crypto') : require('node:crypto')) as typeof import('node:crypto');
-}
-
 /** A one-way fingerprint of a token (SHA-256, base64url): recorded to recognise the token later, never to use it. */
 export function tokenFingerprint(token: string): string {
-  const { createHash } = nodeCrypto();
+  // Loaded on first use: a session start with a fresh credential never needs it.
+  const { createHash } = builtin<typeof import('node:crypto')>('node:crypto');
   return createHash('sha256').update(token).digest('base64url');
 }
 

@@ -18,7 +18,24 @@ import { callIdentity, isAgentStackCall, namesExecuteTool } from '../../agentsta
 import { recordChanged, recordOf } from '../../agentstack/plugin/hookRunRecord.js';
 import { isObject } from '../../platform/text/isObject.js';
 
-export const GATE_VERSION = 1;
+export const GATE_VERSION = 2;
+
+/**
+ * The file's layout: one JSON line (everything but the action lists), then each list as plain lines after a marker
+ * no action name can hold (names with a NUL or a newline are never listed). The fast path then parses only the first
+ * line, and finds an action by one search in the text, with no 150 KB JSON string to decode.
+ */
+const NEUTRAL_MARK = '\n\u0000neutral\n';
+const KNOWN_MARK = '\n\u0000known\n';
+
+/** A listable action name: one that cannot reach across lines or markers. */
+export const listable = (action: string): boolean => !action.includes('\n') && !action.includes('\u0000');
+
+/** The gate file's text. */
+export function serializeGate(gate: Gate): string {
+  const { neutral, known, ...header } = gate;
+  return `${JSON.stringify(header)}${NEUTRAL_MARK}${neutral.slice(1)}${KNOWN_MARK.slice(1)}${known.slice(1)}`;
+}
 
 /** The files a gate is compiled from, in the order of its stamps. */
 export const GATE_SOURCES = ['mcpJson', 'capabilities', 'capabilitiesFailure', 'settings', 'refresh', 'signedOut'] as const satisfies ReadonlyArray<keyof CursorPaths>;
@@ -60,11 +77,16 @@ export function readGate(path: string): Gate | null {
   try {
     const bytes = readStateFileIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.gate });
     if (bytes === null) return null;
-    const value: unknown = JSON.parse(bytes.toString('utf8'));
+    const text = bytes.toString('utf8');
+    const neutralAt = text.indexOf(NEUTRAL_MARK);
+    const knownAt = text.indexOf(KNOWN_MARK, neutralAt + 1);
+    if (neutralAt < 0 || knownAt < 0 || !text.endsWith('\n')) return null;
+    const value: unknown = JSON.parse(text.slice(0, neutralAt));
     if (!isObject(value) || value.v !== GATE_VERSION || typeof value.plugin !== 'string' || typeof value.env !== 'string'
-      || typeof value.until !== 'number' || !Array.isArray(value.stamps) || !Array.isArray(value.bases) || typeof value.neutral !== 'string' || typeof value.known !== 'string') return null;
+      || typeof value.until !== 'number' || !Array.isArray(value.stamps) || !Array.isArray(value.bases)) return null;
     if (!value.bases.every((b) => typeof b === 'string')) return null;
-    return value as unknown as Gate;
+    // Each list keeps the newline before its first name and after its last: `\n<name>\n` finds a whole name.
+    return { ...(value as unknown as Omit<Gate, 'neutral' | 'known'>), neutral: text.slice(neutralAt + NEUTRAL_MARK.length - 1, knownAt + 1), known: text.slice(knownAt + KNOWN_MARK.length - 1) };
   } catch {
     return null;
   }
@@ -112,7 +134,7 @@ export function checkGate(raw: Record<string, unknown>, o: GateCheckOptions): Ga
   const identity = callIdentity(raw);
   if (!namesExecuteTool(identity) || !isAgentStackCall(identity, gate.bases)) return { kind: 'call' };
   const actions = plainSteps(raw.tool_input);
-  if (!actions || !actions.every((a) => gate.neutral.includes(`\n${a}\n`))) return { kind: 'call', known: gate.known };
+  if (!actions || !actions.every((a) => listable(a) && gate.neutral.includes(`\n${a}\n`))) return { kind: 'call', known: gate.known };
   // The heartbeat diagnose-local reads: written only when this run says something its record does not.
   return { kind: 'neutral', record: !heartbeatCurrent(o.paths.hookRuns, raw, o) };
 }

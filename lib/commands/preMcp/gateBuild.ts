@@ -13,7 +13,7 @@ import type { PolicyInEffect } from '../../agentstack/policy/effective.js';
 import { decidePolicy } from './policy.js';
 import { credentialFacts, unusableReason } from './credentialNotice.js';
 import { sameStamps } from '../../platform/fs/fileStamps.js';
-import { GATE_VERSION, gateEnv, stampSources, type Gate, type Stamp } from './gate.js';
+import { GATE_VERSION, gateEnv, listable, serializeGate, stampSources, type Gate, type Stamp } from './gate.js';
 
 /** How long a gate for a credential that never expires (an API key, no credential) may be used before it is compiled again. */
 export const GATE_MAX_AGE_MS = 3_600_000;
@@ -23,7 +23,7 @@ export function neutralActions(index: SnapshotIndex, claims: Record<string, unkn
   const caps = grantedCaps(claims);
   const out: string[] = [];
   for (const action of index.names()) {
-    if (action.includes('\n') || index.unapproved.has(action)) continue;
+    if (!listable(action) || index.unapproved.has(action)) continue;
     const cap = index.capOf(action);
     if (cap && caps && !caps.has(cap)) continue;
     if (decidePolicy(policy, [{ action, known: true, cap }]).permission) continue;
@@ -60,7 +60,7 @@ export function compileGate(input: GateInput): Gate | null {
   const snapshot = input.readSnapshot();
   if (snapshot.kind !== 'ok') return null;
   const neutral = neutralActions(snapshot.index, input.claims, input.policy);
-  const known = snapshot.index.names().filter((a) => !a.includes('\n'));
+  const known = snapshot.index.names().filter(listable);
   return { v: GATE_VERSION, plugin: input.plugin, env: gateEnv(input.env), until, stamps: input.stamps, bases: input.bases, neutral: `\n${neutral.join('\n')}\n`, known: `\n${known.join('\n')}\n` };
 }
 
@@ -69,7 +69,7 @@ export function refreshGate(input: GateInput): boolean {
   try {
     const gate = compileGate(input);
     if (!gate || !sameStamps(stampSources(input.paths), input.stamps)) return false;
-    writeFileAtomic(input.paths.gate, `${JSON.stringify(gate)}\n`, { durable: false });
+    writeFileAtomic(input.paths.gate, serializeGate(gate), { durable: false });
     return true;
   } catch {
     return false;

@@ -16,7 +16,7 @@ import { readSnapshotIndex } from '../../agentstack/snapshot/actionIndex.js';
 import { applySettings } from '../../agentstack/settings/effective.js';
 import { displayLines } from '../../platform/text/displayText.js';
 import { credentialNoticeFor } from './credentialNotice.js';
-import type { Stamp } from './gate.js';
+import { listable, type Stamp } from './gate.js';
 import { refreshGate } from './gateBuild.js';
 import { renewIfDue } from './renew.js';
 import { isNoPolicy, policyInEffect, type PolicyInEffect } from '../../agentstack/policy/effective.js';
@@ -132,7 +132,7 @@ export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMc
   const bearer = bearerOf(config);
   const parsedArgs = parseExecuteArgs(input.tool_input);
   const known = options.known;
-  const wanted = new Set(parsedArgs.kind === 'ok' ? parsedArgs.args.steps.map((s) => s.action).filter((a) => known === undefined || known.includes(`\n${a}\n`)) : []);
+  const wanted = new Set(parsedArgs.kind === 'ok' ? parsedArgs.args.steps.map((s) => s.action).filter((a) => known === undefined || !listable(a) || known.includes(`\n${a}\n`)) : []);
   const snapshot = readSnapshotIndex(paths.capabilities, wanted);
   const checked = decidePreMcp({
     input,
