@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { exitHook, logHookFast, readStdinFast } from '../platform/fastHookIo.js';
 import { readPreMcpInput, unreadableReason } from '../commands/preMcp/front.js';
+import { startRenewal } from '../agentstack/auth/renewalStart.js';
 
 const NAME = 'pre-mcp-cap-check';
 const USAGE = `Usage: node pre-mcp-cap-check.cjs < hook-input.json
@@ -13,10 +14,11 @@ Always exits 0.
 Options:
   -h, --help    show this help`;
 
-// Runs before every MCP call: this first stage answers every call that is not an `execute` call by itself; the
-// execute check (zod, file reads) is a sibling chunk loaded only for those (see build/bundles.mjs).
-/** Set once the call is known to need the execute check: a failure after that answers `ask`, never `{}`. */
+// Runs before every MCP call: this first stage answers every call that is not AgentStack's, and most that are (from
+// the compiled gate); the full check is a sibling chunk (build/bundles.mjs). Set once the call needs the check: a
+// failure after that answers `ask`, never `{}`.
 let executeCall = false;
+const pluginRoot = resolve(dirname(__filename), '../..');
 
 async function main(): Promise<object> {
   // Cursor runs the hook without arguments; the argument parser is loaded only when there are some.
@@ -25,16 +27,13 @@ async function main(): Promise<object> {
     parseCommandLine({ name: NAME, usage: USAGE, options: {}, allowPositionals: true });
   }
   const front = await readPreMcpInput({ read: readStdinFast });
-  if (front.kind === 'neutral') {
-    if (front.log) logHookFast(NAME, front.log);
-    return {};
-  }
+  if (front.kind === 'neutral') return (front.log && logHookFast(NAME, front.log), {});
   executeCall = true;
-  // Imported here, so a call to another server never loads what they need (node:os); the gate answers most
-  // execute calls without the execute chunk (node:vm, the checks).
+  // Imported here, so a call to another server never loads node:os.
   const [{ cursorPaths, chunkCacheRoot }, { checkGate }] = await Promise.all([import('../agentstack/server/paths.js'), import('../commands/preMcp/gate.js')]);
   const paths = cursorPaths(process.env);
-  const gate = unreadableReason(front.raw) === null ? checkGate(front.raw, { paths, env: process.env, now: Date.now(), plugin: __PLUGIN_VERSION__ }) : { kind: 'call' as const };
+  const renew = () => startRenewal({ paths, script: resolve(pluginRoot, 'hooks/scripts/session-start.cjs'), env: process.env, now: Date.now() });
+  const gate = unreadableReason(front.raw) === null ? checkGate(front.raw, { paths, env: process.env, now: Date.now(), plugin: __PLUGIN_VERSION__, renew }) : { kind: 'call' as const };
   if (gate.kind === 'neutral') {
     if (gate.record) await recordRun(paths.hookRuns, front.raw, 'neutral', null);
     return {};
@@ -46,7 +45,7 @@ async function main(): Promise<object> {
   const [{ runPreMcp }, { journalAnswer }] = await Promise.all([import('../commands/preMcp/run.js'), import('../commands/preMcp/journal.js')]);
   let unknownForm: string | null = null;
   const answer = runPreMcp(front.raw, {
-    pluginRoot: resolve(dirname(__filename), '../..'), log: (m) => logHookFast(NAME, m), onUnknownForm: (what) => { unknownForm = what; },
+    pluginRoot, log: (m) => logHookFast(NAME, m), onUnknownForm: (what) => { unknownForm = what; },
     gate: gate.kind === 'stale' ? { stamps: gate.stamps, plugin: __PLUGIN_VERSION__ } : undefined,
     known: gate.kind === 'call' ? gate.known : undefined,
   });

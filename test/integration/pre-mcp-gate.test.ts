@@ -5,7 +5,7 @@
  * when the gate is missing, stale, corrupt, a FIFO, or written under a concurrent sign-in.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
@@ -108,13 +108,27 @@ describe('the pre-MCP gate', { timeout: 90_000 }, () => {
     }
   });
 
-  it('a token due for renewal is never answered from the gate', async () => {
-    await signInWith(dir, core.baseUrl, await core.issueTokens({ accessTokenTtl: 60, scope: 'openid offline_access profile:read projects:read actions:read actions:execute data:read' }));
-    rmSync(gatePath(), { force: true });
-    expect(await preMcp(['projects.list'])).toEqual({});
-    // Inside the refresh window, no gate is compiled, so a chunkless copy cannot answer.
-    expect(await fast(['projects.list'])).toMatchObject({ permission: 'ask' });
-    await signInWith(dir, core.baseUrl, await core.issueTokens({ scope: 'openid offline_access profile:read projects:read actions:read actions:execute data:read' }));
+  it('a token due for renewal: still answered from the gate, which starts its renewal unless automatic sign-in is off', async () => {
+    const scope = 'openid offline_access profile:read projects:read actions:read actions:execute data:read';
+    core.setFaults({ endpointFaults: { token: { kind: 'hang' } } }); // no renewal lands while this runs
+    try {
+      await signInWith(dir, core.baseUrl, await core.issueTokens({ accessTokenTtl: 60, scope }));
+      rmSync(gatePath(), { force: true });
+      expect(await preMcp(['projects.list'], { env: { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' } })).toEqual({});
+      // Inside the refresh window the gate holds until the token expires; with automatic sign-in off it renews nothing.
+      expect(readGate(gatePath())).toMatchObject({ renewAt: null });
+      expect(await fast(['projects.list'], { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' })).toEqual({});
+      expect(existsSync(join(dir, 'agentstack-renew.started'))).toBe(false);
+      // Another environment (automatic sign-in on): a gate of its own, naming when the token falls due.
+      await preMcp(['projects.list']);
+      expect(readGate(gatePath())!.renewAt).toBeLessThan(Date.now());
+      rmSync(join(dir, 'agentstack-renew.started'), { force: true });
+      expect(await fast(['projects.list'])).toEqual({});
+      expect(existsSync(join(dir, 'agentstack-renew.started'))).toBe(true);
+    } finally {
+      core.setFaults({ endpointFaults: {} });
+      await signInWith(dir, core.baseUrl, await core.issueTokens({ scope }));
+    }
   });
 });
 

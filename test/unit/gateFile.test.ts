@@ -8,7 +8,7 @@ let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => { tmp = tempDir('agentstack-gatefile-'); });
 afterEach(() => tmp.cleanup());
 
-const gate: Gate = { v: GATE_VERSION, plugin: '0.5.0', env: 'AGENTSTACK_X=1', until: 123, stamps: [[1, 2, 3, 4], null], bases: ['https://a.example'], neutral: '\na.one\nb.two\n', known: '\na.one\nb.two\nc.three\n' };
+const gate: Gate = { v: GATE_VERSION, plugin: '0.5.0', env: 'AGENTSTACK_X=1', until: 123, renewAt: null, stamps: [[1, 2, 3, 4], null], bases: ['https://a.example'], neutral: '\na.one\nb.two\n', known: '\na.one\nb.two\nc.three\n' };
 
 describe('the gate file', () => {
   it('reads back what was written: a JSON line, then the lists as plain lines', () => {
@@ -34,5 +34,28 @@ describe('the gate file', () => {
     expect(plainSteps({ steps: [{ action: 'a.one' }], action: 'x' })).toBeNull();
     expect(plainSteps({ steps: [] })).toBeNull();
     expect(plainSteps(JSON.stringify(JSON.stringify({ steps: [{ action: 'a' }] })))).toEqual(['a']);
+  });
+});
+
+describe('the gate and the token\'s renewal', () => {
+  it('once the token falls due, a call answered from the gate starts the renewal; before, it does not', async () => {
+    const { checkGate, stampSources } = await import('../../lib/commands/preMcp/gate.js');
+    const { cursorPaths } = await import('../../lib/agentstack/server/paths.js');
+    const env = { AGENTSTACK_CURSOR_DIR: tmp.path, HOME: tmp.path };
+    const paths = cursorPaths(env);
+    const now = Date.now();
+    const write = (renewAt: number | null) => writeFileSync(paths.gate, serializeGate({ ...gate, env: 'AGENTSTACK_CURSOR_DIR=' + tmp.path, until: now + 60_000, renewAt, stamps: stampSources(paths)!, bases: ['https://agentstack.tech'] }));
+    const call = { tool_name: 'agentstack.execute', mcp_server_name: 'user-agentstack', tool_input: JSON.stringify({ steps: [{ id: '1', action: 'a.one' }] }) };
+    let started = 0;
+    const renew = () => { started += 1; };
+    write(now + 30_000);
+    expect(checkGate(call, { paths, env, now, plugin: '0.5.0', renew }).kind).toBe('neutral');
+    expect(started).toBe(0);
+    write(now - 1);
+    expect(checkGate(call, { paths, env, now, plugin: '0.5.0', renew }).kind).toBe('neutral');
+    expect(started).toBe(1);
+    write(null);
+    checkGate(call, { paths, env, now, plugin: '0.5.0', renew });
+    expect(started).toBe(1);
   });
 });

@@ -5,14 +5,9 @@
  * path. A marker file started at most once a minute keeps a burst of calls from starting a process each; the
  * refresh's own lock keeps it to one request at the server whatever runs.
  */
-import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { needsRefresh, type CredentialView } from '../mcpJson/credential.js';
-import { builtin } from '../../platform/builtin.js';
-import { RENEW_FLAG } from '../signIn/pollerFlag.js';
-import type { CursorPaths } from '../server/paths.js';
 
-/** A renewal started less than this long ago is not started again. */
-export const RENEW_EVERY_MS = 60_000;
+export { RENEW_EVERY_MS, startRenewal, type StartRenewalArgs } from './renewalStart.js';
 
 export interface RenewalFacts {
   credential: Pick<CredentialView, 'state' | 'expiresAtMs' | 'apiKey' | 'token'>;
@@ -26,51 +21,14 @@ export interface RenewalFacts {
   now: number;
 }
 
+/** Whether this credential can be renewed by the hook at all (when it falls due). Pure. */
+export function canRenew(f: Omit<RenewalFacts, 'now'>): boolean {
+  if (f.autoLoginOff || f.signedOut || !f.belongs || !f.refreshable) return false;
+  return !f.credential.apiKey && f.credential.token !== null;
+}
+
 /** Whether the hook should start a renewal now. Pure. */
 export function shouldRenew(f: RenewalFacts): boolean {
-  if (f.autoLoginOff || f.signedOut || !f.belongs || !f.refreshable) return false;
-  if (f.credential.apiKey || f.credential.token === null) return false;
-  return needsRefresh(f.credential, f.now);
+  return canRenew(f) && needsRefresh(f.credential, f.now);
 }
 
-/** Claims the marker: true when no renewal was started in the last minute (and now one is). */
-function claimMarker(path: string, now: number): boolean {
-  try {
-    writeFileSync(path, '', { flag: 'wx', mode: 0o600 });
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
-  }
-  try {
-    const stat = statSync(path);
-    if (!stat.isFile() || now - stat.mtimeMs < RENEW_EVERY_MS) return false;
-    rmSync(path, { force: true });
-    writeFileSync(path, '', { flag: 'wx', mode: 0o600 });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export interface StartRenewalArgs {
-  paths: Pick<CursorPaths, 'renewStarted'>;
-  /** The session-start bundle, run again as the renewal. */
-  script: string;
-  env: NodeJS.ProcessEnv;
-  now: number;
-}
-
-/** Starts the detached renewal unless one was started in the last minute; never throws, never waits for it. */
-export function startRenewal(args: StartRenewalArgs): 'started' | 'recent' | 'failed' {
-  if (!claimMarker(args.paths.renewStarted, args.now)) return 'recent';
-  try {
-    // Loaded here: the pre-MCP hook's slow path reaches this module on every call, and starts a renewal rarely.
-    const { spawn } = builtin<typeof import('node:child_process')>('node:child_process');
-    const child = spawn(process.execPath, [args.script, RENEW_FLAG], { detached: true, stdio: 'ignore', env: args.env, windowsHide: true });
-    child.on('error', () => {});
-    child.unref();
-    return child.pid ? 'started' : 'failed';
-  } catch {
-    return 'failed';
-  }
-}

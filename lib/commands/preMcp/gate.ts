@@ -47,8 +47,10 @@ export interface Gate {
   plugin: string;
   /** The AGENTSTACK_* environment the gate was compiled under. */
   env: string;
-  /** Until when (epoch ms) it may be used: the token is renewed from then on. */
+  /** Until when (epoch ms) it may be used: the token's expiry, at most an hour after it was compiled. */
   until: number;
+  /** From when the token falls due for renewal (the hook starts it in the background), or null when it cannot be. */
+  renewAt: number | null;
   stamps: Stamp[];
   /** The base URLs that identify AgentStack by url. */
   bases: string[];
@@ -83,7 +85,7 @@ export function readGate(path: string): Gate | null {
     if (neutralAt < 0 || knownAt < 0 || !text.endsWith('\n')) return null;
     const value: unknown = JSON.parse(text.slice(0, neutralAt));
     if (!isObject(value) || value.v !== GATE_VERSION || typeof value.plugin !== 'string' || typeof value.env !== 'string'
-      || typeof value.until !== 'number' || !Array.isArray(value.stamps) || !Array.isArray(value.bases)) return null;
+      || typeof value.until !== 'number' || !(value.renewAt === null || typeof value.renewAt === 'number') || !Array.isArray(value.stamps) || !Array.isArray(value.bases)) return null;
     if (!value.bases.every((b) => typeof b === 'string')) return null;
     // Each list keeps the newline before its first name and after its last: `\n<name>\n` finds a whole name.
     return { ...(value as unknown as Omit<Gate, 'neutral' | 'known'>), neutral: text.slice(neutralAt + NEUTRAL_MARK.length - 1, knownAt + 1), known: text.slice(knownAt + KNOWN_MARK.length - 1) };
@@ -118,6 +120,8 @@ export interface GateCheckOptions {
   env: NodeJS.ProcessEnv;
   now: number;
   plugin: string;
+  /** Starts the background renewal (once the gate says the token falls due); never waited for. */
+  renew?: () => void;
 }
 
 /**
@@ -131,6 +135,8 @@ export function checkGate(raw: Record<string, unknown>, o: GateCheckOptions): Ga
   if (!gate || gate.plugin !== o.plugin || gate.until <= o.now || gate.env !== gateEnv(o.env) || !sameStamps(stamps, gate.stamps)) {
     return { kind: 'stale', stamps };
   }
+  // The token falls due: its renewal starts in the background, and this call is answered as usual.
+  if (gate.renewAt !== null && o.now >= gate.renewAt) o.renew?.();
   const identity = callIdentity(raw);
   if (!namesExecuteTool(identity) || !isAgentStackCall(identity, gate.bases)) return { kind: 'call' };
   const actions = plainSteps(raw.tool_input);

@@ -11,6 +11,8 @@ import type { SnapshotIndex, SnapshotRead } from '../../agentstack/snapshot/acti
 import type { CursorPaths } from '../../agentstack/server/paths.js';
 import type { PolicyInEffect } from '../../agentstack/policy/effective.js';
 import { decidePolicy } from './policy.js';
+import { canRenew } from '../../agentstack/auth/renewal.js';
+import { autoLoginDisabled } from '../../agentstack/settings/keys.js';
 import { credentialFacts, unusableReason } from './credentialNotice.js';
 import { sameStamps } from '../../platform/fs/fileStamps.js';
 import { GATE_VERSION, gateEnv, listable, serializeGate, stampSources, type Gate, type Stamp } from './gate.js';
@@ -55,13 +57,15 @@ export function compileGate(input: GateInput): Gate | null {
   const { facts, stored } = credentialFacts({ paths: input.paths, config: input.config, env: input.settingsEnv, now: input.now });
   if (unusableReason(facts) !== null) return null;
   const view = classifyCredential({ config: input.config, storedExpiresAt: facts.refreshable ? stored?.expires_at ?? null : null, now: input.now });
-  const until = view.expiresAtMs === null ? input.now + GATE_MAX_AGE_MS : Math.min(view.expiresAtMs - REFRESH_WINDOW_MS, input.now + GATE_MAX_AGE_MS);
+  // Until the token expires (a call then may need the credential notice); its renewal is started from `renewAt` on.
+  const until = view.expiresAtMs === null ? input.now + GATE_MAX_AGE_MS : Math.min(view.expiresAtMs, input.now + GATE_MAX_AGE_MS);
   if (until <= input.now) return null;
+  const renewable = view.expiresAtMs !== null && canRenew({ credential: view, refreshable: facts.refreshable && !facts.refused, belongs: facts.belongs, signedOut: facts.signedOut, autoLoginOff: autoLoginDisabled(input.settingsEnv) });
   const snapshot = input.readSnapshot();
   if (snapshot.kind !== 'ok') return null;
   const neutral = neutralActions(snapshot.index, input.claims, input.policy);
   const known = snapshot.index.names().filter(listable);
-  return { v: GATE_VERSION, plugin: input.plugin, env: gateEnv(input.env), until, stamps: input.stamps, bases: input.bases, neutral: `\n${neutral.join('\n')}\n`, known: `\n${known.join('\n')}\n` };
+  return { v: GATE_VERSION, plugin: input.plugin, env: gateEnv(input.env), until, renewAt: renewable ? view.expiresAtMs! - REFRESH_WINDOW_MS : null, stamps: input.stamps, bases: input.bases, neutral: `\n${neutral.join('\n')}\n`, known: `\n${known.join('\n')}\n` };
 }
 
 /** Compiles and writes the gate; false (never a throw) when none was written. */
