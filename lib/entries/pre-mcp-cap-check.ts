@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { exitHook, logHookFast, readStdinFast } from '../platform/fastHookIo.js';
 import { readPreMcpInput, unreadableReason } from '../commands/preMcp/front.js';
-import { startRenewal } from '../agentstack/auth/renewalStart.js';
+import { startRenewal } from '../agentstack/renewal/start.js';
 
 const NAME = 'pre-mcp-cap-check';
 const USAGE = `Usage: node pre-mcp-cap-check.cjs < hook-input.json

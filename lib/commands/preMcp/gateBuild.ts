@@ -11,7 +11,7 @@ import type { SnapshotIndex, SnapshotRead } from '../../agentstack/snapshot/acti
 import type { CursorPaths } from '../../agentstack/server/paths.js';
 import type { PolicyInEffect } from '../../agentstack/policy/effective.js';
 import { decidePolicy } from './policy.js';
-import { canRenew } from '../../agentstack/auth/renewal.js';
+import { canRenew } from '../../agentstack/renewal/due.js';
 import { autoLoginDisabled } from '../../agentstack/settings/keys.js';
 import { credentialFacts, unusableReason } from './credentialNotice.js';
 import { sameStamps } from '../../platform/fs/fileStamps.js';

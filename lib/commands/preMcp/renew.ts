@@ -5,7 +5,7 @@
  */
 import { classifyCredential, type McpConfig } from '../../agentstack/mcpJson/credential.js';
 import { autoLoginDisabled } from '../../agentstack/settings/keys.js';
-import { shouldRenew, startRenewal } from '../../agentstack/auth/renewal.js';
+import { shouldRenew, startRenewal } from '../../agentstack/renewal/due.js';
 import type { CursorPaths } from '../../agentstack/server/paths.js';
 import { credentialFacts } from './credentialNotice.js';
 

@@ -9,4 +9,4 @@ export { startSignIn } from '../../agentstack/signIn/background.js';
 export { refreshSnapshot } from '../../agentstack/snapshot/refresh.js';
 export { runDevicePoller } from '../../agentstack/signIn/poller.js';
 export { lookUpIdentity } from '../../agentstack/auth/identity.js';
-export { runRenewal } from '../../agentstack/auth/renewalRun.js';
+export { runRenewal } from '../../agentstack/renewal/run.js';

@@ -1,5 +1,5 @@
 /**
- * The detached renewal itself (renewal.ts starts it): the settings applied, the single-flight refresh of the token
+ * The detached renewal itself (start.ts starts it): the settings applied, the single-flight refresh of the token
  * in ~/.cursor/mcp.json, then exit. It writes nothing but the credential files, and nothing to a terminal.
  */
 import { applySettings } from '../settings/effective.js';
@@ -9,7 +9,7 @@ import { agentstackEntry, bearerOf } from '../mcpJson/credential.js';
 import { readMcpConfigFile } from '../mcpJson/file.js';
 import { resolveBaseUrl } from '../server/baseUrl.js';
 import { cursorPaths } from '../server/paths.js';
-import { refreshSingleFlight } from './tokenRefresh.js';
+import { refreshSingleFlight } from '../auth/tokenRefresh.js';
 
 /** How long the renewal may take in all. */
 export const RENEWAL_BUDGET_MS = 20_000;

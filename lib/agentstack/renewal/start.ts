@@ -1,5 +1,5 @@
 /**
- * Starting the detached token renewal (renewal.ts decides when): a marker file claimed at most once a minute, then
+ * Starting the detached token renewal (due.ts decides when): a marker file claimed at most once a minute, then
  * the session-start bundle with RENEW_FLAG, detached, its output ignored. Small and free of the credential code, so
  * the pre-MCP hook's fast path can start one without loading more.
  */

@@ -1,13 +1,13 @@
 /**
  * Renewing the token while the person works. The pre-MCP hook sees a Device Code Bearer due for renewal (inside the
  * refresh window, or expired with a refresh token on disk) and starts the single-flight refresh as a detached
- * process (the session-start bundle with RENEW_FLAG), then answers at once: no network and no waiting on the hook's
+ * process (the session-start bundle with RENEW_FLAG, run.ts), then answers at once: no network and no waiting on the hook's
  * path. A marker file started at most once a minute keeps a burst of calls from starting a process each; the
  * refresh's own lock keeps it to one request at the server whatever runs.
  */
 import { needsRefresh, type CredentialView } from '../mcpJson/credential.js';
 
-export { RENEW_EVERY_MS, startRenewal, type StartRenewalArgs } from './renewalStart.js';
+export { RENEW_EVERY_MS, startRenewal, type StartRenewalArgs } from './start.js';
 
 export interface RenewalFacts {
   credential: Pick<CredentialView, 'state' | 'expiresAtMs' | 'apiKey' | 'token'>;
