@@ -11,6 +11,7 @@ import type { DeviceLock } from '../../schemas/state.js';
 import { isDisplayableUserCode } from '../auth/userCode.js';
 import { isOpenableUrl } from './browser.js';
 import { ENABLE_STEP } from '../plugin/cursorUi.js';
+import { projectOf, projectText } from '../state/project.js';
 
 export interface OutputStreams {
   stdout: { write(text: string): unknown };
@@ -154,7 +155,8 @@ export function createReporter(options: { json: boolean; streams: OutputStreams;
         emit({ event: 'authorized', server_url: event.server_url, project_id: event.project_id, expires_at: event.expires_at, capabilities: event.capabilities, ...(event.skipped ? { skipped: event.skipped.count } : {}), scopes: event.scopes, uncovered_actions: event.uncovered_actions, next_step: ENABLE_STEP });
         say(`✓ Signed in to AgentStack${event.who ? ` as ${event.who}` : ''}.`);
         say(`  Server: ${event.server_url}`);
-        say(`  Project: ${event.project_id === null ? "your account's default" : `${event.project_id} (pinned)`}`);
+        // The pin the sign-in just wrote is the X-Project-ID its calls carry; without one, the account's default.
+        say(`  Project: ${projectText(projectOf({ header: event.project_id, pin: { projectId: null, source: 'none' }, claimed: null }))}`);
         say(`  Token valid until: ${event.expires_at ?? 'the server did not say'}${event.refresh_stored ? ' (renewed automatically)' : ''}`);
         if (event.capabilities !== null) say(`  Actions available: ${event.capabilities}${event.skipped ? `; ${skippedText(event.skipped.count, event.skipped.reason)}` : ''}`);
         say(`  Scopes granted: ${scopesText(event.scopes, event.uncovered_actions, event.capabilities)}`);
