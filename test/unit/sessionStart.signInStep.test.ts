@@ -29,7 +29,9 @@ function placeholderDir(): { dir: string; script: string } {
   writeFileSync(script, [
     "let text = '';",
     "process.stdin.setEncoding('utf8').on('data', (d) => { text += d; }).on('end', () => {",
-    `  require('node:fs').writeFileSync(${JSON.stringify(join(dir, 'handoff.json'))}, text);`,
+    // Written whole, then renamed into place: the test waits for the file to exist, never for a half-written one.
+    `  require('node:fs').writeFileSync(${JSON.stringify(join(dir, 'handoff.json.tmp'))}, text);`,
+    `  require('node:fs').renameSync(${JSON.stringify(join(dir, 'handoff.json.tmp'))}, ${JSON.stringify(join(dir, 'handoff.json'))});`,
     '  setTimeout(() => {}, 120000);',
     '});',
   ].join('\n'));
