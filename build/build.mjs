@@ -41,7 +41,7 @@ function chunkBuild(entry, chunk, plainSchemas) {
 
 /** In the first stage, import() of a chunk's module becomes a load of that chunk file, next to the script. */
 function chunkPlugin(chunks = []) {
-  const where = new Map(chunks.flatMap((c) => c.modules.map((m, i) => [join(root, m), { file: basename(c.out), index: i }])));
+  const where = new Map(chunks.flatMap((c) => c.modules.map((m, i) => [join(root, m), { file: basename(c.out), index: i, load: c.load }])));
   const loader = join(root, 'lib/platform/chunkLoader.ts');
   return {
     name: 'chunks',
@@ -50,14 +50,16 @@ function chunkPlugin(chunks = []) {
         if (args.kind !== 'dynamic-import' || args.pluginData?.chunkResolving) return undefined;
         const resolved = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { chunkResolving: true } });
         const hit = where.get(resolved.path);
-        return hit ? { path: `${hit.file}#m${hit.index}`, namespace: 'chunk' } : undefined;
+        return hit ? { path: `${hit.file}#m${hit.index}`, namespace: 'chunk', pluginData: { load: hit.load } } : undefined;
       });
       b.onLoad({ filter: /.*/, namespace: 'chunk' }, (args) => {
         const [file, member] = args.path.split('#');
-        return {
-          contents: `const { loadChunk } = require(${JSON.stringify(loader)});\nmodule.exports = loadChunk(require("node:path").join(__dirname, ${JSON.stringify(file)})).${member};`,
-          loader: 'js', resolveDir: root,
-        };
+        const path = `require("node:path").join(__dirname, ${JSON.stringify(file)})`;
+        // `load: 'require'`: Node's own loader (a computed path, so esbuild leaves it for run time).
+        const contents = args.pluginData?.load === 'require'
+          ? `module.exports = require(${path}).${member};`
+          : `const { loadChunk } = require(${JSON.stringify(loader)});\nmodule.exports = loadChunk(${path}).${member};`;
+        return { contents, loader: 'js', resolveDir: root };
       });
     },
   };

@@ -6,8 +6,9 @@ export const HOOK_SCHEMAS = ['lib/schemas/hooks.ts', 'lib/schemas/state.ts', 'li
 export const BUNDLES = [
   // The hooks run at every session and before every MCP call, so they start as small CommonJS scripts (Node's
   // CommonJS path starts faster than its ES module loader) that load the rest of their code from `chunks`: sibling
-  // CommonJS files, loaded through a compile cache only when the run needs them (see lib/platform/chunkLoader.ts).
-  // Each chunk bundles the `modules` listed (the entry reaches them through import()) with everything they import.
+  // CommonJS files, loaded through a compile cache only when the run needs them (see lib/platform/chunkLoader.ts), or
+  // with `load: 'require'` by Node's own loader. Each chunk bundles the `modules` listed (the entry reaches them
+  // through import()) with everything they import.
   // `plainSchemas`: schema modules the hook's files get as plain-data schemas instead of zod (build/plainSchemas.mjs).
   {
     entry: 'lib/entries/session-start.ts', out: 'hooks/scripts/session-start.cjs',
@@ -20,7 +21,12 @@ export const BUNDLES = [
   { entry: 'lib/entries/device-code.ts', out: 'hooks/scripts/device-code.mjs' },
   {
     entry: 'lib/entries/pre-mcp-cap-check.ts', out: 'hooks/scripts/pre-mcp-cap-check.cjs',
-    chunks: [{ out: 'hooks/scripts/pre-mcp-cap-check.execute.cjs', modules: ['lib/commands/preMcp/run.ts', 'lib/commands/preMcp/journal.ts'] }],
+    chunks: [
+      { out: 'hooks/scripts/pre-mcp-cap-check.execute.cjs', modules: ['lib/commands/preMcp/run.ts', 'lib/commands/preMcp/journal.ts'] },
+      // The gate's deny of an unknown action (suggestions, journal record): a small chunk, loaded by require() (the
+      // code cache's node:vm would cost it more than it saves), so the first stage every call parses stays small.
+      { out: 'hooks/scripts/pre-mcp-cap-check.deny.cjs', modules: ['lib/commands/preMcp/gate/deny.ts'], load: 'require' },
+    ],
     plainSchemas: HOOK_SCHEMAS,
   },
   // After every MCP call: the first stage ends every call that is not AgentStack's execute call; the chunk appends

@@ -30,7 +30,7 @@ async function main(): Promise<object> {
   if (front.kind === 'neutral') return (front.log && logHookFast(NAME, front.log), {});
   executeCall = true;
   // Imported here, so a call to another server never loads node:os.
-  const [{ cursorPaths, chunkCacheRoot }, { checkGate }] = await Promise.all([import('../agentstack/server/paths.js'), import('../commands/preMcp/gate.js')]);
+  const [{ cursorPaths, chunkCacheRoot }, { checkGate }] = await Promise.all([import('../agentstack/server/paths.js'), import('../commands/preMcp/gate/gate.js')]);
   const paths = cursorPaths(process.env);
   const renew = () => startRenewal({ paths, script: resolve(pluginRoot, 'hooks/scripts/session-start.cjs'), env: process.env, now: Date.now() });
   const gate = unreadableReason(front.raw) === null ? checkGate(front.raw, { paths, env: process.env, now: Date.now(), plugin: __PLUGIN_VERSION__, renew }) : { kind: 'call' as const };
@@ -38,16 +38,19 @@ async function main(): Promise<object> {
     if (gate.record) await recordRun(paths.hookRuns, front.raw, 'neutral', null);
     return {};
   }
+  if (gate.kind === 'deny') {
+    const { denyFromGate } = await import('../commands/preMcp/gate/deny.js');
+    const answer = denyFromGate(front.raw, gate, { paths, now: Date.now(), plugin: __PLUGIN_VERSION__, log: (m) => logHookFast(NAME, m) });
+    if (answer) return answer;
+  }
   const { useChunkCache } = await import('../platform/chunkLoader.js');
-  try {
-    useChunkCache({ root: chunkCacheRoot(process.env), version: __PLUGIN_VERSION__ });
-  } catch { /* no usable Cursor dir: no cache */ }
+  try { useChunkCache({ root: chunkCacheRoot(process.env), version: __PLUGIN_VERSION__ }); } catch { /* no usable Cursor dir: no cache */ }
   const [{ runPreMcp }, { journalAnswer }] = await Promise.all([import('../commands/preMcp/run.js'), import('../commands/preMcp/journal.js')]);
   let unknownForm: string | null = null;
   const answer = runPreMcp(front.raw, {
     pluginRoot, log: (m) => logHookFast(NAME, m), onUnknownForm: (what) => { unknownForm = what; },
     gate: gate.kind === 'stale' ? { stamps: gate.stamps, plugin: __PLUGIN_VERSION__ } : undefined,
-    known: gate.kind === 'call' ? gate.known : undefined,
+    known: gate.kind === 'call' || gate.kind === 'deny' ? gate.known : undefined,
   });
   await recordRun(paths.hookRuns, front.raw, answer.permission ?? 'neutral', unknownForm);
   journalAnswer(front.raw, answer, { env: process.env, now: Date.now(), log: (m) => logHookFast(NAME, m) });
@@ -64,11 +67,7 @@ main()
   .then(exitHook)
   .catch((error: unknown) => {
     const name = (error as Error)?.name ?? 'error';
-    if (!executeCall) {
-      logHookFast(NAME, `unexpected failure (${name}); answering neutral`);
-      exitHook({});
-      return;
-    }
+    if (!executeCall) return (logHookFast(NAME, `unexpected failure (${name}); answering neutral`), exitHook({}));
     // An execute call the check could not finish: the person decides, as for a call the hook could not read.
     logHookFast(NAME, `unexpected failure (${name}) checking an execute call; answering ask`);
     exitHook({

@@ -5,14 +5,14 @@
  * when the gate is missing, stale, corrupt, a FIFO, or written under a concurrent sign-in.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { copyPlugin } from '../helpers/pluginCopy.js';
 import { hookEnv, runHook, sessionStart, signInWith, SESSION_INPUT } from '../helpers/sessionStart.js';
-import { readGate, serializeGate } from '../../lib/commands/preMcp/gate.js';
+import { readGate, readGateNames, serializeGate } from '../../lib/commands/preMcp/gate/gate.js';
 
 const tmp = tempDir('agentstack-gate-');
 let core: RunningCore;
@@ -54,7 +54,7 @@ describe('the pre-MCP gate', { timeout: 90_000 }, () => {
     const gate = readGate(gatePath())!;
     expect(gate.neutral).toContain('\nprojects.list\n');
     expect(gate.neutral).not.toContain('\ndata.write\n'); // its capability is not granted
-    expect(gate.known).toContain('\ndata.write\n');
+    expect(readGateNames(join(dir, 'agentstack-gate-names.txt'), gate.names)!.known).toContain('\ndata.write\n');
     expect(await fast(['projects.list', 'system.ping'])).toEqual({});
   });
 
@@ -62,7 +62,53 @@ describe('the pre-MCP gate', { timeout: 90_000 }, () => {
     await preMcp(['projects.list']);
     expect(await preMcp(['nope.nothing'])).toMatchObject({ permission: 'deny' });
     expect(await preMcp(['data.write'])).toMatchObject({ permission: 'deny' });
-    expect(await fast(['nope.nothing'])).toMatchObject({ permission: 'ask' }); // needed the chunk: not answered from the gate
+    expect(await fast(['data.write'])).toMatchObject({ permission: 'ask' }); // needed the chunk: not answered from the gate
+  });
+
+  it('an action the snapshot lacks is denied from the gate alone: the full check\'s answer, journal record and heartbeat', async () => {
+    const journal = join(dir, 'agentstack-journal.jsonl');
+    const lastRecord = () => {
+      const { at, ...rest } = JSON.parse(readFileSync(journal, 'utf8').trim().split('\n').at(-1)!) as Record<string, unknown>;
+      expect(typeof at).toBe('string');
+      return rest;
+    };
+    // Unknown names, one twice, beside a known action and one whose capability is not granted.
+    const actions = ['nope.nothing', 'projects.list', 'projets.list', 'nope.nothing', 'data.write'];
+    rmSync(gatePath(), { force: true });
+    const full = await preMcp(actions); // no gate: the full check answers (and compiles one)
+    expect(full).toMatchObject({ permission: 'deny' });
+    expect(full.user_message).toContain('"projets.list" (closest: projects.list');
+    expect(full.user_message).not.toContain('data.write');
+    const fullRecord = lastRecord();
+    expect(fullRecord).toMatchObject({ hook: 'pre', decision: 'deny', reasons: ['unknown_action'] });
+    writeFileSync(join(dir, 'agentstack-hook-runs.json'), '{}');
+    expect(await fast(actions)).toEqual(full);
+    expect(lastRecord()).toEqual(fullRecord);
+    expect(JSON.parse(readFileSync(join(dir, 'agentstack-hook-runs.json'), 'utf8'))['pre-mcp']).toMatchObject({ outcome: 'deny' });
+    // With the journal off (a gate of that environment), the deny is given and nothing is appended.
+    const lines = readFileSync(journal, 'utf8').length;
+    await preMcp(['projects.list'], { env: { AGENTSTACK_JOURNAL: 'off' } });
+    expect(await fast(actions, { AGENTSTACK_JOURNAL: 'off' })).toEqual(full);
+    expect(readFileSync(journal, 'utf8').length).toBe(lines);
+  });
+
+  it('per-action rules, or an input the full check would not read as a hook input: the deny is the full check\'s', async () => {
+    writeFileSync(join(dir, 'agentstack-settings.json'), JSON.stringify({ 'ask-actions': 'nope.*' }));
+    try {
+      expect(await preMcp(['projects.list'])).toEqual({});
+      expect(readGate(gatePath())).toMatchObject({ denies: false });
+      expect(await fast(['nope.nothing'])).toMatchObject({ permission: 'ask' }); // needed the chunk
+      expect(await preMcp(['nope.nothing'])).toMatchObject({ permission: 'deny' });
+    } finally {
+      rmSync(join(dir, 'agentstack-settings.json'));
+    }
+    expect(await preMcp(['projects.list'])).toEqual({});
+    expect(readGate(gatePath())).toMatchObject({ denies: true });
+    // cursor_version of the wrong type: the full check reads no hook input there and answers {}; the gate does not deny.
+    const odd = JSON.stringify({ ...JSON.parse(call(['nope.nothing'])), cursor_version: 5 });
+    const run = (root: string) => runHook(join(root, 'hooks/scripts/pre-mcp-cap-check.cjs'), [], hookEnv(dir, core.baseUrl), odd);
+    expect((await run(REPO_ROOT)).json).toEqual({});
+    expect((await run(chunkless)).json).toMatchObject({ permission: 'ask' });
   });
 
   it('a rule set after the gate was compiled holds at once (the settings file is one of its sources)', async () => {

@@ -25,9 +25,11 @@ const input = JSON.stringify({
 describe('the hooks\' code cache', () => {
   let dir: ReturnType<typeof tempDir>;
   let cache: string;
+  // A per-action rule (about no action the call names) keeps the gate from denying the unknown action itself: every
+  // run's deny comes from the full check, through the execute chunk and its cache.
   const run = (script = PRE_MCP_SCRIPT) => spawnSync(process.execPath, [script], {
     input, encoding: 'utf8', timeout: 30_000,
-    env: { PATH: process.env.PATH, HOME: dir.path, AGENTSTACK_CURSOR_DIR: dir.path },
+    env: { PATH: process.env.PATH, HOME: dir.path, AGENTSTACK_CURSOR_DIR: dir.path, AGENTSTACK_ASK_ACTIONS: 'other.*' },
   });
   const files = () => { try { return readdirSync(cache); } catch { return []; } };
   const posix = process.platform !== 'win32';

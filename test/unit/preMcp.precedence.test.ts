@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decidePreMcp, grantedCaps, parseExecuteArgs, type PreMcpContext } from '../../lib/commands/preMcp/decide.js';
-import { boundedEditDistance, closestActions } from '../../lib/commands/preMcp/suggest.js';
+import { closestActions } from '../../lib/commands/preMcp/suggest.js';
+import { boundedEditDistance } from '../../lib/platform/text/editDistance.js';
 import { indexSnapshot } from '../../lib/agentstack/snapshot/actionIndex.js';
 import { fourActionSnapshot } from '../helpers/fixtures.js';
 

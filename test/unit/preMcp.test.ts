@@ -3,7 +3,8 @@ import { decidePreMcp, grantedCaps, parseExecuteArgs, type PreMcpContext } from 
 import { classifyRawInput } from '../../lib/commands/preMcp/front.js';
 import { callIdentity, isAgentStackCall, splitToolName } from '../../lib/agentstack/server/callIdentity.js';
 import { indexSnapshot, scanSnapshot } from '../../lib/agentstack/snapshot/actionIndex.js';
-import { boundedEditDistance, closestActions } from '../../lib/commands/preMcp/suggest.js';
+import { closestActions } from '../../lib/commands/preMcp/suggest.js';
+import { boundedEditDistance } from '../../lib/platform/text/editDistance.js';
 import { knownBaseUrls } from '../../lib/commands/preMcp/run.js';
 import { bigSnapshot, fourActionSnapshot } from '../helpers/fixtures.js';
 

@@ -1,7 +1,8 @@
 /** The bounded suggestions give exactly the answers of trying every name with the plain edit distance. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { boundedEditDistance, charMask, closestActions, lowerBound } from '../../lib/commands/preMcp/suggest.js';
+import { charMask, closestActions, listIndex, lowerBound, packNameIndex } from '../../lib/commands/preMcp/suggest.js';
+import { boundedEditDistance } from '../../lib/platform/text/editDistance.js';
 
 function levenshtein(a: string, b: string): number {
   const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
@@ -40,9 +41,38 @@ describe('suggestions, bounded', () => {
     }), { numRuns: 2000 });
   });
 
+  it('long names too: bit-parallel up to 32 characters (32 itself, its sign bit), the band past them', () => {
+    const long = fc.stringMatching(/^[abAB._é]{25,40}$/);
+    fc.assert(fc.property(long, long, fc.integer({ min: 0, max: 14 }), (a, b, max) => {
+      const d = levenshtein(a, b);
+      expect(boundedEditDistance(a, b, max)).toBe(d <= max ? d : max + 1);
+    }), { numRuns: 1000 });
+    const a32 = 'ab'.repeat(16);
+    expect(boundedEditDistance(a32, `${a32.slice(0, 31)}x`, 3)).toBe(1);
+    expect(boundedEditDistance(a32, a32.slice(1), 3)).toBe(1);
+    expect(boundedEditDistance(a32, 'ba'.repeat(16), 3)).toBe(2);
+  });
+
   it('closestActions answers as trying every name does', () => {
     fc.assert(fc.property(word, fc.array(word, { maxLength: 40 }), fc.integer({ min: 1, max: 4 }), (wanted, names, limit) => {
       expect(closestActions(wanted, [...names], limit)).toEqual(reference(wanted, names, limit));
     }), { numRuns: 1000 });
+  });
+
+  it('from the gate\'s list and packed index, the same answers; an index that does not fit the list is made again', () => {
+    const listed = fc.array(word.filter((w) => w !== ''), { maxLength: 40 });
+    fc.assert(fc.property(word, listed, fc.integer({ min: 1, max: 4 }), (wanted, names, limit) => {
+      const list = `\n${names.join('\n')}\n`;
+      expect(closestActions(wanted, listIndex(list, packNameIndex(names)), limit)).toEqual(reference(wanted, names, limit));
+      // A truncated index, or none.
+      expect(closestActions(wanted, listIndex(list, packNameIndex(names).slice(0, -1)), limit)).toEqual(reference(wanted, names, limit));
+      expect(closestActions(wanted, listIndex(list, null), limit)).toEqual(reference(wanted, names, limit));
+    }), { numRuns: 1000 });
+    // An index of a list of another shape (more names, or names of other lengths).
+    const names = ['projects.list', 'projects.get', 'data.read'];
+    const list = `\n${names.join('\n')}\n`;
+    for (const other of [[...names, 'x.y'], ['projects.lst', 'projects.get', 'data.read'], ['x'], []]) {
+      expect(closestActions('projects.lsit', listIndex(list, packNameIndex(other)))).toEqual(reference('projects.lsit', names));
+    }
   });
 });

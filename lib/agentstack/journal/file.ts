@@ -9,8 +9,6 @@ import { appendRotating, rotatedPath } from '../../platform/fs/rotatingLog.js';
 import { removeIfExists } from '../../platform/fs/secureFile.js';
 import { readStateFileIfExists } from '../../platform/fs/stateFile.js';
 import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
-import { cursorPaths } from '../server/paths.js';
-import { journalOn } from '../settings/keys.js';
 import { parseRecordLine, recordLine, type JournalRecord } from './record.js';
 
 export const JOURNAL_MAX_BYTES = 1024 * 1024;
@@ -62,14 +60,10 @@ export function removeJournal(path: string): number {
   return journalFiles(path).filter((file) => removeIfExists(file)).length;
 }
 
-/**
- * A hook's append: nothing when the journal is off (`env` with the settings applied), and never a throw (a hook must
- * not fail for its journal): a failure is one log line.
- */
-export function appendIfOn(record: JournalRecord, options: { env: NodeJS.ProcessEnv; log: (message: string) => void }): 'recorded' | 'off' | 'failed' {
-  if (!journalOn(options.env)) return 'off';
+/** A hook's append to the journal at `path`, known to be on: never a throw, a failure is one log line. */
+export function appendLogged(record: JournalRecord, options: { path: string; log: (message: string) => void }): 'recorded' | 'failed' {
   try {
-    appendJournalRecord(cursorPaths(options.env).journal, record);
+    appendJournalRecord(options.path, record);
     return 'recorded';
   } catch (error) {
     options.log(`the activity journal was not written (${(error as NodeJS.ErrnoException).code ?? (error as Error).name})`);

@@ -18,6 +18,7 @@ export const STATE_FILE_MAX_BYTES = {
   hookRuns: 16 * KiB,
   credentialTold: 16 * KiB,
   gate: 8 * MiB,
+  gateNames: 16 * MiB,
   sessionGate: 64 * KiB,
   /** Each of the journal's two files (it rotates at 1 MiB; a few records may land past it). */
   journal: 2 * MiB,

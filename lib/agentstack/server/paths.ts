@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join, posix, win32 } from 'node:path';
+import { join, posix, sep, win32 } from 'node:path';
+import { builtin } from '../../platform/builtin.js';
 import { PluginError } from '../../platform/errors.js';
 import { lockPathFor } from '../../platform/fs/lockPath.js';
 
@@ -30,6 +30,8 @@ export const CURSOR_FILES = {
   credentialTold: 'agentstack-credential-told.json',
   /** What the pre-MCP hook's fast path needs, compiled from the files above when they change (no secret). */
   gate: 'agentstack-gate.json',
+  /** Every action of the snapshot and the suggestions' index of them, beside the gate (no secret). */
+  gateNames: 'agentstack-gate-names.txt',
   /** When the pre-MCP hook last started a background renewal of the token (empty; its time is what counts). */
   renewStarted: 'agentstack-renew.started',
   /** The card of a session start that had nothing to do, and what it was made from (no secret). */
@@ -40,8 +42,13 @@ export const CURSOR_FILES = {
 
 export type CursorPaths = { dir: string } & { [K in keyof typeof CURSOR_FILES]: string };
 
+/**
+ * The home folder: what os.homedir() answers first (HOME on POSIX, USERPROFILE on Windows), read from `env` without
+ * loading node:os (~0.5 ms of every AgentStack call's hook run); os.homedir() itself only when it is not set.
+ */
 function homeFolder(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string {
-  return platform === 'win32' && env.USERPROFILE ? env.USERPROFILE : homedir();
+  const set = platform === 'win32' ? env.USERPROFILE : env.HOME;
+  return set || builtin<typeof import('node:os')>('node:os').homedir();
 }
 
 /**
@@ -81,9 +88,12 @@ export function assertCursorDirIsFolder(env: NodeJS.ProcessEnv = process.env): v
 
 export function cursorPaths(env: NodeJS.ProcessEnv = process.env): CursorPaths {
   const dir = cursorDir(env);
+  // `dir` is already normalized (resolved or joined) and each name is one plain segment: what join() would give,
+  // without its normalizing pass over every path (a hook builds these on every AgentStack call).
+  const prefix = dir.endsWith(sep) ? dir : `${dir}${sep}`;
   const out = { dir } as CursorPaths;
   for (const [key, name] of Object.entries(CURSOR_FILES)) {
-    (out as Record<string, string>)[key] = join(dir, name);
+    (out as Record<string, string>)[key] = `${prefix}${name}`;
   }
   return out;
 }

@@ -4,7 +4,7 @@
  * here reads or keeps a parameter value or the result's data (agentstack/journal/record.ts copies only ids, actions,
  * outcomes and codes).
  */
-import { appendIfOn } from '../../agentstack/journal/file.js';
+import { appendIfOn } from '../../agentstack/journal/hookAppend.js';
 import { isJournaledCall, serverShown } from '../../agentstack/journal/identify.js';
 import { afterRecord } from '../../agentstack/journal/record.js';
 import { callIdentity } from '../../agentstack/server/callIdentity.js';

@@ -15,7 +15,7 @@ import type { CursorPaths } from '../../agentstack/server/paths.js';
 import { readSnapshotFailure } from '../../agentstack/snapshot/store.js';
 import { runningFlow, type RunningFlow } from '../../agentstack/signIn/running.js';
 import { signInOrigins } from '../../agentstack/signIn/lock.js';
-import type { PreMcpAnswer } from './decide.js';
+import type { PreMcpAnswer } from './answer.js';
 import { MCP_SETTINGS_PAGE } from '../../agentstack/plugin/cursorUi.js';
 import { ACCOUNT_WORDS, accountOf, type AccountState } from '../../agentstack/state/account.js';
 import { refusedSince } from '../../agentstack/state/derive.js';

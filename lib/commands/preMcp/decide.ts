@@ -1,29 +1,19 @@
 /**
  * The pre-MCP decision, pure: given the hook input, the capability snapshot and the token's claims, what Cursor
- * should do with an MCP call.
- *
- * The neutral answer is `{}`: no `permission` at all. Cursor's hooks documentation lists `permission` as
- * allow | deny | ask; `allow` is used in the wild to skip Cursor's own approval prompt (hooks that
- * "auto-approve" a tool return it), so this hook never answers `allow`. An object without `permission` leaves the
- * decision to Cursor's own rules (and an unreadable answer would fail open to the same place), so it can only ever
- * narrow what Cursor would otherwise allow: `deny` for what cannot work, `ask` for what the person has not seen.
+ * should do with an MCP call (answer.ts): `deny` for what cannot work, `ask` for what the person has not seen, `{}`
+ * otherwise. An object without `permission` leaves the decision to Cursor's own rules (and an unreadable answer would
+ * fail open to the same place), so the hook can only ever narrow what Cursor would otherwise allow.
  */
 import { ExecuteArgsSchema, type BeforeMcpInput, type ExecuteArgs } from '../../schemas/hooks.js';
 import { callIdentity, isAgentStackCall, namesExecuteTool } from '../../agentstack/server/callIdentity.js';
-import { closestActions } from './suggest.js';
+import { MAX_NAMED, unknownActionAnswer } from './unknownAction.js';
+import type { NameIndex } from './suggest.js';
 import { because } from './reason.js';
 import { grantedCaps } from '../../agentstack/auth/scopes.js';
 import type { SnapshotRead } from '../../agentstack/snapshot/actionIndex.js';
+import { NEUTRAL, type PreMcpAnswer } from './answer.js';
 
 export { GRANTED_SCOPE_CLAIMS, grantedCaps } from '../../agentstack/auth/scopes.js';
-
-export interface PreMcpAnswer {
-  permission?: 'deny' | 'ask';
-  user_message?: string;
-  agent_message?: string;
-}
-
-export const NEUTRAL: PreMcpAnswer = Object.freeze({});
 
 export interface PreMcpContext {
   /** The validated hook input, or null when stdin was not a valid beforeMCPExecution object. */
@@ -38,10 +28,9 @@ export interface PreMcpContext {
   /** Where the plugin lives, to name the approval command. */
   pluginRoot?: string;
   /** Every action name, when known without reading the whole snapshot (the gate's list): what suggestions look at. */
-  names?: readonly string[];
+  names?: readonly string[] | NameIndex;
 }
 
-const MAX_NAMED = 5;
 const list = (names: readonly string[]) =>
   names.slice(0, MAX_NAMED).join(', ') + (names.length > MAX_NAMED ? ` and ${names.length - MAX_NAMED} more` : '');
 
@@ -127,27 +116,7 @@ export function decidePreMcp(ctx: PreMcpContext): PreMcpAnswer {
     if (index.unapproved.has(action) && !unapproved.includes(action)) unapproved.push(action);
   }
 
-  if (unknown.length) {
-    const hints = unknown.slice(0, MAX_NAMED).map((name) => {
-      const near = closestActions(name, ctx.names ?? index.names());
-      return near.length ? `"${name}" (closest: ${near.join(', ')})` : `"${name}" (no similar action)`;
-    });
-    // The server's list had entries the plugin could not read: an action missing from the snapshot may be one of
-    // them, so the person decides rather than the snapshot.
-    if (index.skipped > 0) {
-      const entries = `${index.skipped} ${index.skipped === 1 ? 'entry' : 'entries'}`;
-      return because('unknown_action', {
-        permission: 'ask',
-        user_message: `AgentStack: this call uses an action the plugin does not know: ${hints.join('; ')}. The server's action list had ${entries} the plugin could not read, so it may be one of them. Allow only if you expect this action.`,
-        agent_message: `AgentStack's action list as the plugin read it has no action ${hints.join('; ')}, but ${entries} of the list could not be read; the person is asked to confirm. If the call fails, use an existing action name (the action "actions.list" lists them).`,
-      });
-    }
-    return because('unknown_action', {
-      permission: 'deny',
-      user_message: `AgentStack blocked this call: unknown action ${hints.join('; ')}.`,
-      agent_message: `AgentStack has no action ${hints.join('; ')}. Use an existing action name (the action "actions.list" lists them) and call again.`,
-    });
-  }
+  if (unknown.length) return unknownActionAnswer(unknown, ctx.names ?? index.names(), index.skipped);
   if (missing.length) {
     const named = missing.map((m) => `${m.action} needs "${m.cap}"`);
     const needed = [...new Set(missing.map((m) => m.cap))];

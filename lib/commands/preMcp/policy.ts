@@ -9,7 +9,8 @@ import { isReadCapability } from '../../agentstack/auth/capabilityKind.js';
 import { isNoPolicy, type Policy, type PolicyInEffect, type PolicyKey, type RuleSource } from '../../agentstack/policy/effective.js';
 import { isCapabilityRule, ruleMatches } from '../../agentstack/policy/rules.js';
 import type { SnapshotRead } from '../../agentstack/snapshot/actionIndex.js';
-import type { ParsedExecuteArgs, PreMcpAnswer } from './decide.js';
+import type { PreMcpAnswer } from './answer.js';
+import type { ParsedExecuteArgs } from './decide.js';
 import { because, reasonsOf } from './reason.js';
 
 /** A step as the policy sees it: its action and, when the snapshot knows the action, its required capability. */

@@ -9,30 +9,22 @@ import { readMcpConfigFile } from '../../agentstack/mcpJson/file.js';
 import { cursorPaths } from '../../agentstack/server/paths.js';
 import { BeforeMcpInputSchema } from '../../schemas/hooks.js';
 import { knownBaseUrls } from '../../agentstack/server/knownBases.js';
-import { NEUTRAL, decidePreMcp, parseExecuteArgs, undefinedKeys, type PreMcpAnswer } from './decide.js';
+import { decidePreMcp, parseExecuteArgs, undefinedKeys } from './decide.js';
+import { NEUTRAL, shownSafely, type PreMcpAnswer } from './answer.js';
 import { callIdentity, firstLook, isAgentStackCall, namesExecuteTool, type CallIdentity } from '../../agentstack/server/callIdentity.js';
 import { unreadableReason } from './front.js';
 import { readSnapshotIndex } from '../../agentstack/snapshot/actionIndex.js';
 import { applySettings } from '../../agentstack/settings/effective.js';
-import { displayLines } from '../../platform/text/displayText.js';
 import { credentialNoticeFor } from './credentialNotice.js';
-import { listable, type Stamp } from './gate.js';
-import { refreshGate } from './gateBuild.js';
+import { listable, type Stamp } from './gate/gate.js';
+import { refreshGate } from './gate/build.js';
 import { renewIfDue } from './renew.js';
+import { listIndex } from './suggest.js';
 import { isNoPolicy, policyInEffect, type PolicyInEffect } from '../../agentstack/policy/effective.js';
 import { decidePolicy, policySteps, strictest } from './policy.js';
-import { because, reasonsOf } from './reason.js';
+import { because } from './reason.js';
 
 export { knownBaseUrls };
-
-/** The messages quote action names from the call and the server's snapshot: no hidden characters reach anyone. */
-function shownSafely(answer: PreMcpAnswer): PreMcpAnswer {
-  if (!answer.permission) return answer;
-  const out: PreMcpAnswer = { ...answer };
-  if (out.user_message !== undefined) out.user_message = displayLines(out.user_message);
-  if (out.agent_message !== undefined) out.agent_message = displayLines(out.agent_message);
-  return because(reasonsOf(answer), out);
-}
 
 export interface RunPreMcpOptions {
   env?: NodeJS.ProcessEnv;
@@ -141,7 +133,7 @@ export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMc
     now: options.now ?? Date.now(),
     knownBaseUrls: bases,
     pluginRoot: options.pluginRoot,
-    names: known === undefined ? undefined : known.slice(1, -1).split('\n'),
+    names: known === undefined ? undefined : listIndex(known, null),
   });
   const ruled = decidePolicy(policy, policySteps(parsedArgs, snapshot), { pluginRoot: options.pluginRoot });
   // A Bearer due for renewal is renewed in the background; this call is answered without waiting for it.

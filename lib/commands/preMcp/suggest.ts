@@ -1,51 +1,12 @@
 /**
  * "Did you mean": the existing action names closest to an unknown one. Bounded for 5,000 names and five unknown
- * actions in one call: the lower-cased names are made once per list, the edit distance runs only on names whose
- * length is within reach, inside a band of the matrix, on two reused rows (no allocation per name).
+ * actions in one call: each name's character masks and length (a lower bound of the edit distance, `lowerBound`) are
+ * made once per list, or read from the compiled gate, which packs them with the list (`packNameIndex`) so a hook run
+ * neither computes them nor splits the list into 5,000 strings; names are ordered by that bound with no allocation
+ * per name, and at most MAX_DISTANCES of them get the edit distance. A hook runs this code once, mostly before V8
+ * optimizes it, so what counts is how many operations and allocations it makes.
  */
-
-let prevRow = new Int32Array(64);
-let currRow = new Int32Array(64);
-
-/** Levenshtein distance, giving up (returning `max + 1`) once it must exceed `max`. */
-export function boundedEditDistance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  if (prevRow.length <= b.length) {
-    prevRow = new Int32Array(b.length * 2 + 2);
-    currRow = new Int32Array(b.length * 2 + 2);
-  }
-  const big = max + 1;
-  let prev = prevRow;
-  let curr = currRow;
-  for (let j = 0; j <= b.length; j++) prev[j] = j <= max ? j : big;
-  for (let i = 1; i <= a.length; i++) {
-    // Only cells with |i - j| <= max can stay within `max`; the rest count as beyond it.
-    const from = Math.max(1, i - max);
-    const to = Math.min(b.length, i + max);
-    curr[0] = i <= max ? i : big;
-    if (from > 1) curr[from - 1] = big;
-    let rowMin = curr[0]!;
-    const ca = a.charCodeAt(i - 1);
-    for (let j = from; j <= to; j++) {
-      const cost = ca === b.charCodeAt(j - 1) ? 0 : 1;
-      let v = prev[j - 1]! + cost;
-      const up = prev[j]! + 1;
-      const left = curr[j - 1]! + 1;
-      if (up < v) v = up;
-      if (left < v) v = left;
-      if (v > big) v = big;
-      curr[j] = v;
-      if (v < rowMin) rowMin = v;
-    }
-    if (to < b.length) curr[to + 1] = big;
-    if (rowMin > max) return max + 1;
-    const swap = prev;
-    prev = curr;
-    curr = swap;
-  }
-  const d = prev[b.length]!;
-  return d > max ? max + 1 : d;
-}
+import { boundedEditDistance } from '../../platform/text/editDistance.js';
 
 /**
  * Which characters a string holds, as two 32-bit masks: one bit per letter in the first; one per digit, `.`, `_`,
@@ -63,6 +24,60 @@ export function charMask(text: string): [number, number] {
   return [letters, others];
 }
 
+/** Per name, four numbers: its lower-cased form's two character masks and length, and where it starts in its list. */
+const FIELDS = 4;
+
+/** The names, and what `closestActions` needs of each (made by `nameIndex` or `listIndex`). */
+export interface NameIndex {
+  count: number;
+  nameAt: (i: number) => string;
+  /** FIELDS numbers per name, in the names' order. */
+  packed: Int32Array;
+  /** The lower-cased names, each made when first needed. */
+  lower: Array<string | undefined>;
+}
+
+/**
+ * What the index holds of `names`, with each name's start in their list (`\n` before, between and after the names:
+ * the gate's form). Pure; the gate stores it as base64 of these bytes.
+ */
+export function packNameIndex(names: readonly string[]): Int32Array {
+  const packed = new Int32Array(names.length * FIELDS);
+  let start = 1;
+  for (let i = 0; i < names.length; i++) {
+    const lower = names[i]!.toLowerCase();
+    const [letters, others] = charMask(lower);
+    packed[i * FIELDS] = letters;
+    packed[i * FIELDS + 1] = others;
+    packed[i * FIELDS + 2] = lower.length;
+    packed[i * FIELDS + 3] = start;
+    start += names[i]!.length + 1;
+  }
+  return packed;
+}
+
+/** An index of `names`. */
+export function nameIndex(names: readonly string[]): NameIndex {
+  return { count: names.length, nameAt: (i) => names[i]!, packed: packNameIndex(names), lower: new Array<string | undefined>(names.length) };
+}
+
+/**
+ * An index of the names in `list` (`\n` before, between and after them) from `packed` (packNameIndex of the same
+ * names); when `packed` does not fit the list, it is computed from the list's names. Fitting is told by shape (how
+ * many names, where the first and the last start): the gate's names file holds the list and its index, written whole
+ * under its gate's tag, so an index of another list can only come from damage, and would only change suggestions.
+ */
+export function listIndex(list: string, packed: Int32Array | null): NameIndex {
+  const count = packed && packed.length % FIELDS === 0 ? packed.length / FIELDS : -1;
+  const lastStart = list.lastIndexOf('\n', list.length - 2) + 1;
+  const fits = count === 0 ? list.length <= 2 : count > 0 && packed![3] === 1 && packed![(count - 1) * FIELDS + 3] === lastStart;
+  if (!fits) return nameIndex(list.length > 2 ? list.slice(1, -1).split('\n') : []);
+  const startOf = (i: number) => (i < count ? packed![i * FIELDS + 3]! : list.length);
+  return { count, nameAt: (i) => list.slice(startOf(i), startOf(i + 1) - 1), packed: packed!, lower: new Array<string | undefined>(count) };
+}
+
+const lowerAt = (index: NameIndex, i: number): string => (index.lower[i] ??= index.nameAt(i).toLowerCase());
+
 function popcount(x: number): number {
   let n = x - ((x >>> 1) & 0x55555555);
   n = (n & 0x33333333) + ((n >>> 2) & 0x33333333);
@@ -74,24 +89,68 @@ function popcount(x: number): number {
  * that share a bit only make the bound smaller, never wrong), and so does each character of length between them.
  */
 export function lowerBound(a: [number, number], aLength: number, b: [number, number], bLength: number): number {
-  const onlyA = popcount(a[0] & ~b[0]) + popcount(a[1] & ~b[1]);
-  const onlyB = popcount(b[0] & ~a[0]) + popcount(b[1] & ~a[1]);
-  return Math.max(onlyA, onlyB, Math.abs(aLength - bLength));
+  return boundOf(a[0], a[1], aLength, b[0], b[1], bLength);
+}
+
+function boundOf(aLetters: number, aOthers: number, aLength: number, bLetters: number, bOthers: number, bLength: number): number {
+  const onlyA = popcount(aLetters & ~bLetters) + popcount(aOthers & ~bOthers);
+  const onlyB = popcount(bLetters & ~aLetters) + popcount(bOthers & ~aOthers);
+  const apart = aLength > bLength ? aLength - bLength : bLength - aLength;
+  return onlyA > onlyB ? (onlyA > apart ? onlyA : apart) : (onlyB > apart ? onlyB : apart);
 }
 
 /** At most this many names get the edit distance per unknown action, the likeliest (lowest bound) first. */
 export const MAX_DISTANCES = 200;
 
-interface Prepared { lower: string[]; masks: Array<[number, number]> }
-const prepared = new WeakMap<readonly string[], Prepared>();
+const indexes = new WeakMap<readonly string[], NameIndex>();
 
-function prepare(names: readonly string[]): Prepared {
-  let p = prepared.get(names);
-  if (!p) {
-    const lower = names.map((n) => n.toLowerCase());
-    prepared.set(names, (p = { lower, masks: lower.map(charMask) }));
+function indexFor(list: readonly string[] | NameIndex): NameIndex {
+  if (!Array.isArray(list)) return list as NameIndex;
+  let index = indexes.get(list);
+  if (!index) indexes.set(list, (index = nameIndex(list)));
+  return index;
+}
+
+/** Scratch for ordering names by their bound, reused across calls. */
+let boundOfName = new Int32Array(0);
+let byBound = new Int32Array(0);
+
+/**
+ * The indexes of the names whose bound is at most `max`, ordered by bound, then index (a counting sort, with no
+ * allocation per name), and where each bound's run ends in that order.
+ */
+function orderByBound(index: NameIndex, target: string, max: number): { order: Int32Array; ends: Int32Array } {
+  const { count, packed } = index;
+  if (boundOfName.length < count) {
+    boundOfName = new Int32Array(count);
+    byBound = new Int32Array(count);
   }
-  return p;
+  const [targetLetters, targetOthers] = charMask(target);
+  const ends = new Int32Array(max + 1);
+  for (let i = 0; i < count; i++) {
+    const at = i * FIELDS;
+    const length = packed[at + 2]!;
+    boundOfName[i] = -1;
+    if (length - target.length > max || target.length - length > max) continue;
+    // The target's letters a name lacks rule out most names at a quarter of the work of the whole bound (popcount
+    // written out: this loop runs cold, where a call costs as much as the arithmetic).
+    let lacks = targetLetters & ~packed[at]!;
+    lacks -= (lacks >>> 1) & 0x55555555;
+    lacks = (lacks & 0x33333333) + ((lacks >>> 2) & 0x33333333);
+    lacks = (((lacks + (lacks >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+    if (lacks > max) continue;
+    const bound = boundOf(targetLetters, targetOthers, target.length, packed[at]!, packed[at + 1]!, length);
+    if (bound > max) continue;
+    boundOfName[i] = bound;
+    ends[bound]! += 1;
+  }
+  for (let b = 1; b <= max; b++) ends[b]! += ends[b - 1]!;
+  const next = ends.slice();
+  for (let i = count - 1; i >= 0; i--) {
+    const bound = boundOfName[i]!;
+    if (bound >= 0) byBound[--next[bound]!] = i;
+  }
+  return { order: byBound, ends };
 }
 
 /**
@@ -101,43 +160,50 @@ function prepare(names: readonly string[]): Prepared {
  * left, no name left can rank before them: the answer is the same as trying every name, unless more than
  * MAX_DISTANCES names are that close (then the likeliest of them are tried).
  */
-export function closestActions(wanted: string, names: readonly string[], limit = 3): string[] {
-  const { lower, masks } = prepare(names);
+export function closestActions(wanted: string, list: readonly string[] | NameIndex, limit = 3): string[] {
+  const index = indexFor(list);
+  const { count, packed } = index;
   const target = wanted.toLowerCase();
-  const targetMask = charMask(target);
   const maxDistance = Math.max(2, Math.floor(target.length / 3));
   const dot = target.indexOf('.');
   const domain = dot > 0 ? target.slice(0, dot + 1) : null;
-  const byBound: number[][] = Array.from({ length: maxDistance + 1 }, () => []);
-  for (let index = 0; index < lower.length; index++) {
-    const name = lower[index]!;
-    if (Math.abs(name.length - target.length) > maxDistance) continue;
-    const bound = lowerBound(targetMask, target.length, masks[index]!, name.length);
-    if (bound <= maxDistance) byBound[bound]!.push(index);
-  }
+  const { order, ends } = orderByBound(index, target, maxDistance);
   const scored: Array<{ index: number; score: number }> = [];
   const near = new Set<number>();
   let tried = 0;
-  tryNames: for (let bound = 0; bound <= maxDistance; bound++) {
-    for (const index of byBound[bound]!) {
+  tryNames: for (let bound = 0, k = 0; bound <= maxDistance; bound++) {
+    for (; k < ends[bound]!; k++) {
       if (++tried > MAX_DISTANCES) break tryNames;
-      const distance = boundedEditDistance(target, lower[index]!, maxDistance);
+      const i = order[k]!;
+      const distance = boundedEditDistance(target, lowerAt(index, i), maxDistance);
       if (distance <= maxDistance) {
-        scored.push({ index, score: distance });
-        near.add(index);
+        scored.push({ index: i, score: distance });
+        near.add(i);
       }
     }
     // Every name left is at a distance above `bound`: `limit` names within it cannot be outranked.
-    if (scored.filter((s) => s.score <= bound).length >= limit) break;
+    let within = 0;
+    for (const s of scored) if (s.score <= bound) within++;
+    if (within >= limit) break;
   }
   if (scored.length < limit) {
-    for (let index = 0; index < lower.length; index++) {
-      if (near.has(index)) continue;
-      const name = lower[index]!;
-      if (name.startsWith(target) || target.startsWith(name)) scored.push({ index, score: maxDistance + 1 });
-      else if (domain && name.startsWith(domain)) scored.push({ index, score: maxDistance + 2 });
+    const [targetLetters, targetOthers] = charMask(target);
+    const [domainLetters, domainOthers] = domain ? charMask(domain) : [0, 0];
+    for (let i = 0; i < count; i++) {
+      if (near.has(i)) continue;
+      // Only a name that holds every character of the target or of its domain, or only characters of the target, can
+      // start with it or be its start: the masks rule out the rest without lower-casing them.
+      const at = i * FIELDS;
+      const letters = packed[at]!;
+      const others = packed[at + 1]!;
+      if (!((letters & targetLetters) === targetLetters && (others & targetOthers) === targetOthers)
+        && !((letters & ~targetLetters) === 0 && (others & ~targetOthers) === 0)
+        && !(domain && (letters & domainLetters) === domainLetters && (others & domainOthers) === domainOthers)) continue;
+      const name = lowerAt(index, i);
+      if (name.startsWith(target) || target.startsWith(name)) scored.push({ index: i, score: maxDistance + 1 });
+      else if (domain && name.startsWith(domain)) scored.push({ index: i, score: maxDistance + 2 });
     }
   }
   scored.sort((x, y) => x.score - y.score || x.index - y.index);
-  return scored.slice(0, limit).map((s) => names[s.index]!);
+  return scored.slice(0, limit).map((s) => index.nameAt(s.index));
 }

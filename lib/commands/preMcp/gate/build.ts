@@ -4,18 +4,19 @@
  * when no source changed while it was compiled (the stamps taken before the sources were read match the ones taken
  * after), so a concurrent sign-in, refresh or `config set` can only make it stale, never wrong.
  */
-import { writeFileAtomic } from '../../platform/fs/secureFile.js';
-import { REFRESH_WINDOW_MS, classifyCredential, type McpConfig } from '../../agentstack/mcpJson/credential.js';
-import { grantedCaps } from '../../agentstack/auth/scopes.js';
-import type { SnapshotIndex, SnapshotRead } from '../../agentstack/snapshot/actionIndex.js';
-import type { CursorPaths } from '../../agentstack/server/paths.js';
-import type { PolicyInEffect } from '../../agentstack/policy/effective.js';
-import { decidePolicy } from './policy.js';
-import { canRenew } from '../../agentstack/renewal/due.js';
-import { autoLoginDisabled } from '../../agentstack/settings/keys.js';
-import { credentialFacts, unusableReason } from './credentialNotice.js';
-import { sameStamps } from '../../platform/fs/fileStamps.js';
-import { GATE_VERSION, gateEnv, listable, serializeGate, stampSources, type Gate, type Stamp } from './gate.js';
+import { writeFileAtomic } from '../../../platform/fs/secureFile.js';
+import { REFRESH_WINDOW_MS, classifyCredential, type McpConfig } from '../../../agentstack/mcpJson/credential.js';
+import { grantedCaps } from '../../../agentstack/auth/scopes.js';
+import type { SnapshotIndex, SnapshotRead } from '../../../agentstack/snapshot/actionIndex.js';
+import type { CursorPaths } from '../../../agentstack/server/paths.js';
+import { isNoPolicy, type PolicyInEffect } from '../../../agentstack/policy/effective.js';
+import { decidePolicy } from '../policy.js';
+import { packNameIndex } from '../suggest.js';
+import { canRenew } from '../../../agentstack/renewal/due.js';
+import { autoLoginDisabled, journalOn } from '../../../agentstack/settings/keys.js';
+import { credentialFacts, unusableReason } from '../credentialNotice.js';
+import { sameStamps } from '../../../platform/fs/fileStamps.js';
+import { GATE_VERSION, gateEnv, listable, serializeGate, serializeGateNames, stampSources, type Gate, type GateNames, type Stamp } from './gate.js';
 
 /** How long a gate for a credential that never expires (an API key, no credential) may be used before it is compiled again. */
 export const GATE_MAX_AGE_MS = 3_600_000;
@@ -51,8 +52,8 @@ export interface GateInput {
   plugin: string;
 }
 
-/** The gate for this state, or null when the state allows none. */
-export function compileGate(input: GateInput): Gate | null {
+/** The gate for this state and its names file, or null when the state allows none. */
+export function compileGate(input: GateInput): { gate: Gate; names: GateNames } | null {
   if (input.stamps === null || input.policy.kind !== 'ok') return null;
   const { facts, stored } = credentialFacts({ paths: input.paths, config: input.config, env: input.settingsEnv, now: input.now });
   if (unusableReason(facts) !== null) return null;
@@ -65,15 +66,30 @@ export function compileGate(input: GateInput): Gate | null {
   if (snapshot.kind !== 'ok') return null;
   const neutral = neutralActions(snapshot.index, input.claims, input.policy);
   const known = snapshot.index.names().filter(listable);
-  return { v: GATE_VERSION, plugin: input.plugin, env: gateEnv(input.env), until, renewAt: renewable ? view.expiresAtMs! - REFRESH_WINDOW_MS : null, stamps: input.stamps, bases: input.bases, neutral: `\n${neutral.join('\n')}\n`, known: `\n${known.join('\n')}\n` };
+  // With no per-action rules and every entry of the server's list read, an action the snapshot lacks is denied for
+  // that alone (decide.ts), whatever the call's other steps: the gate can give that deny.
+  const denies = isNoPolicy(input.policy.policy) && snapshot.index.skipped === 0;
+  // The names file's tag: only for telling this gate's names file from another's, not a secret.
+  const tag = `${input.now.toString(36)}.${Math.random().toString(36).slice(2, 10)}`;
+  return {
+    gate: {
+      v: GATE_VERSION, plugin: input.plugin, env: gateEnv(input.env), until, renewAt: renewable ? view.expiresAtMs! - REFRESH_WINDOW_MS : null, stamps: input.stamps, bases: input.bases,
+      denies, journal: journalOn(input.settingsEnv), names: tag, neutral: `\n${neutral.join('\n')}\n`,
+    },
+    names: { known: `\n${known.join('\n')}\n`, index: Buffer.from(packNameIndex(known).buffer).toString('base64') },
+  };
 }
 
-/** Compiles and writes the gate; false (never a throw) when none was written. */
+/**
+ * Compiles and writes the gate, its names file first (a gate is never read beside a names file older than itself; a
+ * names file newer than its gate bears another tag); false (never a throw) when none was written.
+ */
 export function refreshGate(input: GateInput): boolean {
   try {
-    const gate = compileGate(input);
-    if (!gate || !sameStamps(stampSources(input.paths), input.stamps)) return false;
-    writeFileAtomic(input.paths.gate, serializeGate(gate), { durable: false });
+    const compiled = compileGate(input);
+    if (!compiled || !sameStamps(stampSources(input.paths), input.stamps)) return false;
+    writeFileAtomic(input.paths.gateNames, serializeGateNames(compiled.gate.names, compiled.names), { durable: false });
+    writeFileAtomic(input.paths.gate, serializeGate(compiled.gate), { durable: false });
     return true;
   } catch {
     return false;

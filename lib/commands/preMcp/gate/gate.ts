@@ -1,40 +1,51 @@
 /**
  * The pre-MCP hook's fast path. What an execute call's answer depends on (the snapshot, the token's capabilities,
  * the person's rules, the credential's state) changes rarely, so it is compiled into one small gate file
- * (`agentstack-gate.json`, gateBuild.ts) when it changes, and a call reads that file instead of the five it came
+ * (`agentstack-gate.json`, build.ts) when it changes, and a call reads that file instead of the five it came
  * from. The gate holds only while every source file is as it was when the gate was compiled (size, times, inode),
  * the environment's AGENTSTACK_* variables are the same, the plugin version is the same, and the token is not yet
  * due for renewal. It names the actions a call may use with no opinion from the hook; a call whose every step is
- * one of them, named in a form the contract defines, gets `{}`. Anything else (a stale or unreadable gate, another
- * action, a call to check) goes the full way: the fast path can only ever answer neutral, and only when the full
+ * one of them, named in a form the contract defines, gets `{}`. It also lists every action of the snapshot: when the
+ * full check would deny a call for naming an action the snapshot lacks, whatever else it holds (no per-action rules,
+ * a snapshot read whole), the gate says so and that deny is given here too (deny.ts). Anything else (a stale or
+ * unreadable gate, another action, a call to check) goes the full way: the fast path answers only what the full
  * check would.
  */
-import { envFingerprint, sameStamps, stampFiles, type Stamp } from '../../platform/fs/fileStamps.js';
-import { readStateFileIfExists } from '../../platform/fs/stateFile.js';
-import { STATE_FILE_MAX_BYTES } from '../../agentstack/server/fileLimits.js';
-import type { CursorPaths } from '../../agentstack/server/paths.js';
-import { managedStamps } from '../../agentstack/settings/managedPath.js';
-import { callIdentity, isAgentStackCall, namesExecuteTool } from '../../agentstack/server/callIdentity.js';
-import { recordChanged, recordOf } from '../../agentstack/plugin/hookRunRecord.js';
-import { isObject } from '../../platform/text/isObject.js';
+import { envFingerprint, sameStamps, stampFiles, type Stamp } from '../../../platform/fs/fileStamps.js';
+import { readStateFileIfExists } from '../../../platform/fs/stateFile.js';
+import { STATE_FILE_MAX_BYTES } from '../../../agentstack/server/fileLimits.js';
+import type { CursorPaths } from '../../../agentstack/server/paths.js';
+import { managedStamps } from '../../../agentstack/settings/managedPath.js';
+import { callIdentity, isAgentStackCall, namesExecuteTool } from '../../../agentstack/server/callIdentity.js';
+import { recordChanged, recordOf } from '../../../agentstack/plugin/hookRunRecord.js';
+import { isObject } from '../../../platform/text/isObject.js';
 
-export const GATE_VERSION = 2;
+export const GATE_VERSION = 3;
 
 /**
- * The file's layout: one JSON line (everything but the action lists), then each list as plain lines after a marker
- * no action name can hold (names with a NUL or a newline are never listed). The fast path then parses only the first
- * line, and finds an action by one search in the text, with no 150 KB JSON string to decode.
+ * The files' layout. The gate: one JSON line (everything but the list), then the neutral actions as plain lines after
+ * a marker no action name can hold (names with a NUL or a newline are never listed); the fast path parses only the
+ * first line, and finds an action by one search in the text, with no JSON string to decode. Beside it, read only
+ * for a call the gate does not answer `{}`, the names file: the tag of its gate, every action as plain lines, and the
+ * suggestions' index of them as one base64 line. A call to a neutral action reads ~70 KB for a 5,000-action
+ * snapshot rather than three times that (reading and decoding cost ~10 us per KB on a slow machine).
  */
 const NEUTRAL_MARK = '\n\u0000neutral\n';
 const KNOWN_MARK = '\n\u0000known\n';
+const INDEX_MARK = '\n\u0000index\n';
 
 /** A listable action name: one that cannot reach across lines or markers. */
 export const listable = (action: string): boolean => !action.includes('\n') && !action.includes('\u0000');
 
 /** The gate file's text. */
 export function serializeGate(gate: Gate): string {
-  const { neutral, known, ...header } = gate;
-  return `${JSON.stringify(header)}${NEUTRAL_MARK}${neutral.slice(1)}${KNOWN_MARK.slice(1)}${known.slice(1)}`;
+  const { neutral, ...header } = gate;
+  return `${JSON.stringify(header)}${NEUTRAL_MARK}${neutral.slice(1)}`;
+}
+
+/** The names file's text, tagged for the gate whose `names` is `tag`. */
+export function serializeGateNames(tag: string, names: GateNames): string {
+  return `${tag}${KNOWN_MARK}${names.known.slice(1)}${INDEX_MARK.slice(1)}${names.index}\n`;
 }
 
 /** The files a gate is compiled from, in the order of its stamps. */
@@ -54,17 +65,35 @@ export interface Gate {
   stamps: Stamp[];
   /** The base URLs that identify AgentStack by url. */
   bases: string[];
+  /** A call naming an action not in `known` is denied for it alone: no per-action rules, no unreadable entry. */
+  denies: boolean;
+  /** The activity journal is on (the gate's deny records itself). */
+  journal: boolean;
+  /** The tag of the names file written with this gate (a names file with another tag is not this gate's). */
+  names: string;
   /** The actions a step may name with no opinion from the hook, each between newlines. */
   neutral: string;
-  /** Every action of the snapshot, each between newlines (a call naming another gets the full check, which denies it). */
+}
+
+/** The names file: what a call the gate does not answer `{}` may need. */
+export interface GateNames {
+  /** Every action of the snapshot, each between newlines (a call naming another is denied: here when `denies`, else by the full check). */
   known: string;
+  /** The suggestions' index of `known` (suggest.ts `packNameIndex`), base64 of its bytes in this machine's order. */
+  index: string;
 }
 
 /**
- * `neutral`: answer `{}` (`record`: the hook's run record must be written); `call`: the full check runs, and may use
- * the gate's `known` actions rather than read the whole snapshot; `stale`: the full check runs and compiles a gate.
+ * `neutral`: answer `{}` (`record`: the hook's run record must be written); `deny`: the call names actions the
+ * snapshot lacks (`unknown`, each once, in the call's order) and the gate's deny answers it; `call`: the full check
+ * runs, and may use the gate's `known` actions rather than read the whole snapshot; `stale`: the full check runs and
+ * compiles a gate.
  */
-export type GateCheck = { kind: 'neutral'; record: boolean } | { kind: 'call'; known?: string } | { kind: 'stale'; stamps: Stamp[] | null };
+export type GateCheck =
+  | { kind: 'neutral'; record: boolean }
+  | { kind: 'deny'; unknown: string[]; known: string; index: string; journal: boolean }
+  | { kind: 'call'; known?: string }
+  | { kind: 'stale'; stamps: Stamp[] | null };
 
 /** The stamps of every source (and of the organization's managed settings file), or null when one cannot be taken. */
 export function stampSources(paths: CursorPaths): Stamp[] | null {
@@ -81,14 +110,29 @@ export function readGate(path: string): Gate | null {
     if (bytes === null) return null;
     const text = bytes.toString('utf8');
     const neutralAt = text.indexOf(NEUTRAL_MARK);
-    const knownAt = text.indexOf(KNOWN_MARK, neutralAt + 1);
-    if (neutralAt < 0 || knownAt < 0 || !text.endsWith('\n')) return null;
+    if (neutralAt < 0 || !text.endsWith('\n')) return null;
     const value: unknown = JSON.parse(text.slice(0, neutralAt));
     if (!isObject(value) || value.v !== GATE_VERSION || typeof value.plugin !== 'string' || typeof value.env !== 'string'
-      || typeof value.until !== 'number' || !(value.renewAt === null || typeof value.renewAt === 'number') || !Array.isArray(value.stamps) || !Array.isArray(value.bases)) return null;
+      || typeof value.until !== 'number' || !(value.renewAt === null || typeof value.renewAt === 'number') || !Array.isArray(value.stamps) || !Array.isArray(value.bases)
+      || typeof value.denies !== 'boolean' || typeof value.journal !== 'boolean' || typeof value.names !== 'string') return null;
     if (!value.bases.every((b) => typeof b === 'string')) return null;
     // Each list keeps the newline before its first name and after its last: `\n<name>\n` finds a whole name.
-    return { ...(value as unknown as Omit<Gate, 'neutral' | 'known'>), neutral: text.slice(neutralAt + NEUTRAL_MARK.length - 1, knownAt + 1), known: text.slice(knownAt + KNOWN_MARK.length - 1) };
+    return { ...(value as unknown as Omit<Gate, 'neutral'>), neutral: text.slice(neutralAt + NEUTRAL_MARK.length - 1) };
+  } catch {
+    return null;
+  }
+}
+
+/** The names file written with the gate tagged `tag`, or null (missing, unreadable, another gate's). */
+export function readGateNames(path: string, tag: string): GateNames | null {
+  try {
+    const bytes = readStateFileIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.gateNames });
+    if (bytes === null) return null;
+    const text = bytes.toString('utf8');
+    const knownAt = text.indexOf(KNOWN_MARK);
+    const indexAt = text.indexOf(INDEX_MARK, knownAt + 1);
+    if (knownAt < 0 || indexAt < 0 || text.slice(0, knownAt) !== tag || !text.endsWith('\n')) return null;
+    return { known: text.slice(knownAt + KNOWN_MARK.length - 1, indexAt + 1), index: text.slice(indexAt + INDEX_MARK.length, -1) };
   } catch {
     return null;
   }
@@ -140,9 +184,16 @@ export function checkGate(raw: Record<string, unknown>, o: GateCheckOptions): Ga
   const identity = callIdentity(raw);
   if (!namesExecuteTool(identity) || !isAgentStackCall(identity, gate.bases)) return { kind: 'call' };
   const actions = plainSteps(raw.tool_input);
-  if (!actions || !actions.every((a) => listable(a) && gate.neutral.includes(`\n${a}\n`))) return { kind: 'call', known: gate.known };
-  // The heartbeat diagnose-local reads: written only when this run says something its record does not.
-  return { kind: 'neutral', record: !heartbeatCurrent(o.paths.hookRuns, raw, o) };
+  if (actions && actions.every((a) => listable(a) && gate.neutral.includes(`\n${a}\n`))) {
+    // The heartbeat diagnose-local reads: written only when this run says something its record does not.
+    return { kind: 'neutral', record: !heartbeatCurrent(o.paths.hookRuns, raw, o) };
+  }
+  const names = readGateNames(o.paths.gateNames, gate.names);
+  if (!names) return { kind: 'call' };
+  if (!actions || !actions.every(listable)) return { kind: 'call', known: names.known };
+  const unknown = gate.denies ? [...new Set(actions.filter((a) => !names.known.includes(`\n${a}\n`)))] : [];
+  if (unknown.length) return { kind: 'deny', unknown, known: names.known, index: names.index, journal: gate.journal };
+  return { kind: 'call', known: names.known };
 }
 
 function heartbeatCurrent(path: string, raw: Record<string, unknown>, o: GateCheckOptions): boolean {
