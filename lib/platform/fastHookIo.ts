@@ -30,9 +30,7 @@ export function readStdinFast(opts: Pick<ReadStdinOptions, 'maxBytes' | 'timeout
       resolve(result);
     };
     const started = Date.now();
-    // Timers run before I/O callbacks in each turn of the event loop: on a busy machine the deadline and the end of
-    // the input can be due in the same turn, so the deadline yields one turn (setImmediate runs after I/O callbacks).
-    const timer = setTimeout(() => setImmediate(() => finish(input.result('timeout'))), options.timeoutMs);
+    let timer: NodeJS.Timeout | undefined;
     const next = () => {
       const buf = Buffer.allocUnsafe(64 * 1024);
       readPending = true;
@@ -53,6 +51,10 @@ export function readStdinFast(opts: Pick<ReadStdinOptions, 'maxBytes' | 'timeout
       });
     };
     next();
+    // Set after the first read is on its way, so Node's timer set-up overlaps the thread pool's start. Timers run before
+    // I/O callbacks in each turn of the event loop: on a busy machine the deadline and the end of the input can be due
+    // in the same turn, so the deadline yields one turn (setImmediate runs after I/O callbacks).
+    timer = setTimeout(() => setImmediate(() => finish(input.result('timeout'))), options.timeoutMs);
   });
 }
 
