@@ -5,9 +5,9 @@
  * from. The gate holds only while every source file is as it was when the gate was compiled (size, times, inode),
  * the environment's AGENTSTACK_* variables are the same, the plugin version is the same, and the token is not yet
  * due for renewal. It names the actions a call may use with no opinion from the hook; a call whose every step is
- * one of them, named in a form the contract defines, gets `{}`. It also lists every action of the snapshot: when the
- * full check would deny a call for naming an action the snapshot lacks, whatever else it holds (no per-action rules,
- * a snapshot read whole), the gate says so and that deny is given here too (deny.ts). Anything else (a stale or
+ * one of them, named in a form the contract defines, gets `{}`. When the full check would deny a call for naming an
+ * action the snapshot lacks, whatever else it holds (no per-action rules, a snapshot read whole), the gate says so,
+ * and that deny is given from the names file beside it, which lists every action (deny.ts). Anything else (a stale or
  * unreadable gate, another action, a call to check) goes the full way: the fast path answers only what the full
  * check would.
  */
@@ -65,7 +65,7 @@ export interface Gate {
   stamps: Stamp[];
   /** The base URLs that identify AgentStack by url. */
   bases: string[];
-  /** A call naming an action not in `known` is denied for it alone: no per-action rules, no unreadable entry. */
+  /** A call naming an action the names file does not list is denied for that alone: no per-action rules, no unreadable entry. */
   denies: boolean;
   /** The activity journal is on (the gate's deny records itself). */
   journal: boolean;
@@ -86,8 +86,8 @@ export interface GateNames {
 /**
  * `neutral`: answer `{}` (`record`: the hook's run record must be written); `deny`: the call names actions the
  * snapshot lacks (`unknown`, each once, in the call's order) and the gate's deny answers it; `call`: the full check
- * runs, and may use the gate's `known` actions rather than read the whole snapshot; `stale`: the full check runs and
- * compiles a gate.
+ * runs, and may use the names file's `known` actions rather than read the whole snapshot; `stale`: the full check
+ * runs and compiles a gate.
  */
 export type GateCheck =
   | { kind: 'neutral'; record: boolean }
