@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PRE_MCP_SCRIPT, SESSION_START_SCRIPT } from '../helpers/sessionStart.js';
 import { tempDir } from '../helpers/repo.js';
+import { bundleForTest } from '../helpers/bundle.js';
 
 const HAS_PYTHON = spawnSync('python3', ['-c', 'pass']).status === 0;
 
@@ -142,4 +143,28 @@ describe('hook stdin, read without process.stdin', () => {
       dir.cleanup();
     }
   }, 30_000);
+
+  // The pre-MCP hook's stages do all their file work synchronously, so its stdin read starts Node's thread pool with one
+  // thread: fewer threads to create before the answer. The variable that says so is the caller's if it set one, and is
+  // gone again once the pool has read it, so no process the hook starts inherits it.
+  it.skipIf(process.platform !== 'linux')('the one-pool-thread read starts one pool thread, keeps the caller\'s UV_THREADPOOL_SIZE and leaves none behind', async () => {
+    const dir = tempDir('agentstack-pool-');
+    try {
+      const probe = await bundleForTest('test/fixtures/stdinPoolProbe.ts', join(dir.path, 'probe.cjs'), { cjs: true });
+      const run = (args: string[], env: Record<string, string> = {}) => {
+        const r = spawnSync(process.execPath, [probe, ...args], { input: '{"a":1}', encoding: 'utf8', env: { PATH: process.env.PATH, HOME: dir.path, ...env } });
+        expect(r.status).toBe(0);
+        return JSON.parse(r.stdout) as { text: string; env: string | null; threads: number };
+      };
+      const four = run([]);
+      const one = run(['--one-pool-thread']);
+      const callers = run(['--one-pool-thread'], { UV_THREADPOOL_SIZE: '4' });
+      expect([four.text, one.text, callers.text]).toEqual(['{"a":1}', '{"a":1}', '{"a":1}']);
+      expect(four.threads - one.threads).toBe(3);
+      expect(one.env).toBeNull();
+      expect(callers).toMatchObject({ env: '4', threads: four.threads });
+    } finally {
+      dir.cleanup();
+    }
+  });
 });
