@@ -26,7 +26,7 @@ const common = {
  * A chunk: the listed modules bundled together as one CommonJS file, exporting each module's namespace as m0, m1, ...
  * It must hold no state the script's first stage shares: modules both use are copied into each.
  */
-function chunkBuild(entry, chunk, plainSchemas) {
+function chunkBuild(entry, chunk, siblings, plainSchemas) {
   const contents = [
     ...chunk.modules.map((m, i) => `import * as m${i} from ${JSON.stringify(join(root, m))};`),
     `export { ${chunk.modules.map((_, i) => `m${i}`).join(', ')} };`,
@@ -35,7 +35,8 @@ function chunkBuild(entry, chunk, plainSchemas) {
     ...common, format: 'cjs', outfile: join(outRoot, chunk.out),
     stdin: { contents, resolveDir: root, sourcefile: `${chunk.out}.entry.js`, loader: 'js' },
     banner: { js: bannerFor(entry) },
-    plugins: [plainSchemasPlugin(root, plainSchemas)],
+    // A chunk may load its siblings the way the first stage does (the check stage loads the deny and execute chunks).
+    plugins: [chunkPlugin(siblings.filter((c) => c !== chunk)), plainSchemasPlugin(root, plainSchemas)],
   });
 }
 
@@ -75,6 +76,6 @@ await Promise.all(
       banner: { js: chunks ? bannerFor(entry) : `${bannerFor(entry)}\n${requireShim}` },
       plugins: [chunkPlugin(chunks), plainSchemasPlugin(root, plainSchemas)],
     }),
-    ...(chunks ?? []).map((c) => chunkBuild(entry, c, plainSchemas)),
+    ...(chunks ?? []).map((c) => chunkBuild(entry, c, chunks, plainSchemas)),
   ]),
 );

@@ -22,6 +22,9 @@ export const BUNDLES = [
   {
     entry: 'lib/entries/pre-mcp-cap-check.ts', out: 'hooks/scripts/pre-mcp-cap-check.cjs',
     chunks: [
+      // Everything past the first look at the call (the gate, the renewal's start, the heartbeat): every call to another
+      // server parses only the first stage's few kilobytes.
+      { out: 'hooks/scripts/pre-mcp-cap-check.check.cjs', modules: ['lib/commands/preMcp/check.ts'], load: 'require' },
       { out: 'hooks/scripts/pre-mcp-cap-check.execute.cjs', modules: ['lib/commands/preMcp/run.ts', 'lib/commands/preMcp/journal.ts'] },
       // The gate's deny of an unknown action (suggestions, journal record): a small chunk, loaded by require() (the
       // code cache's node:vm would cost it more than it saves), so the first stage every call parses stays small.
