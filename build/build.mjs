@@ -44,6 +44,7 @@ function chunkBuild(entry, chunk, siblings, plainSchemas) {
 function chunkPlugin(chunks = []) {
   const where = new Map(chunks.flatMap((c) => c.modules.map((m, i) => [join(root, m), { file: basename(c.out), index: i, load: c.load }])));
   const loader = join(root, 'lib/platform/chunkLoader.ts');
+  const plainLoader = join(root, 'lib/platform/plainChunk.ts');
   return {
     name: 'chunks',
     setup(b) {
@@ -56,9 +57,9 @@ function chunkPlugin(chunks = []) {
       b.onLoad({ filter: /.*/, namespace: 'chunk' }, (args) => {
         const [file, member] = args.path.split('#');
         const path = `require("node:path").join(__dirname, ${JSON.stringify(file)})`;
-        // `load: 'require'`: Node's own loader (a computed path, so esbuild leaves it for run time).
-        const contents = args.pluginData?.load === 'require'
-          ? `module.exports = require(${path}).${member};`
+        // `load: 'plain'`: compiled as a plain function, without Node's module loader (lib/platform/plainChunk.ts).
+        const contents = args.pluginData?.load === 'plain'
+          ? `const { loadPlainChunk } = require(${JSON.stringify(plainLoader)});\nmodule.exports = loadPlainChunk(${path}, __dirname, require).${member};`
           : `const { loadChunk } = require(${JSON.stringify(loader)});\nmodule.exports = loadChunk(${path}).${member};`;
         return { contents, loader: 'js', resolveDir: root };
       });

@@ -7,7 +7,8 @@ export const BUNDLES = [
   // The hooks run at every session and before every MCP call, so they start as small CommonJS scripts (Node's
   // CommonJS path starts faster than its ES module loader) that load the rest of their code from `chunks`: sibling
   // CommonJS files, loaded through a compile cache only when the run needs them (see lib/platform/chunkLoader.ts), or
-  // with `load: 'require'` by Node's own loader. Each chunk bundles the `modules` listed (the entry reaches them
+  // with `load: 'plain'` as a plain function (lib/platform/plainChunk.ts: small chunks, where a cache costs more than
+  // it saves). Each chunk bundles the `modules` listed (the entry reaches them
   // through import()) with everything they import.
   // `plainSchemas`: schema modules the hook's files get as plain-data schemas instead of zod (build/plainSchemas.mjs).
   {
@@ -24,11 +25,11 @@ export const BUNDLES = [
     chunks: [
       // Everything past the first look at the call (the gate, the renewal's start, the heartbeat): every call to another
       // server parses only the first stage's few kilobytes.
-      { out: 'hooks/scripts/pre-mcp-cap-check.check.cjs', modules: ['lib/commands/preMcp/check.ts'], load: 'require' },
+      { out: 'hooks/scripts/pre-mcp-cap-check.check.cjs', modules: ['lib/commands/preMcp/check.ts'], load: 'plain' },
       { out: 'hooks/scripts/pre-mcp-cap-check.execute.cjs', modules: ['lib/commands/preMcp/run.ts', 'lib/commands/preMcp/journal.ts'] },
-      // The gate's deny of an unknown action (suggestions, journal record): a small chunk, loaded by require() (the
-      // code cache's node:vm would cost it more than it saves), so the first stage every call parses stays small.
-      { out: 'hooks/scripts/pre-mcp-cap-check.deny.cjs', modules: ['lib/commands/preMcp/gate/deny.ts'], load: 'require' },
+      // The gate's deny of an unknown action (suggestions, journal record): a small chunk, loaded plain (the code
+      // cache's node:vm would cost it more than it saves).
+      { out: 'hooks/scripts/pre-mcp-cap-check.deny.cjs', modules: ['lib/commands/preMcp/gate/deny.ts'], load: 'plain' },
     ],
     plainSchemas: HOOK_SCHEMAS,
   },

@@ -13,7 +13,7 @@ Options:
   -h, --help    show this help`;
 
 // Runs before every MCP call of every server, so this first stage only reads the input and answers every call that is
-// not AgentStack's; the check of the rest is a sibling chunk loaded by require() (build/bundles.mjs), so the code every
+// not AgentStack's; the check of the rest is a sibling chunk loaded plain (build/bundles.mjs), so the code every
 // call parses stays a few kilobytes. Set once the call needs the check: a failure after that answers `ask`, never `{}`.
 let executeCall = false;
 

@@ -2,8 +2,8 @@
  * The pre-MCP hook's second stage: a call that may be AgentStack's, answered from the compiled gate when it holds
  * (gate/gate.ts), with the deny of an unknown action from its small chunk (gate/deny.ts), else by the full check
  * (run.ts). The hook's first stage, which every MCP call of every server runs, only reads and classifies the input
- * (front.ts) and loads this stage by require() when the call needs it (build/bundles.mjs), so its own parse stays a
- * few kilobytes.
+ * (front.ts) and loads this stage (platform/plainChunk.ts) when the call needs it (build/bundles.mjs), so its own
+ * parse stays a few kilobytes.
  */
 import { resolve } from 'node:path';
 import { chunkCacheRoot, cursorPaths } from '../../agentstack/server/paths.js';
