@@ -132,14 +132,26 @@ function orderByBound(index: NameIndex, target: string, max: number): { order: I
     const length = packed[at + 2]!;
     boundOfName[i] = -1;
     if (length - target.length > max || target.length - length > max) continue;
-    // The target's letters a name lacks rule out most names at a quarter of the work of the whole bound (popcount
-    // written out: this loop runs cold, where a call costs as much as the arithmetic).
-    let lacks = targetLetters & ~packed[at]!;
-    lacks -= (lacks >>> 1) & 0x55555555;
-    lacks = (lacks & 0x33333333) + ((lacks >>> 2) & 0x33333333);
-    lacks = (((lacks + (lacks >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-    if (lacks > max) continue;
-    const bound = boundOf(targetLetters, targetOthers, target.length, packed[at]!, packed[at + 1]!, length);
+    // boundOf written out, as two-word population counts (one sum of both words' bit counts): this loop runs cold,
+    // where each call costs as much as its arithmetic. The characters of the target a name lacks rule most names out
+    // before the other direction is counted.
+    const letters = packed[at]!;
+    const others = packed[at + 1]!;
+    let x = targetLetters & ~letters;
+    let y = targetOthers & ~others;
+    x -= (x >>> 1) & 0x55555555;
+    y -= (y >>> 1) & 0x55555555;
+    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333) + (y & 0x33333333) + ((y >>> 2) & 0x33333333);
+    const onlyTarget = (((x & 0x0f0f0f0f) + ((x >>> 4) & 0x0f0f0f0f)) * 0x01010101) >>> 24;
+    if (onlyTarget > max) continue;
+    x = letters & ~targetLetters;
+    y = others & ~targetOthers;
+    x -= (x >>> 1) & 0x55555555;
+    y -= (y >>> 1) & 0x55555555;
+    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333) + (y & 0x33333333) + ((y >>> 2) & 0x33333333);
+    const onlyName = (((x & 0x0f0f0f0f) + ((x >>> 4) & 0x0f0f0f0f)) * 0x01010101) >>> 24;
+    const apart = length > target.length ? length - target.length : target.length - length;
+    const bound = onlyTarget > onlyName ? (onlyTarget > apart ? onlyTarget : apart) : (onlyName > apart ? onlyName : apart);
     if (bound > max) continue;
     boundOfName[i] = bound;
     ends[bound]! += 1;
@@ -169,7 +181,8 @@ export function closestActions(wanted: string, list: readonly string[] | NameInd
   const domain = dot > 0 ? target.slice(0, dot + 1) : null;
   const { order, ends } = orderByBound(index, target, maxDistance);
   const scored: Array<{ index: number; score: number }> = [];
-  const near = new Set<number>();
+  // Flags, not a Set: the fallback below looks every name up, in a loop that runs cold.
+  const near = new Uint8Array(count);
   let tried = 0;
   tryNames: for (let bound = 0, k = 0; bound <= maxDistance; bound++) {
     for (; k < ends[bound]!; k++) {
@@ -178,7 +191,7 @@ export function closestActions(wanted: string, list: readonly string[] | NameInd
       const distance = boundedEditDistance(target, lowerAt(index, i), maxDistance);
       if (distance <= maxDistance) {
         scored.push({ index: i, score: distance });
-        near.add(i);
+        near[i] = 1;
       }
     }
     // Every name left is at a distance above `bound`: `limit` names within it cannot be outranked.
@@ -190,7 +203,7 @@ export function closestActions(wanted: string, list: readonly string[] | NameInd
     const [targetLetters, targetOthers] = charMask(target);
     const [domainLetters, domainOthers] = domain ? charMask(domain) : [0, 0];
     for (let i = 0; i < count; i++) {
-      if (near.has(i)) continue;
+      if (near[i]) continue;
       // Only a name that holds every character of the target or of its domain, or only characters of the target, can
       // start with it or be its start: the masks rule out the rest without lower-casing them.
       const at = i * FIELDS;
