@@ -8,8 +8,8 @@ export const BUNDLES = [
   // CommonJS path starts faster than its ES module loader) that load the rest of their code from `chunks`: sibling
   // CommonJS files, loaded through a compile cache only when the run needs them (see lib/platform/chunkLoader.ts), or
   // with `load: 'plain'` as a plain function (lib/platform/plainChunk.ts: small chunks, where a cache costs more than
-  // it saves). Each chunk bundles the `modules` listed (the entry reaches them
-  // through import()) with everything they import.
+  // it saves). Each chunk bundles the `modules` listed (the entry reaches them through import()) with everything they
+  // import.
   // `plainSchemas`: schema modules the hook's files get as plain-data schemas instead of zod (build/plainSchemas.mjs).
   {
     entry: 'lib/entries/session-start.ts', out: 'hooks/scripts/session-start.cjs',

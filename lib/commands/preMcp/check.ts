@@ -12,7 +12,7 @@ import { checkGate } from './gate/gate.js';
 import { unreadableReason } from './front.js';
 
 export interface CheckCallOptions {
-  /** The hook script's folder, `hooks/scripts` of the plugin (the plugin's root and the renewal's script are found from it). */
+  /** The hook script's folder, the plugin's `hooks/scripts` (its root and the renewal's script are found from it). */
   scriptDir: string;
   /** One stderr line for the hook log. */
   log: (message: string) => void;

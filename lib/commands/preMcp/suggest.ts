@@ -87,14 +87,11 @@ function popcount(x: number): number {
 /**
  * A lower bound of the edit distance: each character one string has and the other lacks takes an edit (characters
  * that share a bit only make the bound smaller, never wrong), and so does each character of length between them.
+ * (orderByBound computes the same, written out.)
  */
 export function lowerBound(a: [number, number], aLength: number, b: [number, number], bLength: number): number {
-  return boundOf(a[0], a[1], aLength, b[0], b[1], bLength);
-}
-
-function boundOf(aLetters: number, aOthers: number, aLength: number, bLetters: number, bOthers: number, bLength: number): number {
-  const onlyA = popcount(aLetters & ~bLetters) + popcount(aOthers & ~bOthers);
-  const onlyB = popcount(bLetters & ~aLetters) + popcount(bOthers & ~aOthers);
+  const onlyA = popcount(a[0] & ~b[0]) + popcount(a[1] & ~b[1]);
+  const onlyB = popcount(b[0] & ~a[0]) + popcount(b[1] & ~a[1]);
   const apart = aLength > bLength ? aLength - bLength : bLength - aLength;
   return onlyA > onlyB ? (onlyA > apart ? onlyA : apart) : (onlyB > apart ? onlyB : apart);
 }
@@ -132,7 +129,7 @@ function orderByBound(index: NameIndex, target: string, max: number): { order: I
     const length = packed[at + 2]!;
     boundOfName[i] = -1;
     if (length - target.length > max || target.length - length > max) continue;
-    // boundOf written out, as two-word population counts (one sum of both words' bit counts): this loop runs cold,
+    // lowerBound written out, as two-word population counts (one sum of both words' bit counts): this loop runs cold,
     // where each call costs as much as its arithmetic. The characters of the target a name lacks rule most names out
     // before the other direction is counted.
     const letters = packed[at]!;
