@@ -5,7 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // test/managed writes the machine-wide managed settings file: vitest.managed.config.ts runs it alone, after.
     exclude: ['test/managed/**', 'node_modules/**'],
-    setupFiles: ['test/helpers/noProxyForLoopback.ts'],
+    setupFiles: ['test/helpers/noProxyForLoopback.ts', 'test/helpers/noSystemKeychain.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

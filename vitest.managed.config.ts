@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/managed/**/*.test.ts'],
-    setupFiles: ['test/helpers/noProxyForLoopback.ts'],
+    setupFiles: ['test/helpers/noProxyForLoopback.ts', 'test/helpers/noSystemKeychain.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -21,6 +21,8 @@ export type PluginErrorCode =
   | 'not_signed_in'
   | 'malformed_file'
   | 'locked'
+  /** The system keychain could not be used where it must be (credential-store = keychain), or could not be read. */
+  | 'keychain'
   | 'io'
   | 'aborted';
 

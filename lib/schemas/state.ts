@@ -68,9 +68,22 @@ export const SnapshotFailureSchema = z.looseObject({
 });
 export type SnapshotFailure = z.infer<typeof SnapshotFailureSchema>;
 
-/** `agentstack-refresh` (JSON form; an older plain-text form holds just the token). */
+/**
+ * `agentstack-refresh` (JSON form; an older plain-text form holds just the token). The refresh token itself is here
+ * (`store` absent or `file`) or in the system keychain (`store: keychain`, under `keychain_server` and
+ * `keychain_account`; then this record holds no secret).
+ */
 export const RefreshFileSchema = z.looseObject({
-  refresh_token: z.string().check(z.minLength(1)),
+  refresh_token: z.optional(z.string().check(z.minLength(1))),
+  store: z.optional(z.nullable(z.string())),
+  /** Why the token is where it is, for a person (`no Secret Service on this session bus`). */
+  store_reason: z.optional(z.nullable(z.string())),
+  /** Which keychain (`Secret Service`, `macOS Keychain`, `Windows Credential Manager`). */
+  keychain: z.optional(z.nullable(z.string())),
+  keychain_server: z.optional(z.nullable(z.string())),
+  keychain_account: z.optional(z.nullable(z.string())),
+  /** SHA-256 (base64url) of the refresh token held in the keychain: tells a rotated one from the one a refresh started from. */
+  refresh_token_sha256: z.optional(z.nullable(z.string())),
   scope: z.optional(z.nullable(z.string())),
   token_type: z.optional(z.nullable(z.string())),
   obtained_at: z.optional(z.nullable(z.string())),

@@ -27,6 +27,8 @@ export const WINDOWS_SKIPS = {
  */
 export function baseChildEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '' };
+  // The machine's own keychain is never used by a test: macOS and Windows have one without a session bus to forget.
+  if (process.platform === 'darwin' || IS_WINDOWS) env.AGENTSTACK_CREDENTIAL_STORE = 'file';
   if (IS_WINDOWS) {
     for (const name of ['SystemRoot', 'SystemDrive', 'windir', 'TEMP', 'TMP', 'PATHEXT', 'ComSpec', 'APPDATA', 'LOCALAPPDATA']) {
       if (process.env[name] !== undefined) env[name] = process.env[name];

@@ -1,6 +1,8 @@
 /**
- * `agentstack-refresh`: the refresh token and where it is used, as JSON, mode 0600 from creation. Versions before
- * 0.5 stored the bare token as plain text; that form is still read (and replaced by JSON on the next write).
+ * `agentstack-refresh`: the refresh token's record (where it is used, when it was issued), as JSON, mode 0600 from
+ * creation. The token itself is in the record (the file store) or in the system keychain (credentialStore.ts), and
+ * then the record says where and holds no secret. Versions before 0.5 stored the bare token as plain text; that form
+ * is still read (and replaced by JSON on the next write).
  */
 import { PluginError } from '../../platform/errors.js';
 import { RefreshFileSchema, type RefreshFile } from '../../schemas/state.js';
@@ -15,6 +17,32 @@ export type RefreshRecord = Pick<StoredRefresh, 'resource' | 'token_endpoint' | 
 
 export function recordOf(stored: StoredRefresh | null): RefreshRecord | null {
   return stored ? { resource: stored.resource ?? null, token_endpoint: stored.token_endpoint ?? null, access_token_sha256: stored.access_token_sha256 ?? null } : null;
+}
+
+/** Where the refresh token is kept, and why there: what `--status` and diagnose say (never the token). */
+export interface RefreshPlacement {
+  store: 'keychain' | 'file';
+  /** The keychain's name when it is there. */
+  keychain: string | null;
+  reason: string | null;
+}
+
+export function placementOf(stored: StoredRefresh | null): RefreshPlacement | null {
+  if (!stored) return null;
+  if (stored.store === 'keychain') return { store: 'keychain', keychain: stored.keychain ?? 'system keychain', reason: stored.store_reason ?? null };
+  return { store: 'file', keychain: null, reason: stored.store_reason ?? (stored.store ? null : 'written before the keychain store existed; the next renewal moves it') };
+}
+
+/** One line for a person: `keychain: Secret Service`, `file: no Secret Service on this session bus`. */
+export function placementText(placement: RefreshPlacement): string {
+  if (placement.store === 'keychain') return `keychain: ${placement.keychain}`;
+  return `file${placement.reason ? `: ${placement.reason}` : ''}`;
+}
+
+/** What tells one refresh token from another without holding it here: the token, or its fingerprint in the record. */
+export function refreshIdentity(stored: StoredRefresh | null): string | null {
+  if (!stored) return null;
+  return stored.store === 'keychain' ? `sha256:${stored.refresh_token_sha256 ?? ''}` : stored.refresh_token ?? null;
 }
 
 /** The stored refresh token, or null when there is none. A file we cannot understand is `malformed_file`. */
@@ -33,7 +61,8 @@ export function readRefreshFile(path: string): StoredRefresh | null {
     throw new PluginError('malformed_file', `${path} is not valid JSON; sign in again to replace it`);
   }
   const parsed = RefreshFileSchema.safeParse(value);
-  if (!parsed.success) throw new PluginError('malformed_file', `${path} has no usable refresh_token; sign in again to replace it`);
+  const inKeychain = parsed.success && parsed.data.store === 'keychain' && Boolean(parsed.data.keychain_server && parsed.data.keychain_account);
+  if (!parsed.success || (!parsed.data.refresh_token && !inKeychain)) throw new PluginError('malformed_file', `${path} has no usable refresh_token; sign in again to replace it`);
   return parsed.data;
 }
 

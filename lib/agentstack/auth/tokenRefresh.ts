@@ -18,7 +18,8 @@ import { mcpUrlFor } from '../server/baseUrl.js';
 import { applyBearer } from '../mcpJson/entry.js';
 import { readMcpConfigFile, updateMcpConfigFile } from '../mcpJson/file.js';
 import type { CursorPaths } from '../server/paths.js';
-import { clearRefreshFile, readRefreshFile, refreshBelongsTo, writeRefreshFile, type StoredRefresh } from './refreshStore.js';
+import { clearRefreshFile, readRefreshFile, refreshBelongsTo, refreshIdentity, type StoredRefresh } from './refreshStore.js';
+import { deleteRefreshSecrets, loadRefreshToken, saveRefresh } from './credentialStore.js';
 
 export type RefreshOutcome =
   | { kind: 'not_needed' }
@@ -49,7 +50,7 @@ function readStored(path: string): StoredRefresh | null {
 
 /** Lets only a credential still current be replaced: the refresh file holds the refresh token we sent, the entry the Bearer we saw. */
 function stillCurrent(path: string, stored: StoredRefresh, config: Parameters<typeof bearerOf>[0], startToken: string | null): boolean {
-  return readStored(path)?.refresh_token === stored.refresh_token && bearerOf(config) === startToken;
+  return refreshIdentity(readStored(path)) === refreshIdentity(stored) && bearerOf(config) === startToken;
 }
 
 class Superseded extends Error {}
@@ -62,20 +63,23 @@ async function refreshNow(args: TokenRefreshArgs, stored: StoredRefresh, startTo
   const tokenEndpoint = stored.token_endpoint ?? (await oauth.discoverEndpoints(args.baseUrl, { timeoutMs })).tokenEndpoint;
   const clientId = stored.client_id ?? client.clientId;
   const resource = stored.resource ?? mcpUrlFor(args.baseUrl);
+  const refreshToken = await loadRefreshToken(stored, { env: args.env });
   const tokens = await oauth.refreshAccessToken({
     tokenEndpoint,
     clientId,
     clientSecret: clientId === client.clientId ? client.clientSecret : undefined,
-    refreshToken: stored.refresh_token,
+    refreshToken,
     resource,
     timeoutMs,
   });
   const expiry = jwtExpiryMs(tokens.access_token);
-  await updateMcpConfigFile(args.paths.mcpJson, (config) => {
-    if (!stillCurrent(args.paths.refresh, stored, config, startToken)) throw new Superseded();
-    writeRefreshFile(args.paths.refresh, {
-      ...stored,
-      refresh_token: tokens.refresh_token ?? stored.refresh_token,
+  // The rotated token is saved (in the keychain, or the file) before the new Bearer is written, and only while the
+  // credential is still the one this refresh started from (checked again under mcp.json's lock below).
+  if (!stillCurrent(args.paths.refresh, stored, readMcpConfigFile(args.paths.mcpJson).config, startToken)) throw new Superseded();
+  const { refresh_token: _old, ...record } = stored;
+  const saved = await saveRefresh({ env: args.env, paths: args.paths, previous: stored, record: {
+      ...record,
+      refresh_token: tokens.refresh_token ?? refreshToken,
       scope: tokens.scope ?? stored.scope ?? null,
       token_type: tokens.token_type,
       obtained_at: new Date(now()).toISOString(),
@@ -84,7 +88,9 @@ async function refreshNow(args: TokenRefreshArgs, stored: StoredRefresh, startTo
       client_id: clientId,
       resource,
       access_token_sha256: tokenFingerprint(tokens.access_token),
-    });
+  } });
+  await updateMcpConfigFile(args.paths.mcpJson, (config) => {
+    if (!stillCurrent(args.paths.refresh, saved, config, startToken)) throw new Superseded();
     return applyBearer(config, { token: tokens.access_token, baseUrl: args.baseUrl });
   });
   return tokens.access_token;
@@ -115,6 +121,7 @@ export async function refreshSingleFlight(args: TokenRefreshArgs): Promise<Refre
         if (isPluginError(error, 'invalid_grant')) {
           if (!stillCurrent(args.paths.refresh, stored, readMcpConfigFile(args.paths.mcpJson).config, gate.token)) return { kind: 'superseded' } as const;
           clearRefreshFile(args.paths.refresh);
+          await deleteRefreshSecrets(stored, null, { env: args.env, paths: args.paths });
           return { kind: 'invalid_grant', message: quoteShort((error as Error).message, 200) } as const;
         }
         throw error;

@@ -11,7 +11,7 @@ import { DEFAULT_SCOPE_PRESET, SCOPE_PRESETS, isScopePreset, type ScopePreset } 
 import { parsePinArgument } from '../auth/projectPin.js';
 import { DEFAULT_POLICY, POLICY_ENV, parsePolicyPreset, parseRuleList } from '../policy/rules.js';
 
-export const SETTING_KEYS = ['base-url', 'auto-login', 'scope-preset', 'project', 'https-proxy', 'no-proxy', 'oauth-client-id', 'policy', 'ask-actions', 'deny-actions', 'debug', 'journal'] as const;
+export const SETTING_KEYS = ['base-url', 'auto-login', 'scope-preset', 'project', 'https-proxy', 'no-proxy', 'oauth-client-id', 'policy', 'ask-actions', 'deny-actions', 'debug', 'journal', 'credential-store'] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
 /** Every key but `project` lives in the settings file; `project` is the `agentstack-project` pin file. */
 export type StoredKey = Exclude<SettingKey, 'project'>;
@@ -21,6 +21,9 @@ export const DEFAULT_CLIENT_ID = 'cursor-plugin';
 export const SCOPE_PRESET_ENV = 'AGENTSTACK_SCOPE_PRESET';
 /** The variable that turns the activity journal off (`off`) or on (`on`). */
 export const JOURNAL_ENV = 'AGENTSTACK_JOURNAL';
+/** Where the refresh token is kept: `auto` (the system keychain where it works, else the file), `keychain`, `file`. */
+export const CREDENTIAL_STORE_ENV = 'AGENTSTACK_CREDENTIAL_STORE';
+export const CREDENTIAL_STORES = ['auto', 'keychain', 'file'] as const;
 /** The variable that turns automatic sign-in off when set to 1. */
 export const AUTO_LOGIN_ENV = 'AGENTSTACK_DISABLE_AUTO_LOGIN';
 
@@ -72,6 +75,12 @@ function parseOnOff(value: string, source: string): string {
   const v = value.trim().toLowerCase();
   if (v === 'on' || v === 'off') return v;
   throw new PluginError('invalid_config', `${source} must be on or off (got ${JSON.stringify(value.slice(0, 40))})`);
+}
+
+function parseCredentialStore(value: string, source: string): string {
+  const v = value.trim().toLowerCase();
+  if ((CREDENTIAL_STORES as readonly string[]).includes(v)) return v;
+  throw new PluginError('invalid_config', `${source} must be auto, keychain or file (got ${JSON.stringify(value.slice(0, 40))})`);
 }
 
 function parseProject(value: string, source: string): string {
@@ -131,6 +140,11 @@ const SPECS: Record<SettingKey, SettingSpec> = {
   journal: {
     key: 'journal', env: [JOURNAL_ENV], parse: parseOnOff, fromEnv: same, show: same, stored: 'string',
     toEnv: (v): Record<string, string> => (v === 'off' ? { [JOURNAL_ENV]: v } : {}), default: 'on',
+  },
+  // Where the refresh token is kept (auth/credentialStore.ts).
+  'credential-store': {
+    key: 'credential-store', env: [CREDENTIAL_STORE_ENV], parse: parseCredentialStore, fromEnv: same, show: same, stored: 'string',
+    toEnv: (v) => ({ [CREDENTIAL_STORE_ENV]: v }), default: 'auto',
   },
 };
 

@@ -12,7 +12,8 @@ import { unwritableReason, withLock } from '../../platform/fs/fileLock.js';
 import { symlinkNotice, updateMcpConfigFile } from '../mcpJson/file.js';
 import { expiresAtOf, type OAuthClient, type OAuthEndpoints, type TokenSet } from '../auth/oauth.js';
 import type { CursorPaths } from '../server/paths.js';
-import { clearRefreshFile, writeRefreshFile } from '../auth/refreshStore.js';
+import { clearRefreshFile, readRefreshFile, type StoredRefresh } from '../auth/refreshStore.js';
+import { deleteRefreshSecrets, saveRefresh } from '../auth/credentialStore.js';
 import { PluginError, quoteShort } from '../../platform/errors.js';
 import { mcpUrlFor } from '../server/baseUrl.js';
 import { clearSignedOut, isSignedOut, signedOutAt } from '../auth/signedOut.js';
@@ -31,6 +32,8 @@ export interface FinishArgs {
   bestEffortTimeoutMs?: number;
   /** When the code was approved (epoch ms; default: now): a sign-out after it wins over this sign-in. */
   approvedAt?: number;
+  /** The settings in effect (credential-store: where the refresh token is kept); process.env when absent. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface FinishResult {
@@ -48,6 +51,8 @@ export interface FinishResult {
   /** Actions of the snapshot that need a scope the grant lacks (null: no snapshot). */
   uncovered_actions: number | null;
   refresh_stored: boolean;
+  /** Where the refresh token is kept: `keychain` or `file` (null: none was issued). */
+  refresh_store?: 'keychain' | 'file' | null;
   warnings: string[];
 }
 
@@ -78,8 +83,13 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
       throw new PluginError('aborted', 'You signed out while this sign-in was finishing, so nothing was saved. Sign in again with /agentstack-login when you want to.');
     }
     // The refresh token is written before the access token is used, so a crash in between never loses the grant.
+    let previous: StoredRefresh | null = null;
+    try { previous = readRefreshFile(paths.refresh); } catch { /* replaced below */ }
+    const env = args.env ?? process.env;
+    let store: 'keychain' | 'file' | null = null;
+    let fellBack: string | null = null;
     if (tokens.refresh_token) {
-      writeRefreshFile(paths.refresh, {
+      const saved = await saveRefresh({ env, paths, previous, onFallback: (reason) => { fellBack = reason; }, record: {
         refresh_token: tokens.refresh_token,
         scope: tokens.scope ?? null,
         token_type: tokens.token_type,
@@ -89,18 +99,21 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
         client_id: args.client.clientId,
         resource: args.endpoints.resource,
         access_token_sha256: tokenFingerprint(tokens.access_token),
-      });
+      } });
+      store = saved.store === 'keychain' ? 'keychain' : 'file';
     } else {
       clearRefreshFile(paths.refresh);
+      await deleteRefreshSecrets(previous, null, { env, paths });
     }
     const result = await updateMcpConfigFile(paths.mcpJson, (config) => applyBearer(config, { token: tokens.access_token, baseUrl, projectId: args.projectId }));
     clearSignedOut(paths.signedOut);
-    return result;
+    return { ...result, store, fellBack };
   }, CREDENTIAL_LOCK).catch((error: unknown) => { throw unsaved(error, paths.dir); });
 
   const warnings: string[] = [];
   const notice = symlinkNotice(written);
   if (notice) warnings.push(notice);
+  if (written.fellBack) warnings.push(`The refresh token is kept in ${paths.refresh} (readable only by you), not in the system keychain: ${written.fellBack}.`);
   const timeoutMs = args.bestEffortTimeoutMs ?? 5_000;
   const { httpRequest } = await import('../../platform/net/http.js');
   const auth = { authorization: `Bearer ${tokens.access_token}`, accept: 'application/json' };
@@ -161,6 +174,7 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
     scopes,
     uncovered_actions: uncovered,
     refresh_stored: Boolean(tokens.refresh_token),
+    refresh_store: written.store,
     warnings,
   };
 }

@@ -116,6 +116,8 @@ export interface CompleteArgs extends FlowIo {
   projectId: number | null;
   /** When the device code was issued (epoch ms); its deadline is this + expires_in. */
   issuedAt: number;
+  /** The settings in effect (where the refresh token is kept); process.env when absent. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Polls an already-issued device code to the end and finishes the sign-in (the detached poller reuses this). */
@@ -135,7 +137,7 @@ export async function completeDeviceFlow(args: CompleteArgs): Promise<FinishResu
   args.onEvent?.({ event: 'approved' });
   const approvedAt = (args.now ?? Date.now)();
   markDeviceLockApproved(args.paths.deviceLock, { userCode: args.device.user_code, at: new Date(approvedAt) });
-  const result = await finishSignIn({ tokens, baseUrl: args.baseUrl, endpoints: args.endpoints, client: args.client, paths: args.paths, projectId: args.projectId, signal: args.signal, now: args.now, approvedAt });
+  const result = await finishSignIn({ tokens, baseUrl: args.baseUrl, endpoints: args.endpoints, client: args.client, paths: args.paths, projectId: args.projectId, signal: args.signal, now: args.now, approvedAt, env: args.env });
   args.onEvent?.({ event: 'authorized', ...result });
   return result;
 }

@@ -80,6 +80,7 @@ export async function runDevicePoller(env: NodeJS.ProcessEnv = process.env): Pro
       paths,
       projectId: handoff.projectId,
       issuedAt: handoff.issuedAt,
+      env,
       signal: controller.signal,
       onEvent: (event) => { if (event.event !== 'authorized') line(event as unknown as Record<string, unknown>); },
     });

@@ -15,6 +15,7 @@ import { agentstackEntry, bearerOf, headerValue, type McpConfig } from '../mcpJs
 import { updateMcpConfigFile } from '../mcpJson/file.js';
 import { withoutCredentials } from '../mcpJson/withoutCredentials.js';
 import { issuedFor, readRefreshFile, type StoredRefresh } from '../auth/refreshStore.js';
+import { deleteRefreshSecrets, loadRefreshToken } from '../auth/credentialStore.js';
 import { markSignedOut } from '../auth/signedOut.js';
 import { jwtExpiryMs } from '../auth/jwt.js';
 import { isStaleDeviceLock, readDeviceLock } from './lock.js';
@@ -74,7 +75,7 @@ function hasApiKey(entry: unknown): boolean {
 }
 
 /** The local sign-out, under the credential lock; returns what was removed (the tokens stay in memory only). */
-async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now: () => number): Promise<Removed> {
+async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now: () => number, env: NodeJS.ProcessEnv): Promise<Removed> {
   return withLock(paths.refreshLock, async () => {
     const warnings: string[] = [];
     let refresh: StoredRefresh | null = null;
@@ -82,6 +83,14 @@ async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now
       refresh = readRefreshFile(paths.refresh);
     } catch {
       warnings.push(`${paths.refresh} could not be read; it was removed without being revoked.`);
+    }
+    // A token kept in the keychain is read (bounded) so it can be revoked; the entry is removed below either way.
+    if (refresh && !refresh.refresh_token) {
+      try {
+        refresh = { ...refresh, refresh_token: await loadRefreshToken(refresh, { env }) };
+      } catch (error) {
+        warnings.push(`${(error as Error).message.replace(/;.*$/, '')}; it was removed without being revoked.`);
+      }
     }
     // mcp.json first (a file we cannot edit stops here with nothing changed), then the record, then the rest. The
     // credential to revoke is the one read under mcp.json's own lock, i.e. exactly the one removed.
@@ -104,6 +113,7 @@ async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now
         warnings.push(`${path} could not be removed (${(error as NodeJS.ErrnoException).code ?? 'error'}); remove it by hand.`);
       }
     }
+    warnings.push(...await deleteRefreshSecrets(refresh, mcpUrlFor(baseUrl), { env, paths }));
     let running = null;
     try { running = readDeviceLock(paths.deviceLock); } catch { /* unreadable: no flow to name */ }
     if (running && !isStaleDeviceLock(running, now())) {
@@ -135,7 +145,7 @@ interface Revocation {
 /** Revokes what was removed at the server that issued it; never throws. */
 async function revokeAtServer(removed: Removed, options: SignOutOptions): Promise<Revocation> {
   const { refresh, bearer } = removed;
-  if (!refresh && !bearer) return { revoked: false, accessRevoked: false, reason: 'not_signed_in', message: 'there was no token to revoke' };
+  if (!refresh?.refresh_token && !bearer) return { revoked: false, accessRevoked: false, reason: 'not_signed_in', message: 'there was no token to revoke' };
   // The refresh token goes back only to the server it was issued for (its recorded resource), never elsewhere.
   const server = (refresh?.resource ? baseUrlFromMcpUrl(refresh.resource) : null) ?? removed.baseUrl;
   const timeoutMs = options.timeoutMs ?? 5_000;
@@ -154,7 +164,7 @@ async function revokeAtServer(removed: Removed, options: SignOutOptions): Promis
     const env = clientFromEnv(options.env);
     const client = refresh?.client_id && refresh.client_id !== env.clientId ? { clientId: refresh.client_id } : env;
     let revoked = false;
-    if (refresh) {
+    if (refresh?.refresh_token) {
       await revokeToken({ endpoints, client, token: refresh.refresh_token, tokenTypeHint: 'refresh_token', ...request });
       revoked = true;
     }
@@ -165,7 +175,7 @@ async function revokeAtServer(removed: Removed, options: SignOutOptions): Promis
         await revokeToken({ endpoints, client, token: bearer, tokenTypeHint: 'access_token', ...request });
         accessRevoked = true;
       } catch (error) {
-        if (!refresh) throw error;
+        if (!refresh?.refresh_token) throw error;
       }
     }
     return { revoked: revoked || accessRevoked, accessRevoked, reason: revoked || accessRevoked ? null : 'refused', message: revoked || accessRevoked ? null : 'the server did not accept the access token for revocation' };
@@ -179,7 +189,7 @@ export async function signOut(options: SignOutOptions): Promise<SignOutResult> {
   const now = options.now ?? Date.now;
   const paths = cursorPaths(options.env);
   const envBaseUrl = options.env.AGENTSTACK_BASE_URL?.trim() ? resolveBaseUrl(options.env) : null;
-  const removed = await signOutLocally(paths, envBaseUrl, now);
+  const removed = await signOutLocally(paths, envBaseUrl, now, options.env);
   const wasSignedIn = removed.bearer !== null || removed.refresh !== null || removed.hadApiKey;
   // The server gets one overall deadline (discovery may try four documents): a hanging server cannot hold the
   // person's terminal, and the sign-out is already done.

@@ -18,7 +18,7 @@ import { chooseBaseUrl, normalizeMcpConfig } from '../mcpJson/entry.js';
 import { bearerOf, type McpConfig } from '../mcpJson/credential.js';
 import { readMcpConfigFile } from '../mcpJson/file.js';
 import { cursorPaths, type CursorPaths } from '../server/paths.js';
-import { issuedFor, readRefreshFile, recordOf, refreshBelongsTo, type RefreshRecord } from '../auth/refreshStore.js';
+import { issuedFor, placementOf, readRefreshFile, recordOf, refreshBelongsTo, type RefreshPlacement, type RefreshRecord } from '../auth/refreshStore.js';
 import { readIdentity, type Identity } from '../auth/identityCache.js';
 import { readProjectPin } from '../auth/projectPin.js';
 import { isSignedOut } from '../auth/signedOut.js';
@@ -51,7 +51,7 @@ export interface CursorState {
   mcp: McpState;
   bearer: string | null;
   jwtExpMs: number | null;
-  refresh: { exists: boolean; mode: number | null; error: string | null; legacy: boolean; expiresAt: string | null; scope?: string | null; record: RefreshRecord | null };
+  refresh: { exists: boolean; mode: number | null; error: string | null; legacy: boolean; expiresAt: string | null; scope?: string | null; record: RefreshRecord | null; placement?: RefreshPlacement | null };
   pin: { text: string | null; env: string | null; mode: number | null };
   /** Each setting in effect and its origin; the settings file as read (problems included). */
   settings: { rows: SettingRow[]; file: SettingsRead; managed: ManagedRead; mode: number | null };
@@ -92,7 +92,7 @@ function readRefreshState(path: string): CursorState['refresh'] {
   const mode = fileMode(path);
   try {
     const stored = readRefreshFile(path);
-    return { exists: mode !== null, mode, error: null, legacy: stored?.legacy === true, expiresAt: stored?.expires_at ?? null, scope: stored?.scope ?? null, record: recordOf(stored) };
+    return { exists: mode !== null, mode, error: null, legacy: stored?.legacy === true, expiresAt: stored?.expires_at ?? null, scope: stored?.scope ?? null, record: recordOf(stored), placement: placementOf(stored) };
   } catch (error) {
     return { exists: true, mode, error: message(error), legacy: false, expiresAt: null, scope: null, record: null };
   }

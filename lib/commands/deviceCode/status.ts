@@ -18,6 +18,7 @@ import { accountText, expiryText, isUsable, nextStepFor, type AccountState } fro
 import { projectText, type Project } from '../../agentstack/state/project.js';
 import { resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
 import { ENABLE_STEP } from '../../agentstack/plugin/cursorUi.js';
+import { placementText, type RefreshPlacement } from '../../agentstack/auth/refreshStore.js';
 
 export interface StatusFacts {
   server_url: string;
@@ -28,6 +29,8 @@ export interface StatusFacts {
   who: string | null;
   expires_at: string | null;
   refresh_stored: boolean;
+  /** Where the refresh token is kept and why (never the token). */
+  refresh_store: RefreshPlacement | null;
   scopes: string[] | null;
   project: Project;
   actions: number | null;
@@ -72,6 +75,7 @@ export const STATUS_SECTIONS: StatusSection[] = [
     json: (f) => f.expires_at,
   },
   { key: 'refresh_stored', line: () => null, json: (f) => f.refresh_stored },
+  { key: 'refresh_store', line: (f) => (f.refresh_stored && f.refresh_store ? `  Refresh token: ${placementText(f.refresh_store)}` : null), json: (f) => f.refresh_store },
   {
     key: 'scopes',
     line: (f) => {
@@ -124,6 +128,7 @@ export function statusFacts(state: CursorState): { facts: StatusFacts; token: st
     who: derived.who,
     expires_at: derived.account.expiresAt,
     refresh_stored: Boolean(state.refresh.record && !state.refresh.legacy && token),
+    refresh_store: state.refresh.placement ?? null,
     scopes,
     project: derived.project,
     actions: snapshot ? snapshot.actions.length : null,

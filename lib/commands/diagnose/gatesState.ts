@@ -2,6 +2,7 @@
  * diagnose-local's gates over the credential and the plugin's own state files. Pure: each takes state already read
  * by state.ts (and `now`) and returns one Check. The token appears only masked, gh-style.
  */
+import { placementText } from '../../agentstack/auth/refreshStore.js';
 import { maskSecret } from '../../platform/text/mask.js';
 import { parseProjectId } from '../../agentstack/mcpJson/entry.js';
 import { REFRESH_WINDOW_MS } from '../../agentstack/mcpJson/credential.js';
@@ -64,7 +65,8 @@ export function refreshFileGate(r: LocalState['refresh'], path: string, platform
     return fail(id, `${tilde(path)} has mode ${octal(r.mode)}: other users can read the refresh token`, `${RUN_FIX} (chmod 600)`);
   }
   if (r.legacy) return warn(id, `${tilde(path)} is in the plain-text form of versions before 0.5`, 'Nothing to do: the next refresh rewrites it as JSON');
-  return pass(id, `${tilde(path)} present, JSON${platform === 'win32' ? '' : ', mode 0600'}`);
+  const kept = r.placement ? `; refresh token in ${placementText(r.placement)}` : '';
+  return pass(id, `${tilde(path)} present, JSON${platform === 'win32' ? '' : ', mode 0600'}${kept}`);
 }
 
 export function projectPinGate(pin: LocalState['pin'], path: string): Check {

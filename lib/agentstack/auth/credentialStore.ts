@@ -1,0 +1,179 @@
+/**
+ * Where the refresh token is kept: the system keychain (platform/keychain: the Secret Service, the macOS Keychain,
+ * the Windows Credential Manager) or the 0600 record file itself. `credential-store` decides: `auto` (the default)
+ * uses the keychain where it works and the file otherwise, saying why; `keychain` has no fallback (sign-in and
+ * renewal stop and say why); `file` never asks the keychain. The record (`agentstack-refresh`) always says where
+ * the token is, so the views and the hooks read where it is from the file and never call the keychain.
+ *
+ * Only sign-in, renewal and sign-out come here, each under the credential lock. A token in the file moves into the
+ * keychain at the next save, and leaves the file only after the keychain gave the same secret back.
+ */
+import { createHash } from 'node:crypto';
+import { PluginError } from '../../platform/errors.js';
+import { systemKeychain } from '../../platform/keychain/system.js';
+import type { Keychain, SecretKey } from '../../platform/keychain/types.js';
+import { writeRefreshFile, type StoredRefresh } from './refreshStore.js';
+import type { RefreshFile } from '../../schemas/state.js';
+import { CREDENTIAL_STORE_ENV } from '../settings/keys.js';
+import { readManagedSettings, type ManagedOptions } from '../settings/managed.js';
+import type { CursorPaths } from '../server/paths.js';
+
+/** The keychain entries' service name. */
+export const KEYCHAIN_SERVICE = 'agentstack-cursor';
+const LABEL = 'AgentStack refresh token (Cursor plugin)';
+/** The reason a token is in the file when the person chose the file. */
+export const FILE_CHOSEN = 'credential-store is file';
+
+export type StoreMode = 'auto' | 'keychain' | 'file';
+
+export interface StoreChoice {
+  mode: StoreMode;
+  /** The managed settings file that fixes it, when an organization does. */
+  managedBy: string | null;
+}
+
+export interface StoreOptions {
+  env: NodeJS.ProcessEnv;
+  /** The keychain to use (tests); this machine's otherwise. null: none. */
+  keychain?: Keychain | null;
+  managed?: ManagedOptions;
+}
+
+/** The store in effect: the environment as the settings left it (a managed value is already in it). */
+export function storeChoice(options: StoreOptions): StoreChoice {
+  const raw = options.env[CREDENTIAL_STORE_ENV]?.trim().toLowerCase();
+  const mode: StoreMode = raw === 'keychain' || raw === 'file' ? raw : 'auto';
+  let managedBy: string | null = null;
+  try {
+    const managed = readManagedSettings(options.managed);
+    if (managed.keys.includes('credential-store')) managedBy = managed.path;
+  } catch { /* no managed file to name */ }
+  return { mode, managedBy };
+}
+
+function keychainOf(options: StoreOptions): Keychain | null {
+  return options.keychain !== undefined ? options.keychain : systemKeychain({ env: options.env });
+}
+
+export function fingerprint(secret: string): string {
+  return createHash('sha256').update(secret).digest('base64url');
+}
+
+/** The entry's key: the server the token is for, and this Cursor folder (two folders never share one entry). */
+export function keychainKey(server: string, paths: Pick<CursorPaths, 'dir'>): SecretKey {
+  return { service: KEYCHAIN_SERVICE, server, account: paths.dir };
+}
+
+function keyOfRecord(stored: StoredRefresh): SecretKey | null {
+  return stored.store === 'keychain' && stored.keychain_server && stored.keychain_account
+    ? { service: KEYCHAIN_SERVICE, server: stored.keychain_server, account: stored.keychain_account } : null;
+}
+
+const sameKey = (a: SecretKey | null, b: SecretKey | null) => a !== null && b !== null && a.server === b.server && a.account === b.account;
+
+function requiredError(choice: StoreChoice, keychain: Keychain | null, reason: string): PluginError {
+  const who = choice.managedBy ? `Your organization requires the refresh token in the system keychain (credential-store = keychain in ${choice.managedBy})` : 'credential-store is keychain';
+  const what = choice.managedBy ? 'Unlock or start your keyring, then sign in again; or ask your administrator.' : 'Unlock or start your keyring and sign in again, or run `config set credential-store auto`.';
+  return new PluginError('keychain', `${who}, and the ${keychain?.name ?? 'keychain'} cannot be used here: ${reason}. ${what}`, { details: { reason } });
+}
+
+export interface SaveArgs extends StoreOptions {
+  paths: Pick<CursorPaths, 'refresh' | 'dir'>;
+  /** The record to write, with the refresh token. */
+  record: RefreshFile & { refresh_token: string };
+  /** The record it replaces (null: none). */
+  previous: StoredRefresh | null;
+  /** Told why, when a keychain that exists here was tried and failed, and the file was used instead (`auto`). */
+  onFallback?: (reason: string) => void;
+}
+
+/**
+ * Saves the refresh token and its record: into the keychain under `auto`/`keychain` where it works (read back
+ * before the file loses it, unless it only replaces a token the keychain already held), else into the file with
+ * the reason. A keychain entry the new record no longer names is removed. Throws under `keychain` when it cannot.
+ */
+export async function saveRefresh(args: SaveArgs): Promise<StoredRefresh> {
+  const { record, previous, paths } = args;
+  const choice = storeChoice(args);
+  const oldKey = previous ? keyOfRecord(previous) : null;
+  const { refresh_token: secret, ...rest } = record;
+  const clean = { ...rest, store: null, store_reason: null, keychain: null, keychain_server: null, keychain_account: null, refresh_token_sha256: null };
+  let reason = FILE_CHOSEN;
+  if (choice.mode !== 'file') {
+    const keychain = keychainOf(args);
+    const server = record.resource ?? record.token_endpoint ?? 'unknown';
+    const key = keychainKey(server, paths);
+    const problem = keychain ? keychain.unavailable() : `no keychain this plugin can use on ${process.platform}`;
+    if (problem === null && keychain) {
+      try {
+        await keychain.put(key, secret, LABEL);
+        // Rotating a token the keychain already held needs no read back; anything else does.
+        if (!sameKey(oldKey, key) && (await keychain.get(key)) !== secret) throw new Error('the keychain did not give back the token it was given');
+        const saved: StoredRefresh = { ...clean, store: 'keychain', keychain: keychain.name, keychain_server: key.server, keychain_account: key.account, refresh_token_sha256: fingerprint(secret) };
+        writeRefreshFile(paths.refresh, saved);
+        if (oldKey && !sameKey(oldKey, key)) await keychain.delete(oldKey).catch(() => false);
+        return saved;
+      } catch (error) {
+        if (error instanceof PluginError) throw error;
+        reason = (error as Error).message;
+      }
+    } else {
+      reason = problem ?? reason;
+    }
+    if (choice.mode === 'keychain') throw requiredError(choice, keychain, reason);
+    if (problem === null) args.onFallback?.(reason);
+  }
+  const saved: StoredRefresh = { ...clean, refresh_token: secret, store: 'file', store_reason: reason };
+  writeRefreshFile(paths.refresh, saved);
+  // The person chose the file: the keychain's copy goes. (A keychain that just failed is not asked again.)
+  if (oldKey && choice.mode === 'file') await keychainOf(args)?.delete(oldKey).catch(() => false);
+  return saved;
+}
+
+/** The refresh token of a record: from the record, or from the keychain it names (bounded). Throws `keychain`. */
+export async function loadRefreshToken(stored: StoredRefresh, options: StoreOptions): Promise<string> {
+  const key = keyOfRecord(stored);
+  if (!key) {
+    if (stored.refresh_token) return stored.refresh_token;
+    throw new PluginError('malformed_file', 'the refresh record names no token; sign in again to replace it');
+  }
+  const keychain = keychainOf(options);
+  const name = stored.keychain ?? keychain?.name ?? 'system keychain';
+  if (!keychain) throw new PluginError('keychain', `The refresh token is kept in the ${name}, which this machine cannot reach; sign in again with /agentstack-login.`);
+  let secret: string | null;
+  try {
+    secret = await keychain.get(key);
+  } catch (error) {
+    throw new PluginError('keychain', `The refresh token is kept in the ${name}, which could not be read: ${(error as Error).message}.`, { details: { reason: (error as Error).message } });
+  }
+  if (!secret) throw new PluginError('keychain', `The ${name} gave no AgentStack refresh token (it is locked, or the entry was removed); unlock it, or sign in again with /agentstack-login.`);
+  return secret;
+}
+
+/**
+ * Removes the keychain entries of a sign-out: the one the record names, and the one this folder would use for
+ * `server` (a record lost in a crash leaves no entry behind). Never throws; returns what went wrong, in words.
+ */
+export async function deleteRefreshSecrets(stored: StoredRefresh | null, server: string | null, args: StoreOptions & { paths: Pick<CursorPaths, 'dir'> }): Promise<string[]> {
+  const keys: SecretKey[] = [];
+  const named = stored ? keyOfRecord(stored) : null;
+  if (named) keys.push(named);
+  if (server && storeChoice(args).mode !== 'file') {
+    const derived = keychainKey(server, args.paths);
+    if (!sameKey(named, derived)) keys.push(derived);
+  }
+  if (keys.length === 0) return [];
+  const keychain = keychainOf(args);
+  if (!keychain || keychain.unavailable() !== null) {
+    return named ? [`The refresh token in the ${stored?.keychain ?? 'keychain'} could not be removed (${keychain?.unavailable() ?? 'no keychain here'}); remove the "${LABEL}" entry by hand.`] : [];
+  }
+  const problems: string[] = [];
+  for (const key of keys) {
+    try {
+      await keychain.delete(key);
+    } catch (error) {
+      if (key === named) problems.push(`The refresh token in the ${keychain.name} could not be removed (${(error as Error).message}); remove the "${LABEL}" entry by hand.`);
+    }
+  }
+  return problems;
+}
