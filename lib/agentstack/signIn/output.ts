@@ -152,7 +152,7 @@ export function createReporter(options: { json: boolean; streams: OutputStreams;
         return;
       case 'authorized': {
         stop();
-        emit({ event: 'authorized', server_url: event.server_url, project_id: event.project_id, expires_at: event.expires_at, capabilities: event.capabilities, ...(event.skipped ? { skipped: event.skipped.count } : {}), scopes: event.scopes, uncovered_actions: event.uncovered_actions, next_step: ENABLE_STEP });
+        emit({ event: 'authorized', server_url: event.server_url, project_id: event.project_id, expires_at: event.expires_at, capabilities: event.capabilities, ...(event.skipped ? { skipped: event.skipped.count } : {}), scopes: event.scopes, uncovered_actions: event.uncovered_actions, ...(event.refresh_store ? { refresh_store: event.refresh_store } : {}), next_step: ENABLE_STEP });
         say(`✓ Signed in to AgentStack${event.who ? ` as ${event.who}` : ''}.`);
         say(`  Server: ${event.server_url}`);
         // The pin the sign-in just wrote is the X-Project-ID its calls carry; without one, the account's default.

@@ -1,0 +1,202 @@
+/**
+ * The refresh token in a real Secret Service (GNOME Keyring on a private D-Bus session bus, helpers/secretService.ts)
+ * through the built scripts and the reference core: sign-in puts it there and no file under the Cursor dir holds it,
+ * session start renews with it, a token in the file moves into the keychain at the next renewal, sign-out removes the
+ * entry. A locked collection, a bus without a Secret Service, no bus at all and a keychain that hangs fall back to
+ * the file under `auto` (saying why) and stop the sign-in under `keychain`.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startCore, type RunningCore } from '../../core/index.js';
+import { bearerOf } from '../../lib/agentstack/mcpJson/credential.js';
+import { DEVICE_CODE_SCRIPT, runDeviceCode } from '../helpers/deviceCode.js';
+import { tempDir } from '../helpers/repo.js';
+import { secretServiceMissing, startSecretService, type SecretServiceSession } from '../helpers/secretService.js';
+import { sessionStart, signInWith } from '../helpers/sessionStart.js';
+import { baseChildEnv } from '../helpers/platform.js';
+
+const missing = secretServiceMissing();
+let core: RunningCore;
+let dir: ReturnType<typeof tempDir>;
+let session: SecretServiceSession | null = null;
+
+beforeAll(async () => { core = await startCore({ port: 0, interval: 1 }); });
+afterAll(async () => core?.close());
+beforeEach(() => { dir = tempDir('agentstack-keychain-'); });
+afterEach(async () => {
+  await session?.stop();
+  session = null;
+  dir.cleanup();
+});
+
+const file = (name: string) => join(dir.path, name);
+const record = () => JSON.parse(readFileSync(file('agentstack-refresh'), 'utf8')) as Record<string, unknown>;
+const entry = () => ({ service: 'agentstack-cursor', server: `${core.baseUrl}/mcp`, account: dir.path });
+const bus = (s: SecretServiceSession) => ({ DBUS_SESSION_BUS_ADDRESS: s.env.DBUS_SESSION_BUS_ADDRESS! });
+
+/** Every file under `root`, recursively, as text. */
+function allFiles(root: string): Array<{ path: string; text: string }> {
+  const out: Array<{ path: string; text: string }> = [];
+  for (const name of readdirSync(root)) {
+    const path = join(root, name);
+    if (statSync(path).isDirectory()) out.push(...allFiles(path));
+    else out.push({ path, text: readFileSync(path, 'latin1') });
+  }
+  return out;
+}
+
+async function signIn(env: Record<string, string> = {}) {
+  const run = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: dir.path, args: ['--json', '--no-browser'], env });
+  try {
+    const code = await run.waitFor('device_code');
+    await core.approve(String(code.user_code));
+  } catch { /* it stopped before asking: its output says why */ }
+  const done = await run.done;
+  return { ...done, events: run.events };
+}
+
+/** Sign-out, run without blocking this process (the core answers its revocation from here). */
+async function logout(env: Record<string, string> = {}) {
+  const run = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: dir.path, args: ['--logout', '--json'], env });
+  const done = await run.done;
+  return { ...done, event: run.events.at(-1) ?? {} };
+}
+
+/** A script that sends nothing to the core (`--status`). */
+function script(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [DEVICE_CODE_SCRIPT, ...args], { env: { ...baseChildEnv(), HOME: dir.path, AGENTSTACK_CURSOR_DIR: dir.path, AGENTSTACK_BASE_URL: core.baseUrl, ...env }, encoding: 'utf8' });
+}
+
+/** Makes the Bearer in mcp.json one that expires within the refresh window, so session start renews it. */
+async function expiringBearer(): Promise<void> {
+  const issued = await core.issueTokens({ accessTokenTtl: 30 });
+  const mcp = JSON.parse(readFileSync(file('mcp.json'), 'utf8'));
+  mcp.mcpServers.agentstack.headers.Authorization = `Bearer ${issued.access_token}`;
+  writeFileSync(file('mcp.json'), JSON.stringify(mcp, null, 2));
+  const r = record();
+  r.expires_at = new Date(Date.now() + 30_000).toISOString();
+  r.access_token_sha256 = null;
+  writeFileSync(file('agentstack-refresh'), JSON.stringify(r), { mode: 0o600 });
+}
+
+describe.skipIf(missing !== null)('the refresh token in a real Secret Service (GNOME Keyring)', { timeout: 60_000 }, () => {
+  it('sign-in puts it in the keychain, no file holds it; session start renews from it; sign-out removes the entry', async () => {
+    session = await startSecretService();
+    const signedIn = await signIn(bus(session));
+    expect(signedIn.code, signedIn.stderr).toBe(0);
+    expect(signedIn.events.find((e) => e.event === 'authorized')).toMatchObject({ refresh_store: 'keychain' });
+    expect(signedIn.stderr).not.toContain('warning:');
+    const secret = session.lookup(entry());
+    expect(secret).toMatch(/^\S{20,}$/);
+    for (const f of allFiles(dir.path)) expect(f.text.includes(secret!), f.path).toBe(false);
+    expect(record()).toMatchObject({ store: 'keychain', keychain: 'Secret Service', keychain_server: `${core.baseUrl}/mcp`, keychain_account: dir.path });
+    expect(record().refresh_token).toBeUndefined();
+    expect(statSync(file('agentstack-refresh')).mode & 0o777).toBe(0o600);
+
+    const status = script(['--status'], bus(session));
+    expect(status.stdout + status.stderr).toContain('Refresh token: keychain: Secret Service');
+    const json = JSON.parse(script(['--status', '--json'], bus(session)).stdout);
+    expect(json.refresh_store).toEqual({ store: 'keychain', keychain: 'Secret Service', reason: null });
+
+    // Session start renews with the token the keychain holds; the rotated one goes back there.
+    await expiringBearer();
+    const before = bearerOf(JSON.parse(readFileSync(file('mcp.json'), 'utf8')));
+    const grants = core.counters.refreshGrants;
+    const started = await sessionStart(dir.path, core.baseUrl, bus(session));
+    expect(String(started.json.additional_context)).toContain('Refreshed the access token');
+    expect(core.counters.refreshGrants).toBe(grants + 1);
+    expect(bearerOf(JSON.parse(readFileSync(file('mcp.json'), 'utf8')))).not.toBe(before);
+    const rotated = session.lookup(entry());
+    expect(rotated).toMatch(/^\S{20,}$/);
+    expect(rotated).not.toBe(secret);
+    for (const f of allFiles(dir.path)) expect(f.text.includes(rotated!), f.path).toBe(false);
+    expect(started.stdout + started.stderr).not.toContain(rotated!);
+
+    const out = await logout(bus(session));
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.event).toMatchObject({ was_signed_in: true, revoked: true });
+    expect(session.lookup(entry())).toBeNull();
+    expect(session.search({ service: 'agentstack-cursor' })).toBe('');
+    expect(existsSync(file('agentstack-refresh'))).toBe(false);
+    expect(out.stdout + out.stderr).not.toContain(rotated!);
+  });
+
+  it('a token in the file moves into the keychain at the next renewal, and leaves the file', async () => {
+    session = await startSecretService();
+    const issued = await core.issueTokens({ accessTokenTtl: 30 });
+    await signInWith(dir.path, core.baseUrl, issued);
+    expect(record().refresh_token).toBe(issued.refresh_token);
+    const started = await sessionStart(dir.path, core.baseUrl, bus(session));
+    expect(String(started.json.additional_context)).toContain('Refreshed the access token');
+    const secret = session.lookup(entry());
+    expect(secret).toMatch(/^\S{20,}$/);
+    expect(record()).toMatchObject({ store: 'keychain' });
+    expect(record().refresh_token).toBeUndefined();
+    for (const f of allFiles(dir.path)) {
+      expect(f.text.includes(secret!), f.path).toBe(false);
+      expect(f.text.includes(issued.refresh_token!), f.path).toBe(false);
+    }
+  });
+
+  it('credential-store file: the token stays in the file, and an entry of an earlier sign-in is removed', async () => {
+    session = await startSecretService();
+    expect((await signIn(bus(session))).code).toBe(0);
+    expect(session.lookup(entry())).not.toBeNull();
+    expect((await logout(bus(session))).code).toBe(0);
+    const signedIn = await signIn({ ...bus(session), AGENTSTACK_CREDENTIAL_STORE: 'file' });
+    expect(signedIn.code).toBe(0);
+    expect(record()).toMatchObject({ store: 'file', store_reason: 'credential-store is file' });
+    expect(typeof record().refresh_token).toBe('string');
+    expect(session.lookup(entry())).toBeNull();
+  });
+
+  it('a locked collection: auto keeps the token in the file and says why; keychain stops the sign-in', async () => {
+    session = await startSecretService();
+    session.lock();
+    const signedIn = await signIn(bus(session));
+    expect(signedIn.code, signedIn.stderr).toBe(0);
+    const authorized = signedIn.events.find((e) => e.event === 'authorized')!;
+    expect(authorized.refresh_store).toBe('file');
+    expect(signedIn.stderr).toContain('not in the system keychain: the keyring is locked.');
+    expect(record()).toMatchObject({ store: 'file', store_reason: 'the keyring is locked' });
+    const status = script(['--status'], bus(session));
+    expect(status.stdout + status.stderr).toContain('Refresh token: file: the keyring is locked');
+
+    expect((await logout(bus(session))).code).toBe(0);
+    const refused = await signIn({ ...bus(session), AGENTSTACK_CREDENTIAL_STORE: 'keychain' });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout + refused.stderr).toContain('credential-store is keychain, and the Secret Service cannot be used here: the keyring is locked');
+    expect(existsSync(file('agentstack-refresh'))).toBe(false);
+    expect(bearerOf(JSON.parse(readFileSync(file('mcp.json'), 'utf8')))).toBeNull();
+  });
+
+  it('a session bus without a Secret Service, and no bus at all: auto uses the file (the reason in --status); keychain stops', async () => {
+    session = await startSecretService({ keyring: false, bare: true });
+    expect((await signIn(bus(session))).code).toBe(0);
+    expect(record()).toMatchObject({ store: 'file', store_reason: 'no Secret Service on this session bus' });
+    expect(script(['--status'], bus(session)).stdout).toContain('Refresh token: file: no Secret Service on this session bus');
+    const refused = await signIn({ ...bus(session), AGENTSTACK_CREDENTIAL_STORE: 'keychain' });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout + refused.stderr).toContain('no Secret Service on this session bus');
+
+    expect((await logout()).code).toBe(0);
+    expect((await signIn()).code).toBe(0);
+    expect(record()).toMatchObject({ store: 'file', store_reason: 'no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)' });
+  });
+
+  it('a keychain that hangs is given up after 2 s: auto falls back with the reason shown', async () => {
+    // A secret-tool that never answers (a locked keyring waiting for a password prompt no one sees).
+    const bin = join(dir.path, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'secret-tool'), '#!/bin/sh\nexec sleep 30\n');
+    chmodSync(join(bin, 'secret-tool'), 0o755);
+    const started = Date.now();
+    const signedIn = await signIn({ PATH: `${bin}:${process.env.PATH}`, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' });
+    expect(signedIn.code, signedIn.stderr).toBe(0);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(record()).toMatchObject({ store: 'file', store_reason: 'the Secret Service did not answer within 2 s (a locked keyring waiting for its password?)' });
+    expect(signedIn.stderr).toContain('not in the system keychain: the Secret Service did not answer within 2 s');
+  });
+});
