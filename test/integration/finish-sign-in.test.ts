@@ -51,13 +51,15 @@ describe('finishSignIn against the core', () => {
     const snapshot = readSnapshot(paths.capabilities)!;
     expect(result).toEqual({
       server_url: `${core.baseUrl}/mcp`, mcp_json: paths.mcpJson, project_id: 42, expires_at: expiresAt, capabilities: snapshot.actions.length,
-      skipped: null, who: expect.any(String), scopes: decodeJwt(tokens.access_token)[CAPS_CLAIM], uncovered_actions: 0, refresh_stored: true, warnings: [],
+      skipped: null, who: expect.any(String), scopes: decodeJwt(tokens.access_token)[CAPS_CLAIM], uncovered_actions: 0, refresh_stored: true, refresh_store: 'file', warnings: [],
     });
     expect(result.capabilities).toBeGreaterThan(0);
     expect(result.scopes).toContain('actions:execute');
     expect(readRefreshFile(paths.refresh)).toEqual({
       refresh_token: tokens.refresh_token, scope: tokens.scope, token_type: 'Bearer', obtained_at: new Date(at).toISOString(), expires_at: expiresAt,
       token_endpoint: `${core.baseUrl}/api/oauth2/token`, client_id: 'cursor-plugin', resource: `${core.baseUrl}/mcp`, access_token_sha256: tokenFingerprint(tokens.access_token),
+      // No session bus in the tests' environment: the file, and why.
+      store: 'file', store_reason: expect.any(String),
     });
     expect(bearerOf(config())).toBe(tokens.access_token);
     expect(config().mcpServers.agentstack!.headers!['X-Project-ID']).toBe('42');

@@ -140,6 +140,7 @@ describe('precedence: environment > settings file > default', () => {
       'deny-actions': 'settings:a.*,b',
       debug: 'settings:api',
       journal: 'settings:off',
+      'credential-store': 'default:auto',
     });
     expect(applied.env.AGENTSTACK_DEBUG).toBe('api');
     expect(applied.env.AGENTSTACK_JOURNAL).toBe('off');

@@ -96,8 +96,8 @@ export async function saveRefresh(args: SaveArgs): Promise<StoredRefresh> {
   const { record, previous, paths } = args;
   const choice = storeChoice(args);
   const oldKey = previous ? keyOfRecord(previous) : null;
-  const { refresh_token: secret, ...rest } = record;
-  const clean = { ...rest, store: null, store_reason: null, keychain: null, keychain_server: null, keychain_account: null, refresh_token_sha256: null };
+  // What the record says about a store is written anew: none of the previous record's placement is carried over.
+  const { refresh_token: secret, store: _s, store_reason: _r, keychain: _k, keychain_server: _ks, keychain_account: _ka, refresh_token_sha256: _f, ...clean } = record;
   let reason = FILE_CHOSEN;
   if (choice.mode !== 'file') {
     const keychain = keychainOf(args);

@@ -20,7 +20,7 @@ const who = (key: SecretKey) => ['-s', `${key.service}:${key.server}`, '-a', key
 /** The `security -i` input that adds (or updates, `-U`) the entry: the only place the secret goes. */
 export function addCommand(key: SecretKey, secret: string, label: string): string {
   const hex = Buffer.from(secret, 'utf8').toString('hex');
-  return `add-generic-password -U ${who(key).map(quoted).join(' ')} -l ${quoted(label)} -X ${hex}\n`;
+  return `add-generic-password -U -s ${quoted(`${key.service}:${key.server}`)} -a ${quoted(key.account)} -l ${quoted(label)} -X ${hex}\n`;
 }
 
 function failure(result: ToolResult, timeoutMs: number): KeychainError {
