@@ -57,6 +57,8 @@ describe.skipIf(!asRoot || secretServiceMissing() !== null)('managed credential-
     expect(done.code).not.toBe(0);
     expect(done.stdout + done.stderr).toContain(`Your organization requires the refresh token in the system keychain (credential-store = keychain in ${PATH}), and the Secret Service cannot be used here: no D-Bus session bus`);
     expect(existsSync(join(dir.path, 'agentstack-refresh'))).toBe(false);
+    // Stopped before any code was asked for: no one approves a sign-in that cannot be kept.
+    expect(done.stdout).not.toContain('"device_code"');
     const set = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/config.mjs'), 'set', 'credential-store', 'file'], { env: { ...baseChildEnv(), HOME: dir.path, AGENTSTACK_CURSOR_DIR: dir.path }, encoding: 'utf8' });
     expect(set.status).not.toBe(0);
     expect(set.stderr).toContain('set by your organization');

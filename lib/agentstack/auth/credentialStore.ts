@@ -77,6 +77,18 @@ function requiredError(choice: StoreChoice, keychain: Keychain | null, reason: s
   return new PluginError('keychain', `${who}, and the ${keychain?.name ?? 'keychain'} cannot be used here: ${reason}. ${what}`, { details: { reason } });
 }
 
+/**
+ * Before a sign-in asks anyone to approve a code: under `keychain`, a keychain that cannot be used at all here (no
+ * tool, no session bus) stops it now, with the same words the save would use. A locked one is found at the save.
+ */
+export function assertStoreUsable(options: StoreOptions): void {
+  const choice = storeChoice(options);
+  if (choice.mode !== 'keychain') return;
+  const keychain = keychainOf(options);
+  const problem = keychain ? keychain.unavailable() : `no keychain this plugin can use on ${process.platform}`;
+  if (problem !== null) throw requiredError(choice, keychain, problem);
+}
+
 export interface SaveArgs extends StoreOptions {
   paths: Pick<CursorPaths, 'refresh' | 'dir'>;
   /** The record to write, with the refresh token. */

@@ -2,6 +2,7 @@
  * device-code after its arguments are checked: write the pin when asked, say what the settings and the pin file
  * changed, run the Device Code flow, report it; Ctrl-C is a clean "aborted".
  */
+import { assertStoreUsable } from '../../agentstack/auth/credentialStore.js';
 import { runDeviceFlow } from '../../agentstack/signIn/flow.js';
 import { createReporter, type OutputStreams, type Reporter } from '../../agentstack/signIn/output.js';
 import { followRunningSignIn } from '../../agentstack/signIn/follow.js';
@@ -53,6 +54,8 @@ export async function runDeviceCode(request: DeviceCodeRequest, streams: OutputS
   let pinned = false;
   let following: DeviceLock | null = null;
   try {
+    // Under credential-store = keychain, a keychain that cannot work here stops the sign-in before any code is shown.
+    assertStoreUsable({ env });
     if (request.pin !== undefined) {
       const { notice } = savePin(env, cursorPaths(env).project, request.pin);
       pinned = true;
