@@ -24,8 +24,8 @@ export interface SecretServiceSession {
 
 export function secretServiceMissing(): string | null {
   if (process.platform !== 'linux') return 'the Secret Service tests run on Linux';
-  for (const tool of ['dbus-daemon', 'gnome-keyring-daemon', 'secret-tool']) {
-    if (!findOnPath(tool)) return `${tool} is not installed (Debian: dbus-daemon, gnome-keyring, libsecret-tools)`;
+  for (const tool of ['dbus-daemon', 'dbus-send', 'gnome-keyring-daemon', 'secret-tool']) {
+    if (!findOnPath(tool)) return `${tool} is not installed (Debian: dbus-daemon, dbus-bin, gnome-keyring, libsecret-tools)`;
   }
   return null;
 }

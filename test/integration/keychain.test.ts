@@ -81,6 +81,11 @@ async function expiringBearer(): Promise<void> {
   writeFileSync(file('agentstack-refresh'), JSON.stringify(r), { mode: 0o600 });
 }
 
+// Outside CI a machine without them skips these tests (the reason below); in CI (.ci/run installs them) that fails.
+it.runIf(missing !== null)(`the Secret Service tests need a real Secret Service: ${missing}`, () => {
+  if (process.env.CI) throw new Error(`${missing}; .ci/run installs them`);
+});
+
 describe.skipIf(missing !== null)('the refresh token in a real Secret Service (GNOME Keyring)', { timeout: 60_000 }, () => {
   it('sign-in puts it in the keychain, no file holds it; session start renews from it; sign-out removes the entry', async () => {
     session = await startSecretService();
