@@ -92,6 +92,12 @@ async function main() {
   const out: string[] = [];
   const verdicts: string[] = [];
   try {
+    // BENCH_ONLY=keychain: session start's renewal with the refresh token in a Secret Service vs in the file, printed.
+    if (process.env.BENCH_ONLY === 'keychain') {
+      const { keychainTable } = await import('./keychain.js');
+      process.stdout.write(`## Renewal with the keychain, Node ${process.version.slice(1)}\n\n${await keychainTable({ node, root: ROOT, core, runs: RUNS })}\n`);
+      return;
+    }
     // A signed-in Cursor dir with a fresh token, snapshot and cached identity: session-start needs no network.
     const fresh = newCursorDir('fresh');
     await installTokens(core, fresh, 3600);

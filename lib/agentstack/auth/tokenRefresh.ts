@@ -57,13 +57,16 @@ class Superseded extends Error {}
 
 async function refreshNow(args: TokenRefreshArgs, stored: StoredRefresh, startToken: string | null): Promise<string> {
   const now = args.now ?? Date.now;
+  // A token in the keychain is asked for while the OAuth code loads (a keychain call is a process of its own).
+  const loading = loadRefreshToken(stored, { env: args.env });
+  loading.catch(() => { /* awaited below */ });
   const oauth = await import('./oauth.js');
   const timeoutMs = Math.max(500, Math.min(5_000, args.deadline - now() - 300));
   const client = oauth.clientFromEnv(args.env);
   const tokenEndpoint = stored.token_endpoint ?? (await oauth.discoverEndpoints(args.baseUrl, { timeoutMs })).tokenEndpoint;
   const clientId = stored.client_id ?? client.clientId;
   const resource = stored.resource ?? mcpUrlFor(args.baseUrl);
-  const refreshToken = await loadRefreshToken(stored, { env: args.env });
+  const refreshToken = await loading;
   const tokens = await oauth.refreshAccessToken({
     tokenEndpoint,
     clientId,
