@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startCore, type RunningCore } from '../../core/index.js';
 import { bearerOf } from '../../lib/agentstack/mcpJson/credential.js';
 import { DEVICE_CODE_SCRIPT, runDeviceCode } from '../helpers/deviceCode.js';
-import { tempDir } from '../helpers/repo.js';
+import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { secretServiceMissing, startSecretService, type SecretServiceSession } from '../helpers/secretService.js';
 import { sessionStart, signInWith } from '../helpers/sessionStart.js';
 import { baseChildEnv } from '../helpers/platform.js';
@@ -168,6 +168,9 @@ describe.skipIf(missing !== null)('the refresh token in a real Secret Service (G
     expect(record()).toMatchObject({ store: 'file', store_reason: 'the keyring is locked' });
     const status = script(['--status'], bus(session));
     expect(status.stdout + status.stderr).toContain('Refresh token: file: the keyring is locked');
+    const diagnose = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/diagnose-local.mjs'), '--json'], { env: { ...baseChildEnv(), HOME: dir.path, AGENTSTACK_CURSOR_DIR: dir.path, AGENTSTACK_BASE_URL: core.baseUrl, ...bus(session) }, encoding: 'utf8' });
+    const row = (JSON.parse(diagnose.stdout) as { checks: Array<{ id: string; status: string; summary: string }> }).checks.find((c) => c.id === 'refresh.file')!;
+    expect(row.summary).toContain('refresh token in file: the keyring is locked');
 
     expect((await logout(bus(session))).code).toBe(0);
     const refused = await signIn({ ...bus(session), AGENTSTACK_CREDENTIAL_STORE: 'keychain' });
@@ -189,6 +192,16 @@ describe.skipIf(missing !== null)('the refresh token in a real Secret Service (G
     expect((await logout()).code).toBe(0);
     expect((await signIn()).code).toBe(0);
     expect(record()).toMatchObject({ store: 'file', store_reason: 'no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)' });
+  });
+
+  it('config set credential-store takes auto, keychain and file, and refuses anything else', () => {
+    const config = (...args: string[]) => spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/config.mjs'), ...args], { env: { ...baseChildEnv(), HOME: dir.path, AGENTSTACK_CURSOR_DIR: dir.path }, encoding: 'utf8' });
+    expect(config('set', 'credential-store', 'keychain').status).toBe(0);
+    expect(config('get', 'credential-store').stdout.trim()).toBe('keychain');
+    const refused = config('set', 'credential-store', 'vault');
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('must be auto, keychain or file');
+    expect(config('get', 'credential-store').stdout.trim()).toBe('keychain');
   });
 
   it('a keychain that hangs is given up after 2 s: auto falls back with the reason shown', async () => {
