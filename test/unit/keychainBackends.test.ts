@@ -77,6 +77,13 @@ esac`;
     await expect(macKeychain({ command: path, env }).put(KEY, SECRET, 'l')).rejects.toMatchObject({ problem: 'locked' });
   });
 
+  it('a complaint that echoes the command never carries the hex-encoded secret into the message', async () => {
+    const { path, env } = standIn('security', 'echo "security: unknown option in: $IN" >&2; exit 1');
+    const error = await macKeychain({ command: path, env }).put(KEY, SECRET, 'l').catch((e: Error) => e);
+    expect(String((error as Error).message)).toContain('security failed: security: unknown option in: add-generic-password');
+    expect(String((error as Error).message)).not.toContain(Buffer.from(SECRET).toString('hex').slice(0, 16));
+  });
+
   it('a security that hangs is given up after the bound', async () => {
     const { path, env } = standIn('security', 'exec sleep 30');
     const started = Date.now();

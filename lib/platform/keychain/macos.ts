@@ -26,7 +26,8 @@ export function addCommand(key: SecretKey, secret: string, label: string): strin
 function failure(result: ToolResult, timeoutMs: number): KeychainError {
   if (result.timedOut) return new KeychainError('timeout', `the macOS Keychain did not answer within ${timeoutMs / 1000} s (a locked keychain waiting for its password?)`);
   if (result.spawnError) return new KeychainError('unavailable', `${SECURITY} could not be started (${result.spawnError})`);
-  const said = complaint(result);
+  // `security -i` may echo the command it failed on: never let the hex-encoded secret into a message.
+  const said = complaint(result).replace(/[0-9a-f]{16,}/gi, '…');
   if (/interaction is not allowed|locked/i.test(said) || result.code === 36 || result.code === 51) return new KeychainError('locked', 'the login keychain is locked');
   return new KeychainError('failed', `security failed: ${said}`);
 }
