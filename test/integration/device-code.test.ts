@@ -64,7 +64,9 @@ describe('device-code.mjs against the reference core', () => {
     expect(names.at(-1)).toBe('authorized');
     expect(names.slice(1, -1).every((n) => n === 'pending')).toBe(true);
     const authorized = run.events.at(-1)!;
-    expect(Object.keys(authorized)).toEqual(['event', 'server_url', 'project_id', 'expires_at', 'capabilities', 'scopes', 'uncovered_actions', 'next_step']);
+    expect(Object.keys(authorized)).toEqual(['event', 'server_url', 'project_id', 'expires_at', 'capabilities', 'scopes', 'uncovered_actions', 'refresh_store', 'next_step']);
+    // No session bus in the tests' environment: the refresh token is kept in the file (test/integration/keychain.test.ts: the keychain).
+    expect(authorized.refresh_store).toBe('file');
     expect(authorized.next_step).toMatch(/turn it on \(Cursor CLI: agent mcp enable agentstack\)/);
     expect(authorized).toMatchObject({ server_url: `${core.baseUrl}/mcp`, project_id: 42 });
     expect(authorized.capabilities).toBeGreaterThan(0);
