@@ -192,7 +192,7 @@ describe('session start honours the settings', () => {
     const diagnose = spawnSync(process.execPath, [DIAGNOSE, '--json'], { env: { PATH: process.env.PATH, HOME: dir, AGENTSTACK_CURSOR_DIR: dir }, encoding: 'utf8' });
     const report = JSON.parse(diagnose.stdout) as { checks: Array<{ id: string; status: string }>; settings: Array<{ key: string; origin: string }> };
     expect(report.checks.find((c) => c.id === 'settings.file')).toMatchObject({ status: 'WARN' });
-    expect(report.settings.map((r) => `${r.key}:${r.origin}`)).toEqual(['base-url:default', 'auto-login:default', 'scope-preset:default', 'project:default', 'https-proxy:default', 'no-proxy:default', 'oauth-client-id:default', 'policy:default', 'ask-actions:default', 'deny-actions:default', 'debug:default', 'journal:default']);
+    expect(report.settings.map((r) => `${r.key}:${r.origin}`)).toEqual(['base-url:default', 'auto-login:default', 'scope-preset:default', 'project:default', 'https-proxy:default', 'no-proxy:default', 'oauth-client-id:default', 'policy:default', 'ask-actions:default', 'deny-actions:default', 'debug:default', 'journal:default', 'credential-store:default']);
     // The per-action rules cannot be known: the card and diagnose say every AgentStack call asks.
     expect(String(run.json.additional_context)).toMatch(/- Per-action rules: the per-action rules cannot be read \(The settings file .* is not valid JSON/);
     expect(report.checks.find((c) => c.id === 'policy')).toMatchObject({ status: 'WARN' });
