@@ -13,6 +13,7 @@ import { cursorPaths } from '../../agentstack/server/paths.js';
 import { savePin } from '../../agentstack/auth/projectPin.js';
 import { ignoredPinNotice } from '../../agentstack/state/read.js';
 import type { DeviceCodeRequest } from './prepare.js';
+import { storyText } from '../../agentstack/state/story.js';
 
 /** Lines for the person before the flow starts: settings that were ignored, a pin file that is not a pin. */
 function notices(request: DeviceCodeRequest): string[] {
@@ -53,6 +54,10 @@ export async function runDeviceCode(request: DeviceCodeRequest, streams: OutputS
   let pinned = false;
   let following: DeviceLock | null = null;
   try {
+    // mcp.json that cannot be read: a sign-in could not write its entry, and the sign-in in it is not lost. The
+    // account's story says what to do instead (fix the file).
+    const { facts } = readStatus(env);
+    if (facts.state === 'unreadable') return reporter.fail(new PluginError('invalid_config', storyText(facts.story)));
     if (request.pin !== undefined) {
       const { notice } = savePin(env, cursorPaths(env).project, request.pin);
       pinned = true;
