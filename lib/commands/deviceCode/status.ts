@@ -114,7 +114,7 @@ export const STATUS_SECTIONS: StatusSection[] = [
     line: (f) => {
       if (f.node.end_of_life === null) return null;
       const { summary, fix } = nodeEndOfLifeText(f.node.version, { endOfLife: f.node.end_of_life }, f.now);
-      return `  Node: ${summary}. ${fix}.`;
+      return `  ${summary}. ${fix}.`;
     },
     json: (f) => f.node,
   },
