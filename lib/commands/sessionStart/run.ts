@@ -18,8 +18,8 @@ import { issuedFor, readRefreshFile, refreshBelongsTo, type StoredRefresh } from
 import { renderCard } from './card.js';
 import type { QuietRun } from './quick.js';
 import { REFRESH_WINDOW_MS } from '../../agentstack/mcpJson/credential.js';
-import { accountOf } from '../../agentstack/state/account.js';
-import { storyOf, storyText } from '../../agentstack/state/story.js';
+import { accountOf, isUsable } from '../../agentstack/state/account.js';
+import { SIGN_IN_STEP, stepFor, storyOf, storyText } from '../../agentstack/state/story.js';
 import { tilde } from '../../platform/text/tilde.js';
 import { projectOf, type Project } from '../../agentstack/state/project.js';
 import { refusedSince } from '../../agentstack/state/derive.js';
@@ -294,6 +294,8 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     // A credential issued for another server was dropped by the normalization above: what is left belongs here.
     belongs: true, signedOut: gate.state !== 'ok' && isSignedOut(paths.signedOut), now: now(),
   });
+  // A state that needs the person and nothing above said what to do (a refused token, say): the story's next step.
+  if (!ctx.todo.length && !isUsable(account.state) && account.state !== 'unreadable') ctx.todo.push(stepFor(account.state) ?? SIGN_IN_STEP);
   const card = renderCard({
     serverUrl, account, who, project: project(refreshed.config ?? config, gate, signInSeen.pin, env),
     capabilities, policy: policyNotice(policyInEffect(settings.rows, settings.file, settings.managed)), pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo, now: now(),

@@ -4,6 +4,7 @@
  * A failed fetch is recorded beside the snapshot and not retried for 15 minutes; a folder in the snapshot's place
  * costs only the card's Capabilities line.
  */
+import { stepBecause, stepFor } from '../../agentstack/state/story.js';
 import type { CursorPaths } from '../../agentstack/server/paths.js';
 import { readSnapshotMeta, snapshotIsStale, type SnapshotMetaRead } from '../../agentstack/snapshot/meta.js';
 import { SNAPSHOT_MAX_AGE_MS, SNAPSHOT_RETRY_MS } from '../../agentstack/snapshot/layout.js';
@@ -70,7 +71,7 @@ export async function snapshotStep(args: SnapshotStepArgs): Promise<{ capabiliti
     });
     if (result.kind === 'failed') {
       args.notes.push(`Could not refresh the capability snapshot: ${result.message}.`);
-      if (result.unauthorized) args.todo.push('The server refused the token; run /agentstack-authorize to sign in again.');
+      if (result.unauthorized) args.todo.push(stepBecause(stepFor('refused')!, 'the server refused the token'));
       failure = { at: new Date(args.now()).toISOString(), server_url: serverUrl, message: result.message };
     } else {
       refreshed = true;
