@@ -43,6 +43,16 @@ async function followToTheEnd(holder: DeviceLock, env: NodeJS.ProcessEnv, report
   return 0;
 }
 
+/** The unreadable state's story when mcp.json cannot be read, else null (any other problem is the flow's to say). */
+function unreadableStory(env: NodeJS.ProcessEnv): string | null {
+  try {
+    const { facts } = readStatus(env);
+    return facts.state === 'unreadable' ? storyText(facts.story) : null;
+  } catch {
+    return null;
+  }
+}
+
 export async function runDeviceCode(request: DeviceCodeRequest, streams: OutputStreams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   const env = request.settings.env;
   setProxyOptions(request.settings.proxy);
@@ -56,8 +66,8 @@ export async function runDeviceCode(request: DeviceCodeRequest, streams: OutputS
   try {
     // mcp.json that cannot be read: a sign-in could not write its entry, and the sign-in in it is not lost. The
     // account's story says what to do instead (fix the file).
-    const { facts } = readStatus(env);
-    if (facts.state === 'unreadable') return reporter.fail(new PluginError('invalid_config', storyText(facts.story)));
+    const story = unreadableStory(env);
+    if (story) return reporter.fail(new PluginError('invalid_config', story));
     if (request.pin !== undefined) {
       const { notice } = savePin(env, cursorPaths(env).project, request.pin);
       pinned = true;
