@@ -61,7 +61,6 @@ async function main(): Promise<number> {
     const { runLogout } = await import('../commands/deviceCode/logout.js');
     return runLogout({ json: Boolean(values.json), env: process.env, streams: { stdout: process.stdout, stderr: process.stderr }, purgeJournal: Boolean(values['purge-journal']) });
   }
-  if (values.scopes !== undefined && values['scope-preset'] !== undefined) usageError('device-code', '--scopes and --scope-preset cannot be combined (--scopes names the scopes itself)');
   const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
   let request: DeviceCodeRequest;
   try {

@@ -2,7 +2,7 @@
  * diagnose-local as a person runs it: the committed bundle, spawned with AGENTSTACK_CURSOR_DIR pointing at a temp
  * Cursor dir that holds a plugin install and a token issued by the reference core (real HTTP on 127.0.0.1).
  */
-import { nodePastEndOfLife } from '../../lib/platform/nodeReleases.js';
+import { nodePastEndOfLife } from '../../lib/agentstack/plugin/nodeReleases.js';
 import { recordHookRun } from '../../lib/agentstack/plugin/hookRuns.js';
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';

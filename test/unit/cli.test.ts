@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { joinNegativeValues, parseArgsMessage } from '../../lib/platform/cli.js';
-import { nodePastEndOfLife, supportedNodeMajor } from '../../lib/platform/nodeReleases.js';
+import { nodePastEndOfLife, supportedNodeMajor } from '../../lib/agentstack/plugin/nodeReleases.js';
 
 const messageFor = (args: string[], allowPositionals = false) => {
   try {

@@ -12,7 +12,7 @@ import { applySettings } from '../../agentstack/settings/effective.js';
 import { journalFiles, removeJournal } from '../../agentstack/journal/file.js';
 import { cursorPaths } from '../../agentstack/server/paths.js';
 import { stepFor } from '../../agentstack/state/story.js';
-import { readProjectPin } from '../../agentstack/auth/projectPin.js';
+import { readStatus } from './status.js';
 
 export interface LogoutOptions {
   json: boolean;
@@ -101,8 +101,9 @@ export async function runLogout(options: LogoutOptions): Promise<number> {
         journal: journal.state,
       })}\n`);
     }
+    // A pin stays only when there is one: the one model's project (the pin the next sign-in writes).
     let pinned = false;
-    try { pinned = readProjectPin(settings.env, cursorPaths(settings.env).project).projectId !== null; } catch { /* a bad pin is not one that stays */ }
+    try { pinned = readStatus(settings.env).facts.project.nextSignIn !== null; } catch { /* none to name */ }
     for (const line of [...signedOutLines(result, { pinned }), ...(journal.line ? [journal.line] : [])]) human.write(`${line}\n`);
     return 0;
   } catch (error) {

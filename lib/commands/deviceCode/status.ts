@@ -16,7 +16,7 @@ import { tilde } from '../../platform/text/tilde.js';
 import { readCursorState, type CursorState } from '../../agentstack/state/read.js';
 import { accountText, expiryText, isUsable, type AccountState } from '../../agentstack/state/account.js';
 import { RENEWAL_STEP, storyOf, type Story } from '../../agentstack/state/story.js';
-import { nodeEndOfLifeText, nodePastEndOfLife } from '../../platform/nodeReleases.js';
+import { nodeEndOfLifeText, nodePastEndOfLife } from '../../agentstack/plugin/nodeReleases.js';
 import { projectText, type Project } from '../../agentstack/state/project.js';
 import { resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
 import { ENABLE_STEP } from '../../agentstack/plugin/cursorUi.js';

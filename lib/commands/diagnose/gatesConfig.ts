@@ -9,7 +9,7 @@ import { isObject } from '../../platform/text/isObject.js';
 import { tilde } from '../../platform/text/tilde.js';
 import { SIGN_IN_STEP, type Story } from '../../agentstack/state/story.js';
 import type { AccountState } from '../../agentstack/state/account.js';
-import { nodeEndOfLifeText, nodePastEndOfLife } from '../../platform/nodeReleases.js';
+import { nodeEndOfLifeText, nodePastEndOfLife } from '../../agentstack/plugin/nodeReleases.js';
 
 /** A row about a state the person chose (never signed in, signed out) is a WARN at most, never a FAIL. */
 const chosen = (state: AccountState | undefined) => state === 'never_signed_in' || state === 'signed_out';
