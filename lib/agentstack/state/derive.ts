@@ -81,6 +81,6 @@ export function deriveState(s: DeriveInput, envBaseUrl: string | null): DerivedS
   const who = view.token ? identityFor(s.identity, view.claims?.sub, serverUrl)?.who ?? null : null;
   const issuedAt = typeof view.claims?.iat === 'number' ? view.claims.iat * 1000 : null;
   const noCallSinceSignIn = isUsable(account.state) && !account.apiKey && noCallSince(issuedAt, s.hookRuns?.['pre-mcp']?.at);
-  const story = storyOf({ account, refreshable: ours, mcpJson: s.mcp.shown ?? '~/.cursor/mcp.json', mcpErrorAt: s.mcp.errorAt ?? null, waiting: s.waiting ?? null });
+  const story = storyOf({ account, refreshable: ours, mcpJson: s.mcp.shown ?? '~/.cursor/mcp.json', mcpErrorAt: s.mcp.errorAt ?? null, mcpProblem: s.mcp.error, waiting: s.waiting ?? null });
   return { baseUrl, serverUrl, account, project, who, claims: view.claims, noCallSinceSignIn, story };
 }

@@ -22,6 +22,8 @@ export interface StoryFacts {
   mcpJson: string;
   /** Where mcp.json stops being JSON, when it does. */
   mcpErrorAt: { line: number; column: number } | null;
+  /** The reader's message for an mcp.json that cannot be used (its home folder as `~`), when there is one. */
+  mcpProblem?: string | null;
   /** A Device Code sign-in waiting for the person's approval (its code and page when they may be shown). */
   waiting: { url: string | null; code: string | null; expiresAt: string } | null;
 }
@@ -47,11 +49,16 @@ function truthOf(f: StoryFacts): string {
     case 'refused': return 'The server refused this token after it was issued.';
     case 'signed_out': return 'You signed out of AgentStack on this machine.';
     case 'never_signed_in': return 'This machine has not signed in to AgentStack.';
-    case 'unreadable': return `${f.mcpJson} ${at ? `is not valid JSON${at}` : 'cannot be read'}, so Cursor cannot read its AgentStack entry.`;
+    case 'unreadable': return firstSentence(f.mcpProblem) ?? `${f.mcpJson} ${at ? `is not valid JSON${at}` : 'cannot be read'}.`;
     case 'placeholder': return 'mcp.json holds a placeholder where the token goes, not a token.';
     case 'no_capabilities': return 'The API key in mcp.json grants no capabilities.';
     case 'other_server': return 'The credential in mcp.json was issued for another server than the one its entry points at.';
   }
+}
+
+/** "What is wrong." of a reader's "What is wrong. What to do." */
+function firstSentence(text: string | null | undefined): string | null {
+  return text ? /^(.*?\.)(?=\s|$)/.exec(text)?.[1] ?? text : null;
 }
 
 /** The step for a sign-in that waits for the person: where to enter which code. */
@@ -64,7 +71,8 @@ function nextOf(f: StoryFacts): { next: string | null; underway: boolean } {
   const state = f.account.state;
   if (state === 'unreadable') {
     const where = f.mcpErrorAt ? `line ${f.mcpErrorAt.line}, column ${f.mcpErrorAt.column} of ${f.mcpJson}` : f.mcpJson;
-    return { next: f.refreshable ? `Fix ${where}; no new sign-in is needed.` : `Fix ${where} (diagnose-local shows the problem); your sign-in is kept in it.`, underway: false };
+    const fix = f.mcpErrorAt ? `Fix ${where}` : `Fix ${where} or move it aside`;
+    return { next: f.refreshable ? `${fix}; no new sign-in is needed.` : `${fix}; the sign-in in it is kept.`, underway: false };
   }
   if (state === 'signed_in') return { next: null, underway: false };
   if (state === 'expired_renewable' || (state === 'expiring' && f.refreshable)) return { next: RENEWAL_STEP, underway: true };

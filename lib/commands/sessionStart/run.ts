@@ -213,11 +213,17 @@ async function whoStep(run: Run, gate: CredentialView, refreshedSnapshot: boolea
 /** The unreadable state's story, as diagnose and --status tell it. */
 function unreadableStory(paths: CursorPaths, stored: StoredRefresh | null, baseUrl: string): string {
   let at: { line?: unknown; column?: unknown } | undefined;
-  try { readMcpConfigFile(paths.mcpJson); } catch (error) { at = (error as { details?: typeof at }).details; }
+  let problem: string | null = null;
+  try {
+    readMcpConfigFile(paths.mcpJson);
+  } catch (error) {
+    at = (error as { details?: typeof at }).details;
+    problem = errText(error).split(paths.mcpJson).join(tilde(paths.mcpJson));
+  }
   const mcpErrorAt = typeof at?.line === 'number' && typeof at.column === 'number' ? { line: at.line, column: at.column } : null;
   return storyText(storyOf({
     account: { state: 'unreadable', apiKey: false }, refreshable: stored !== null && refreshBelongsTo(stored, baseUrl),
-    mcpJson: tilde(paths.mcpJson), mcpErrorAt, waiting: null,
+    mcpJson: tilde(paths.mcpJson), mcpErrorAt, mcpProblem: problem, waiting: null,
   }));
 }
 
