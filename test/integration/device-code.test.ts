@@ -293,7 +293,7 @@ describe('device-code.mjs against the reference core', () => {
     expect(result.code).toBe(1);
     expect(run.events).toEqual([{ event: 'error', error: 'invalid_config', message: expect.stringContaining('line 3, column 37') }]);
     // The home folder as `~`, and the way out: fix that line (the sign-in in the file is not lost).
-    expect(result.stderr).toContain('~/mcp.json is not valid JSON (line 3, column 37)');
+    expect(result.stderr).toContain('~/mcp.json is not valid JSON (line 3, column 37');
     expect(result.stderr).toMatch(/Fix line 3, column 37 of ~\/mcp\.json/);
     expect(core.counters.deviceAuthorizations).toBe(before);
     expect(readFileSync(file('mcp.json'), 'utf8')).toBe(text);
