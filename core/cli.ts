@@ -24,6 +24,7 @@ const HELP = `Usage: npm run dev-core -- [options]
   --close-call-stream      tools/call closes its SSE stream before the result (clients resume with Last-Event-ID)
   --sse-retry-ms N         the retry (ms) sent in the priming event of each MCP response stream
   --variant NAME           serve the contract differently, as another compatible server might (repeatable)
+  --auto-approve           approve each device code as it is issued, as the first test account (for scripts)
   --verbose                log core errors
 Routes: ${ROUTE_NAMES.join(', ')}
 Variants:
@@ -53,6 +54,7 @@ const OPTIONS = {
   'close-call-stream': { type: 'boolean' },
   'sse-retry-ms': { type: 'string' },
   variant: { type: 'string', multiple: true },
+  'auto-approve': { type: 'boolean' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -121,22 +123,33 @@ for (const name of values.variant ?? []) {
   variants.push(name);
 }
 
+const port = int('port', values.port);
+let approve: ((userCode: string) => Promise<void>) | undefined;
 const core = await startCore({
   variant: variants,
-  port: int('port', values.port),
+  port,
   interval: int('interval', values.interval),
   accessTokenTtl: int('access-token-ttl', values['access-token-ttl']),
   deviceCodeTtl: int('device-code-ttl', values['device-code-ttl']),
   faults,
   log: values.verbose ? (line) => console.error(line) : undefined,
+  ...(values['auto-approve'] ? {
+    onDeviceCode: (code: string) => void approve?.(code).then(() => console.log(`approved device code ${code}`), (error: unknown) => console.error(`could not approve ${code}: ${(error as Error).message}`)),
+  } : {}),
+}).catch((error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EADDRINUSE' && error.code !== 'EACCES') throw error;
+  const why = error.code === 'EADDRINUSE' ? 'is in use' : 'may not be used by this user';
+  console.error(`dev-core: port ${port} on 127.0.0.1 ${why}; pick another with --port N, or leave --port out for a free one.`);
+  process.exit(1);
 });
+approve = (code) => core.approve(code);
 const account = core.accounts[0]!;
 console.log(`AgentStack reference core: ${core.baseUrl}
   MCP:        ${core.mcpUrl}
   sign in as: ${account.email} / ${account.password}   (operator: ${core.accounts[1]!.email} / ${core.accounts[1]!.password})
   point the plugin at it:  AGENTSTACK_BASE_URL=${core.baseUrl}
   faults:     ${Object.keys(faults).length ? JSON.stringify(faults) : 'none'}
-  variants:   ${variants.length ? variants.join(', ') : 'none'}
+  variants:   ${variants.length ? variants.join(', ') : 'none'}${values['auto-approve'] ? '\n  every device code is approved as it is issued (--auto-approve)' : ''}
 Ctrl-C to stop.`);
 
 let stopping = false;

@@ -190,6 +190,7 @@ export function createProvider(state: CoreState, signingJwk: Record<string, unkn
       state.counters.deviceAuthorizations += 1;
       ctx.body.interval = faults.interval;
       state.polls.set(ctx.body.device_code, { last: 0, interval: faults.interval });
+      if (typeof ctx.body.user_code === 'string') state.onDeviceCode?.(ctx.body.user_code);
       if (faults.hostileVerificationUri) {
         ctx.body.verification_uri = faults.hostileVerificationUri;
         ctx.body.verification_uri_complete = faults.hostileVerificationUri;

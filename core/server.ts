@@ -37,6 +37,8 @@ export interface CoreOptions {
   anonymousMcp?: boolean;
   /** Serve the contract differently, as another compatible server might (variants.ts); several combine. */
   variant?: VariantName | readonly VariantName[];
+  /** Told each user code as it is issued (after the answer is on its way). */
+  onDeviceCode?: (userCode: string) => void;
 }
 
 export interface RunningCore {
@@ -115,6 +117,7 @@ export async function startCore(options: CoreOptions = {}): Promise<RunningCore>
     issuedSecrets: new Set(),
     hung: new Set(),
     internalToken: randomBytes(24).toString('base64url'),
+    ...(options.onDeviceCode ? { onDeviceCode: (code: string) => setTimeout(() => options.onDeviceCode!(code), 0) } : {}),
   };
   const provider = createProvider(state, keys.privateJwk);
   state.provider = provider;

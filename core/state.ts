@@ -46,6 +46,8 @@ export interface CoreState {
   /** Secret header value marking the core's own internal requests (not counted). */
   internalToken: string;
   provider?: Provider;
+  /** Told each user code as the device endpoint issues it (dev-core --auto-approve). */
+  onDeviceCode?: (userCode: string) => void;
 }
 
 export function newCounters(): CoreCounters {

@@ -15,7 +15,7 @@ export function parseCommandLine(spec: CommandSpec, argv: string[] = process.arg
   let parsed: ParsedCommand;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: joinNegativeValues(argv, spec.options),
       options: { help: { type: 'boolean', short: 'h' }, ...spec.options },
       allowPositionals: spec.allowPositionals ?? false,
       strict: true,
@@ -31,6 +31,25 @@ export function parseCommandLine(spec: CommandSpec, argv: string[] = process.arg
 }
 
 /**
+ * `--limit -3`: parseArgs reads a value that starts with a dash as a missing one; a negative number after an option
+ * that takes a value is that value (`--limit=-3`), so the option's own check judges it.
+ */
+export function joinNegativeValues(argv: readonly string[], options: CommandSpec['options']): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    if (arg === '--') return [...out, ...argv.slice(i)];
+    const name = /^--([^=]+)$/.exec(arg)?.[1];
+    const next = argv[i + 1];
+    if (name && options[name]?.type === 'string' && next !== undefined && /^-\d+(\.\d+)?$/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i += 1;
+    } else out.push(arg);
+  }
+  return out;
+}
+
+/**
  * parseArgs' messages in our own words: they quote with unbalanced quotes and, where positionals are allowed, add
  * advice about `--` that reads as an error of its own.
  */
@@ -40,7 +59,10 @@ export function parseArgsMessage(error: Error & { code?: string }): string {
   if (name !== undefined) {
     if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${name}`;
     if (error.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `unexpected argument ${JSON.stringify(name)}`;
-    if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return /<value>/.test(quoted!) ? `${name} needs a value` : `${name} takes no value`;
+    if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      // "argument is ambiguous": the option takes a value and the next word is another option.
+      return /<value>/.test(quoted!) || /ambiguous/.test(error.message) ? `${name} needs a value` : `${name} takes no value`;
+    }
   }
   return error.message.split('. ')[0]!.replace(/\.$/, '');
 }

@@ -84,7 +84,9 @@ describe('mcp.json that cannot be used: left byte for byte, with a message namin
     const error = await deviceCodeError(dir);
     expect(error).toMatchObject({ event: 'error', error: 'invalid_config' });
     expect(String(error.message)).toMatch(message);
-    expect(String(error.message)).toContain(path);
+    // The home folder as `~` (HOME is this dir), and the way out: fix the file, no new sign-in.
+    expect(String(error.message)).toContain('~/mcp.json');
+    expect(String(error.message)).toMatch(/Fix (line \d+, column \d+ of )?~\/mcp\.json/);
     expect((await diagnoseChecks(dir, ['--fix']))['mcp.readable']).toMatchObject({ status: 'FAIL' });
     expect(readFileSync(path, 'utf8')).toBe(text);
     expect(fixture.core.counters.deviceAuthorizations).toBe(requests);
@@ -184,7 +186,7 @@ describe('mcp.json that is odd but usable', () => {
     try {
       const context = await sessionStartContext(dir, { uid, script: scripts.sessionStart });
       expect(context).toContain('permission denied');
-      expect(context).toContain(join(dir, 'mcp.json'));
+      expect(context).toContain('~/mcp.json');
       expect(context).toContain('Cannot create the lock file');
       const checks = await diagnoseChecks(dir, [], { uid, script: scripts.diagnose });
       expect(checks['mcp.readable']?.status).toBe('PASS');

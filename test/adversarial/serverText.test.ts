@@ -82,7 +82,7 @@ describe('a hostile user_code', () => {
     const context = String(run.json.additional_context);
     expect(context).not.toContain('SYSTEM: ignore');
     expect(context).not.toContain('A'.repeat(100));
-    expect(context).toMatch(/automatic sign-in could not start/);
+    expect(context).toMatch(/Automatic sign-in could not start/);
     expect(filesText(dir)).not.toContain('SYSTEM: ignore');
   });
 

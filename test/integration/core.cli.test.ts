@@ -3,8 +3,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../helpers/repo.js';
-import { IS_WINDOWS } from '../helpers/platform.js';
+import { REPO_ROOT, tempDir } from '../helpers/repo.js';
+import { IS_WINDOWS, baseChildEnv } from '../helpers/platform.js';
 
 const CLI = join(REPO_ROOT, 'core/cli.ts');
 
@@ -73,6 +73,26 @@ describe('dev-core CLI', () => {
     expect(result.status).toBe(0);
     for (const flag of ['--expire-sessions', '--connect-stub', '--rest-tools-drift']) expect(result.stdout).toContain(flag);
   }, 30_000);
+});
+
+describe('dev-core for scripts', () => {
+  it.skipIf(IS_WINDOWS)('--auto-approve: device-code signs in with no browser; a busy port is one line and exit 1', async () => {
+    const core = await startDevCore(['--auto-approve', '--interval', '1']);
+    const dir = tempDir('agentstack-dev-core-');
+    try {
+      const base = /AGENTSTACK_BASE_URL=(http:\/\/127\.0\.0\.1:\d+)/.exec(core.out)![1]!;
+      const env = { ...baseChildEnv(), HOME: dir.path, AGENTSTACK_CURSOR_DIR: dir.path, AGENTSTACK_BASE_URL: base };
+      const signIn = spawnSync(process.execPath, [join(REPO_ROOT, 'hooks/scripts/device-code.mjs'), '--no-browser'], { env, encoding: 'utf8', timeout: 30_000 });
+      expect(signIn.status, signIn.stderr).toBe(0);
+      expect(signIn.stdout + signIn.stderr).toContain('Signed in to AgentStack');
+      const busy = devCore(['--port', new URL(base).port]);
+      expect(busy.status).toBe(1);
+      expect(busy.stderr.trim()).toBe(`dev-core: port ${new URL(base).port} on 127.0.0.1 is in use; pick another with --port N, or leave --port out for a free one.`);
+    } finally {
+      core.kill();
+      dir.cleanup();
+    }
+  }, 60_000);
 });
 
 function devCore(args: string[]) {

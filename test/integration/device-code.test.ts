@@ -294,7 +294,10 @@ describe('device-code.mjs against the reference core', () => {
     const result = await run.done;
     expect(result.code).toBe(1);
     expect(run.events).toEqual([{ event: 'error', error: 'invalid_config', message: expect.stringContaining('line 3, column 37') }]);
-    expect(result.stderr).toContain(file('mcp.json'));
+    // The home folder as `~`, and the way out: fix that line (the sign-in in the file is not lost).
+    expect(result.stderr).toContain('~/mcp.json is not valid JSON (line 3, column 37');
+    expect(result.stderr).toMatch(/Fix line 3, column 37 of ~\/mcp\.json/);
+    expect(core.counters.deviceAuthorizations).toBe(before);
     expect(readFileSync(file('mcp.json'), 'utf8')).toBe(text);
     expect(mode('mcp.json')).toBe(SHARED_MODE);
     expect(core.counters.deviceAuthorizations).toBe(before);

@@ -126,12 +126,12 @@ describe('session-start.cjs: sign-in when needed', () => {
     expect(existsSync(file('agentstack-device.lock'))).toBe(false);
   });
 
-  it('unsigned (never signed in): only suggests Connect or /agentstack-authorize', async () => {
+  it('unsigned (never signed in): only suggests the sign-in, in the words every view uses', async () => {
     const devices = core.counters.deviceAuthorizations;
     const run = await hook();
     expect(core.counters.deviceAuthorizations).toBe(devices);
     expect(context(run)).toContain('not signed in');
-    expect(context(run)).toMatch(/Connect.*\/agentstack-authorize/);
+    expect(context(run)).toContain('Sign in with /agentstack-authorize (or node ~/.cursor/plugins/local/agentstack/hooks/scripts/device-code.mjs).');
     expect(existsSync(file('agentstack-device.lock'))).toBe(false);
   });
 
@@ -140,7 +140,7 @@ describe('session-start.cjs: sign-in when needed', () => {
     core.setFaults({ endpointFaults: { device: { kind: '5xx' } } });
     try {
       const run = await hook();
-      expect(context(run)).toContain('automatic sign-in could not start');
+      expect(context(run)).toContain('Automatic sign-in could not start');
       expect(existsSync(file('agentstack-device.lock'))).toBe(false);
     } finally {
       core.setFaults({ endpointFaults: {} });

@@ -141,7 +141,7 @@ describe('session start honours the settings', () => {
     const before = core.counters.deviceAuthorizations;
     const off = await hook(dir);
     expect(off.code).toBe(0);
-    expect(String(off.json.additional_context)).toContain('automatic sign-in is off: auto-login is false in the settings');
+    expect(String(off.json.additional_context)).toContain('Automatic sign-in is off: auto-login is false in the settings');
     expect(core.counters.deviceAuthorizations).toBe(before);
 
     placeholder(dir);
@@ -169,7 +169,7 @@ describe('session start honours the settings', () => {
     expect(shown.stdout.trim()).toBe('false');
     const before = core.counters.deviceAuthorizations;
     const run = await hook(dir, { AGENTSTACK_DISABLE_AUTO_LOGIN: value });
-    expect(String(run.json.additional_context)).toContain('automatic sign-in is off: AGENTSTACK_DISABLE_AUTO_LOGIN=1');
+    expect(String(run.json.additional_context)).toContain('Automatic sign-in is off: AGENTSTACK_DISABLE_AUTO_LOGIN=1');
     expect(core.counters.deviceAuthorizations).toBe(before);
     expect(existsSync(join(dir, 'agentstack-device.lock'))).toBe(false);
   });

@@ -45,7 +45,7 @@ describe('credentialNotice (pure)', () => {
   it('asks (never deny or allow), naming the state and /agentstack-authorize, to the person and to the agent', () => {
     const answer = credentialNotice('expired', null);
     expect(answer.permission).toBe('ask');
-    expect(answer.user_message).toMatch(/expired and cannot be refreshed; run \/agentstack-authorize/);
+    expect(answer.user_message).toMatch(/expired and cannot be refreshed\. Sign in again with \/agentstack-authorize/);
     expect(answer.user_message).toContain('plugin-agentstack-agentstack');
     expect(answer.agent_message).toContain('/agentstack-authorize');
     expect(answer.agent_message).toContain('Never ask for or paste a token');
@@ -56,7 +56,7 @@ describe('credentialNotice (pure)', () => {
     expect(answer.user_message).toContain(`open ${flow.url} and enter the code ABCD-EFGH`);
     expect(answer.agent_message).toContain('ABCD-EFGH');
     const hidden = credentialNotice('expired', { ...flow, url: null });
-    expect(hidden.user_message).toContain('run /agentstack-authorize to see its code and link');
+    expect(hidden.user_message).toContain("run /agentstack-authorize (or node ~/.cursor/plugins/local/agentstack/hooks/scripts/device-code.mjs) to see its code");
     expect(hidden.user_message).not.toContain('ABCD-EFGH');
   });
 

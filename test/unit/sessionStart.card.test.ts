@@ -20,7 +20,7 @@ describe('the session-start status card', () => {
       '- Project: 42 (pinned)',
       '- Token: valid until 2026-12-01T10:30:00Z (30 min left)',
       '- Capabilities: 12 actions in the snapshot',
-      '- Plugin root: /p (sign in: node "/p/hooks/scripts/device-code.mjs"; diagnose: node "/p/scripts/diagnose-local.mjs")',
+      '- Plugin root: /p (sign in: node /p/hooks/scripts/device-code.mjs; diagnose: node /p/scripts/diagnose-local.mjs)',
     ]);
   });
   it('hours once two hours or more are left; a past time is never "valid until"', () => {

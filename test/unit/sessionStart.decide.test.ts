@@ -25,7 +25,7 @@ describe('decideSignIn: the table', () => {
     ['offline', { offline: true }, { kind: 'tell', todo: FIX_FIRST_TODO }],
     ['offline wins over a broken pin', { offline: true, pin: { error: 'bad pin' } }, { kind: 'tell', todo: FIX_FIRST_TODO }],
     ['a broken pin stops the start and says why', { pin: { error: 'AGENTSTACK_PROJECT_ID must be a project id' } },
-      { kind: 'tell', todo: 'Sign in with /agentstack-authorize (automatic sign-in could not start: AGENTSTACK_PROJECT_ID must be a project id).' }],
+      { kind: 'tell', todo: 'Automatic sign-in could not start: AGENTSTACK_PROJECT_ID must be a project id. Sign in with /agentstack-authorize (or node ~/.cursor/plugins/local/agentstack/hooks/scripts/device-code.mjs).' }],
   ])('%s', (_name, over, expected) => {
     expect(decideSignIn(facts(over))).toEqual(expected);
   });
@@ -46,10 +46,10 @@ describe('signInTodo', () => {
     expect(line).toContain('/c/agentstack-device.log');
   });
   it('a flow without a URL to show (not yet issued, or not on the server): only where to see it', () => {
-    expect(signInTodo({ ...RUNNING, url: null }, '/log')).toBe('A sign-in is starting in another window; run /agentstack-authorize to see its code.');
+    expect(signInTodo({ ...RUNNING, url: null }, '/log')).toBe('A sign-in is starting in another window; run /agentstack-authorize (or node ~/.cursor/plugins/local/agentstack/hooks/scripts/device-code.mjs) to see its code.');
     expect(signInTodo({ ...RUNNING, code: null }, '/log')).not.toContain('WDJB');
   });
   it('a start that failed: the manual way and why', () => {
-    expect(signInTodo({ kind: 'failed', message: 'HTTP 503' }, '/log')).toBe('Sign in with /agentstack-authorize (automatic sign-in could not start: HTTP 503).');
+    expect(signInTodo({ kind: 'failed', message: 'HTTP 503' }, '/log')).toBe('Automatic sign-in could not start: HTTP 503. Sign in with /agentstack-authorize (or node ~/.cursor/plugins/local/agentstack/hooks/scripts/device-code.mjs).');
   });
 });

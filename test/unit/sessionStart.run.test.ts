@@ -196,7 +196,7 @@ describe('session start in process: the token refresh', () => {
     const run = await startSession(dir, fx.core.baseUrl, { extraEnv: NO_AUTO_LOGIN });
     expect(run.card).toContain('\n- The stored refresh token was refused (invalid_grant) and removed; a new sign-in is needed.');
     expect(line(run.card, '- Account:')).toBe('- Account: token refused by the server');
-    expect(todoOf(run.card)).toEqual(['- Sign in again: run /agentstack-authorize (automatic sign-in is off: AGENTSTACK_DISABLE_AUTO_LOGIN=1).']);
+    expect(todoOf(run.card)).toEqual(['- Automatic sign-in is off: AGENTSTACK_DISABLE_AUTO_LOGIN=1. Sign in again with /agentstack-authorize (or node ~/.cursor/plugins/local/agentstack/hooks/scripts/device-code.mjs).']);
     expect(existsSync(join(dir, 'agentstack-refresh'))).toBe(false);
   });
 

@@ -4,6 +4,7 @@
  * knows, the server taken from mcp.json, mcp.json held by another writer or replaced through a symlink, the API
  * trace, and network steps that fail to load with something other than an Error.
  */
+import { SIGN_IN_COMMAND } from '../../lib/agentstack/state/story.js';
 import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -182,9 +183,9 @@ describe('session start in process: more of what the card says', () => {
     }));
     lock(`${other}/activate?user_code=WDJB-MJHT`);
     const shown = await startSession(dir, fx.core.baseUrl);
-    expect(todoOf(shown.card)).toEqual([expect.stringMatching(new RegExp(`^- Sign in to AgentStack: open ${other}/activate\\?user_code=WDJB-MJHT and enter the code WDJB-MJHT `))]);
+    expect(todoOf(shown.card)).toEqual([expect.stringMatching(new RegExp(`^- A sign-in is waiting for your approval: open ${other}/activate\\?user_code=WDJB-MJHT and enter the code WDJB-MJHT `))]);
     lock('http://elsewhere.example/activate?user_code=WDJB-MJHT');
     const hidden = await startSession(dir, fx.core.baseUrl);
-    expect(todoOf(hidden.card)).toEqual(['- A sign-in is starting in another window; run /agentstack-authorize to see its code.']);
+    expect(todoOf(hidden.card)).toEqual([`- A sign-in is starting in another window; run ${SIGN_IN_COMMAND} to see its code.`]);
   });
 });

@@ -47,7 +47,7 @@ async function waitFor(check: () => boolean): Promise<void> {
   }
 }
 
-const SIGN_IN_LINE = /^- Sign in to AgentStack: open (\S+) and enter the code (\S+) \(valid until (\S+)\)\. Cursor picks up the new token by itself; progress is logged in (.+)\.$/;
+const SIGN_IN_LINE = /^- A sign-in is waiting for your approval: open (\S+) and enter the code (\S+) \(until (\S+)\); Cursor picks up the new token by itself\. Progress is logged in (.+)\.$/;
 
 describe('session start in process: the sign-in step', () => {
   it('a placeholder: starts one device flow, shows its link and code; the next start joins it', async () => {
@@ -100,7 +100,7 @@ describe('session start in process: the sign-in step', () => {
     const before = devices();
     const run = await startSession(dir, fx.core.baseUrl, { script, extraEnv: { AGENTSTACK_PROJECT_ID: 'abc' } });
     expect(devices()).toBe(before);
-    expect(todoOf(run.card)).toEqual([expect.stringMatching(/^- Sign in with \/agentstack-authorize \(automatic sign-in could not start: .*AGENTSTACK_PROJECT_ID.*\)\.$/)]);
+    expect(todoOf(run.card)).toEqual([expect.stringMatching(/^- Automatic sign-in could not start: .*AGENTSTACK_PROJECT_ID.*\. Sign in with \/agentstack\-authorize\ \(or\ node\ \~\/\.cursor\/plugins\/local\/agentstack\/hooks\/scripts\/device\-code\.mjs\)\.$/)]);
   });
 
   it('the device endpoint fails: the card points at /agentstack-authorize and no flow is left running', async () => {
@@ -108,7 +108,7 @@ describe('session start in process: the sign-in step', () => {
     fx.core.setFaults({ endpointFaults: { device: { kind: '5xx' } } });
     try {
       const run = await startSession(dir, fx.core.baseUrl, { script });
-      expect(todoOf(run.card)).toEqual([expect.stringMatching(/^- Sign in with \/agentstack-authorize \(automatic sign-in could not start: .+\)\.$/)]);
+      expect(todoOf(run.card)).toEqual([expect.stringMatching(/^- Automatic sign-in could not start: .+\. Sign in with \/agentstack\-authorize\ \(or\ node\ \~\/\.cursor\/plugins\/local\/agentstack\/hooks\/scripts\/device\-code\.mjs\)\.$/)]);
       expect(existsSync(join(dir, 'agentstack-device.lock'))).toBe(false);
     } finally {
       fx.core.setFaults({ endpointFaults: {} });
@@ -120,7 +120,7 @@ describe('session start in process: the sign-in step', () => {
     const before = devices();
     const run = await startSession(dir, fx.core.baseUrl, { script, loadNet: () => Promise.reject(new Error('chunk missing')) });
     expect(devices()).toBe(before);
-    expect(todoOf(run.card)).toEqual(['- Sign in with /agentstack-authorize (automatic sign-in could not start: the network steps could not start).']);
+    expect(todoOf(run.card)).toEqual(['- Automatic sign-in could not start: the network steps could not start. Sign in with /agentstack-authorize (or node ~/.cursor/plugins/local/agentstack/hooks/scripts/device-code.mjs).']);
   });
 });
 
@@ -129,11 +129,11 @@ describe('session start in process: when no sign-in starts by itself', () => {
     const byEnv = placeholderDir();
     const before = devices();
     const run = await startSession(byEnv.dir, fx.core.baseUrl, { script: byEnv.script, extraEnv: { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' } });
-    expect(todoOf(run.card)).toEqual(['- Sign in again: run /agentstack-authorize (automatic sign-in is off: AGENTSTACK_DISABLE_AUTO_LOGIN=1).']);
+    expect(todoOf(run.card)).toEqual(['- Automatic sign-in is off: AGENTSTACK_DISABLE_AUTO_LOGIN=1. Sign in again with /agentstack-authorize (or node ~/.cursor/plugins/local/agentstack/hooks/scripts/device-code.mjs).']);
     const bySettings = placeholderDir();
     writeFileSync(join(bySettings.dir, 'agentstack-settings.json'), JSON.stringify({ 'auto-login': false }));
     const off = await startSession(bySettings.dir, fx.core.baseUrl, { script: bySettings.script });
-    expect(todoOf(off.card)).toEqual(['- Sign in again: run /agentstack-authorize (automatic sign-in is off: auto-login is false in the settings).']);
+    expect(todoOf(off.card)).toEqual(['- Automatic sign-in is off: auto-login is false in the settings. Sign in again with /agentstack-authorize (or node ~/.cursor/plugins/local/agentstack/hooks/scripts/device-code.mjs).']);
     expect(devices()).toBe(before);
     expect(existsSync(join(bySettings.dir, 'agentstack-device.lock'))).toBe(false);
   });
@@ -143,13 +143,13 @@ describe('session start in process: when no sign-in starts by itself', () => {
     const unsigned = fx.cursorDir();
     const run = await startSession(unsigned, fx.core.baseUrl);
     expect(line(run.card, '- Account:')).toBe('- Account: not signed in');
-    expect(todoOf(run.card)).toEqual(["- Connect AgentStack: click Connect next to AgentStack in Customize > MCPs (Cursor Settings > MCP before Cursor 3.18), or run /agentstack-authorize."]);
+    expect(todoOf(run.card)).toEqual(['- Sign in with /agentstack-authorize (or node ~/.cursor/plugins/local/agentstack/hooks/scripts/device-code.mjs).']);
 
     const { dir, script } = placeholderDir();
     writeFileSync(join(dir, 'agentstack-signed-out'), JSON.stringify({ signed_out_at: new Date().toISOString(), server_url: `${fx.core.baseUrl}/mcp` }));
     const out = await startSession(dir, fx.core.baseUrl, { script });
     expect(line(out.card, '- Account:')).toBe('- Account: signed out');
-    expect(todoOf(out.card)).toEqual(['- You signed out of AgentStack on this machine; sign in again with /agentstack-authorize when you want to use it.']);
+    expect(todoOf(out.card)).toEqual(['- Sign in again with /agentstack-authorize (or node ~/.cursor/plugins/local/agentstack/hooks/scripts/device-code.mjs) when you want AgentStack back.']);
     expect(devices()).toBe(before);
   });
 
@@ -169,6 +169,6 @@ describe('session start in process: when no sign-in starts by itself', () => {
     const before = devices();
     const run = await startSession(dir, 'ftp://agentstack.example', { script });
     expect(devices()).toBe(before);
-    expect(todoOf(run.card)[1]).toBe('- Sign in again with /agentstack-authorize once the problem above is fixed.');
+    expect(todoOf(run.card)[1]).toBe('- Fix the problem above first. Sign in again with /agentstack-authorize (or node ~/.cursor/plugins/local/agentstack/hooks/scripts/device-code.mjs).');
   });
 });

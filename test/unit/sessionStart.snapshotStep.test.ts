@@ -10,12 +10,13 @@ import { readSnapshot } from '../../lib/agentstack/snapshot/store.js';
 import { useCoreAndCursorDirs } from '../helpers/coreFixture.js';
 import { signInWith } from '../helpers/sessionStart.js';
 import { PLUGIN_ROOT, startSession, todoOf } from '../helpers/sessionStartInProcess.js';
+import { SIGN_IN_COMMAND } from '../../lib/agentstack/state/story.js';
 
 const fx = useCoreAndCursorDirs('agentstack-ss-snap-');
 const catalogRequests = () => fx.core.counters.requests['GET /mcp/actions'] ?? 0;
 const line = (card: string, start: string) => card.split('\n').find((l) => l.startsWith(start));
 const NO_AUTO_LOGIN = { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' };
-const DIAGNOSE = `node "${PLUGIN_ROOT}/scripts/diagnose-local.mjs"`;
+const DIAGNOSE = `node ${PLUGIN_ROOT}/scripts/diagnose-local.mjs`;
 const hhmm = (ms: number) => `${new Date(ms).toISOString().slice(11, 16)}Z`;
 const snapshotPath = (dir: string) => join(dir, 'agentstack-capabilities.json');
 const failurePath = (dir: string) => join(dir, 'agentstack-capabilities-failed.json');
@@ -101,7 +102,7 @@ describe('session start in process: a failed catalog fetch', () => {
     await signInWith(dir, fx.core.baseUrl, { access_token: forged, expires_in: 3600, scope: 'actions:read' });
     const run = await startSession(dir, fx.core.baseUrl);
     expect(run.card).toContain('\n- Could not refresh the capability snapshot: ');
-    expect(todoOf(run.card)[0]).toBe('- The server refused the token; run /agentstack-authorize to sign in again.');
+    expect(todoOf(run.card)[0]).toBe(`- The server refused the token. Sign in again with ${SIGN_IN_COMMAND}.`);
     expect(run.card).not.toContain(forged);
   });
 

@@ -26,7 +26,13 @@ const base: SignOutResult = {
 
 describe('what --logout says', () => {
   it('revoked: gh-style line naming the server and how long the last access token lives', () => {
-    expect(signedOutLines(base)[0]).toBe('✓ Signed out of AgentStack (server https://agentstack.tech/mcp); the refresh token was revoked. The last access token stays valid until 2026-12-01T04:00:00Z unless the server checks revocation.');
+    const before = { now: Date.parse('2026-12-01T03:00:00Z') };
+    expect(signedOutLines(base, before)[0]).toBe('✓ Signed out of AgentStack (server https://agentstack.tech/mcp); the refresh token was revoked. The last access token stays valid until 2026-12-01T04:00:00Z unless the server checks revocation.');
+    // After that time, nothing "stays valid": the line says only what was revoked; the pin is named only when there is one.
+    const after = signedOutLines(base, { now: Date.parse('2026-12-01T05:00:00Z') });
+    expect(after[0]).toBe('✓ Signed out of AgentStack (server https://agentstack.tech/mcp); the refresh token was revoked.');
+    expect(after.join('\n')).not.toMatch(/valid until|project pin/);
+    expect(signedOutLines(base, { ...before, pinned: true }).at(-1)).toContain('the project pin stays');
     expect(signedOutLines({ ...base, access_token_revoked: true, access_token_expires_at: null })[0]).toBe('✓ Signed out of AgentStack (server https://agentstack.tech/mcp); the refresh and access tokens were revoked.');
   });
   it('not revoked: says so plainly and where to revoke', () => {

@@ -3,6 +3,7 @@
  * stdout carries exactly one JSON event per line (`device_code`, then `pending`/`slow_down`, then `authorized` or `error`) and the human text goes to stderr.
  * Nothing here ever prints a token: events carry only codes, URLs, counts and times.
  */
+import { tilde } from '../../platform/text/tilde.js';
 import { progressNotes } from '../../platform/progress.js';
 import { skippedText } from '../snapshot/skipped.js';
 import type { FlowEvent } from './flow.js';
@@ -157,11 +158,11 @@ export function createReporter(options: { json: boolean; streams: OutputStreams;
         say(`  Server: ${event.server_url}`);
         // The pin the sign-in just wrote is the X-Project-ID its calls carry; without one, the account's default.
         say(`  Project: ${projectText(projectOf({ header: event.project_id, pin: { projectId: null, source: 'none' }, claimed: null }))}`);
-        say(`  Token valid until: ${event.expires_at ?? 'the server did not say'}${event.refresh_stored ? ' (renewed automatically)' : ''}`);
+        say(`  Token valid until: ${event.expires_at ?? 'the server did not say'}${event.refresh_stored ? ' (a stored refresh token renews it)' : ''}`);
         if (event.capabilities !== null) say(`  Actions available: ${event.capabilities}${event.skipped ? `; ${skippedText(event.skipped.count, event.skipped.reason)}` : ''}`);
         say(`  Scopes granted: ${scopesText(event.scopes, event.uncovered_actions, event.capabilities)}`);
         for (const warning of event.warnings) say(`  warning: ${warning}`);
-        say(`Cursor rereads ${event.mcp_json} by itself. ${ENABLE_STEP} If it stays red, reload the window.`);
+        say(`Cursor rereads ${tilde(event.mcp_json)} by itself. ${ENABLE_STEP} If it stays red, reload the window.`);
         return;
       }
     }
@@ -202,7 +203,7 @@ export function createReporter(options: { json: boolean; streams: OutputStreams;
         ? `✓ Signed in to AgentStack${as} (by the sign-in that was already running).`
         : `✓ Still signed in to AgentStack${as} with the earlier token: the sign-in that was already running ended without a new one.`);
       say(`  Server: ${result.server_url}`);
-      say(`  Token valid until: ${result.expires_at ?? 'the token does not say'}${result.refresh_stored ? ' (renewed automatically)' : ''}`);
+      say(`  Token valid until: ${result.expires_at ?? 'the token does not say'}${result.refresh_stored ? ' (a stored refresh token renews it)' : ''}`);
       say(`  Scopes granted: ${scopesText(result.scopes, result.uncovered_actions, result.capabilities)}`);
     },
     fail(error) {

@@ -15,7 +15,7 @@ export type AccountState = (typeof ACCOUNT_STATES)[number];
 export const ACCOUNT_WORDS: Record<AccountState, string> = {
   signed_in: 'signed in',
   expiring: 'token expiring',
-  expired_renewable: 'token expired, renewed automatically',
+  expired_renewable: 'token expired, renewal due',
   expired: 'token expired',
   refused: 'token refused by the server',
   signed_out: 'signed out',
@@ -39,16 +39,6 @@ export function accountText(account: Pick<Account, 'state' | 'apiKey'>, who: str
 /** States in which AgentStack calls work now or after an automatic renewal: nothing for the person to do. */
 export function isUsable(state: AccountState): boolean {
   return state === 'signed_in' || state === 'expiring' || state === 'expired_renewable';
-}
-
-/** What the person does next in a state that needs them, in one line; null when nothing is needed. */
-export function nextStepFor(state: AccountState): string | null {
-  switch (state) {
-    case 'signed_in': case 'expiring': case 'expired_renewable': return null;
-    case 'unreadable': return 'Fix ~/.cursor/mcp.json by hand or move it aside (diagnose-local shows where it breaks), then sign in with /agentstack-authorize.';
-    case 'signed_out': return 'Sign in again with /agentstack-authorize (or node device-code.mjs) when you want AgentStack back.';
-    default: return 'Sign in with /agentstack-authorize (or node device-code.mjs).';
-  }
 }
 
 export interface AccountFacts {

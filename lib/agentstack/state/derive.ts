@@ -12,6 +12,7 @@ import { accountOf, isUsable, type Account } from './account.js';
 import { noCallSince } from '../plugin/cursorUi.js';
 import type { HookRuns } from '../plugin/hookRunRecord.js';
 import { projectOf, type Project } from './project.js';
+import { storyOf, type Story, type StoryFacts } from './story.js';
 
 export interface DerivedState {
   baseUrl: string;
@@ -27,6 +28,8 @@ export interface DerivedState {
    * server turned off, or wait for the person's approval.
    */
   noCallSinceSignIn: boolean;
+  /** The state's word, what is true and the next step, as every view says them. */
+  story: Story;
 }
 
 /**
@@ -41,13 +44,15 @@ export function refusedSince(failure: SnapshotFailure | null | undefined, server
 
 export interface DeriveInput {
   now: number;
-  mcp: { config: McpConfig | null; entry: Record<string, unknown> | null; error: string | null };
+  mcp: { config: McpConfig | null; entry: Record<string, unknown> | null; error: string | null; errorAt?: StoryFacts['mcpErrorAt']; shown?: string };
   refresh: { expiresAt: string | null; record: RefreshRecord | null };
   pin: { text: string | null; env: string | null };
   snapshot: { failure?: SnapshotFailure | null };
   identity: Identity | null;
   signedOut: boolean;
   hookRuns?: HookRuns;
+  /** A Device Code sign-in waiting for approval. */
+  waiting?: StoryFacts['waiting'];
 }
 
 export function deriveState(s: DeriveInput, envBaseUrl: string | null): DerivedState {
@@ -76,5 +81,6 @@ export function deriveState(s: DeriveInput, envBaseUrl: string | null): DerivedS
   const who = view.token ? identityFor(s.identity, view.claims?.sub, serverUrl)?.who ?? null : null;
   const issuedAt = typeof view.claims?.iat === 'number' ? view.claims.iat * 1000 : null;
   const noCallSinceSignIn = isUsable(account.state) && !account.apiKey && noCallSince(issuedAt, s.hookRuns?.['pre-mcp']?.at);
-  return { baseUrl, serverUrl, account, project, who, claims: view.claims, noCallSinceSignIn };
+  const story = storyOf({ account, refreshable: ours, mcpJson: s.mcp.shown ?? '~/.cursor/mcp.json', mcpErrorAt: s.mcp.errorAt ?? null, mcpProblem: s.mcp.error, waiting: s.waiting ?? null });
+  return { baseUrl, serverUrl, account, project, who, claims: view.claims, noCallSinceSignIn, story };
 }

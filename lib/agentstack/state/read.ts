@@ -12,7 +12,9 @@
 import { isLockHolderAlive, readLockFile } from '../../platform/fs/fileLock.js';
 import { fileMode, readTextIfExists } from '../../platform/fs/secureFile.js';
 import { isObject } from '../../platform/text/isObject.js';
-import { signInOrigins } from '../signIn/lock.js';
+import { tilde } from '../../platform/text/tilde.js';
+import { isLiveDeviceLock, signInOrigins } from '../signIn/lock.js';
+import { running } from '../signIn/running.js';
 import { jwtExpiryMs } from '../auth/jwt.js';
 import { chooseBaseUrl, normalizeMcpConfig } from '../mcpJson/entry.js';
 import { bearerOf, type McpConfig } from '../mcpJson/credential.js';
@@ -35,8 +37,10 @@ import { deriveState, type DerivedState } from './derive.js';
 export interface McpState {
   path: string;
   exists: boolean;
-  /** The reader's message when the file is not valid JSON or not an object. */
+  /** The reader's message when the file is not valid JSON or not an object (the home folder written `~`). */
   error: string | null;
+  /** Where the file stops being JSON, when the reader could tell. */
+  errorAt?: { line: number; column: number } | null;
   config: McpConfig | null;
   mode: number | null;
   /** The agentstack entry as found (headers included; judged, never printed). */
@@ -78,7 +82,13 @@ export function readMcpState(path: string, envBaseUrl: string | null, stored: Re
   const base = { path, mode: fileMode(path), entry: null, notLean: false };
   // The manager's reader: a folder, an unreadable file or broken JSON each get its clear message (file, position).
   let read: ReturnType<typeof readMcpConfigFile>;
-  try { read = readMcpConfigFile(path); } catch (error) { return { ...base, exists: true, error: message(error), config: null }; }
+  try {
+    read = readMcpConfigFile(path);
+  } catch (error) {
+    const details = (error as { details?: { line?: unknown; column?: unknown } }).details;
+    const errorAt = typeof details?.line === 'number' && typeof details.column === 'number' ? { line: details.line, column: details.column } : null;
+    return { ...base, exists: true, error: message(error).split(path).join(tilde(path)), errorAt, config: null };
+  }
   if (read.text === null) return { ...base, exists: false, error: null, config: null };
   const config: McpConfig = read.config;
   const servers = config.mcpServers;
@@ -159,7 +169,10 @@ export function readCursorState(options: ReadStateOptions = {}): CursorState {
     signedOut: isSignedOut(paths.signedOut),
     hookRuns: readHookRuns(paths.hookRuns),
   };
-  return { ...read, derived: deriveState(read, options.envBaseUrl ?? null) };
+  const { lock } = read;
+  const waiting = lock.data && !lock.data.approved_at && isLiveDeviceLock(lock.data, { holderAlive: lock.holderAlive, now }) ? running(lock.data, lock.origins) : null;
+  const mcpShown = { ...mcp, shown: tilde(paths.mcpJson) };
+  return { ...read, derived: deriveState({ ...read, mcp: mcpShown, waiting }, options.envBaseUrl ?? null) };
 }
 
 /** The action names of the capability snapshot, or null when there is none (a small entry point for `config`). */

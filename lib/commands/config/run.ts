@@ -42,7 +42,30 @@ function afterChange(key: SettingKey, env: NodeJS.ProcessEnv, what: string, json
   const overridden = envValueOf(key, env);
   const warning = (overridden ? `! ${overridden.name} is set in this environment and wins over the setting here; Cursor started from the Dock or a launcher does not see it.\n` : '') + note;
   if (json) return done(`${JSON.stringify({ ...rowJson(row), changed: what })}\n`, warning);
-  return done(`✓ ${what}.\n  In effect: ${key} = ${row.value ?? '-'}, from ${originText(row)}.\n  The next sign-in and the next agent session use it.\n`, warning);
+  return done(`✓ ${what}.\n  In effect: ${key} = ${row.value ?? '-'}, from ${originText(row)}.\n  ${APPLIES_FROM[key]}\n`, warning);
+}
+
+/** When a change of each key takes effect, as a person reads it after `set` or `unset`. */
+export const APPLIES_FROM: Record<SettingKey, string> = {
+  'base-url': 'The next sign-in and the next agent session start use it.',
+  'auto-login': 'The next agent session start uses it.',
+  'scope-preset': 'The next sign-in uses it.',
+  project: 'The next sign-in uses it (calls carry the project a sign-in writes).',
+  'https-proxy': "The plugin's next request uses it.",
+  'no-proxy': "The plugin's next request uses it.",
+  'oauth-client-id': 'The next sign-in uses it.',
+  policy: 'It applies from the next AgentStack call.',
+  'ask-actions': 'It applies from the next AgentStack call.',
+  'deny-actions': 'It applies from the next AgentStack call.',
+  debug: 'The next script or hook run uses it.',
+  journal: 'It applies from the next AgentStack call.',
+};
+
+/** What `get` says on stderr when a key has no value. */
+function unsetText(key: SettingKey): string {
+  return key === 'project'
+    ? "no project pin is set: calls go to your account's default project (config set project ID pins one)"
+    : `${key} is not set (config set ${key} VALUE sets it)`;
 }
 
 /**
@@ -104,8 +127,8 @@ function list(env: NodeJS.ProcessEnv, json: boolean): ConfigResult {
 /** `get KEY`: the value in effect; exit 1 when there is none (like `git config`), with `--json` too (its row). */
 function get(key: SettingKey, env: NodeJS.ProcessEnv, json: boolean): ConfigResult {
   const row = rowOf(key, env);
-  const warning = row.problem ? `! ${row.problem}\n` : '';
   const code = row.value === null ? 1 : 0;
+  const warning = (row.problem ? `! ${row.problem}\n` : '') + (code && !json ? `${unsetText(key)}\n` : '');
   if (json) return { code, stdout: `${JSON.stringify(rowJson(row))}\n`, stderr: warning };
   return code ? { code, stdout: '', stderr: warning } : done(`${row.value}\n`, warning);
 }

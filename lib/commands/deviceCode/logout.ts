@@ -11,6 +11,8 @@ import { setProxyOptions } from '../../platform/net/http.js';
 import { applySettings } from '../../agentstack/settings/effective.js';
 import { journalFiles, removeJournal } from '../../agentstack/journal/file.js';
 import { cursorPaths } from '../../agentstack/server/paths.js';
+import { stepFor } from '../../agentstack/state/story.js';
+import { readStatus } from './status.js';
 
 export interface LogoutOptions {
   json: boolean;
@@ -40,8 +42,15 @@ function whenText(iso: string | null): string {
   return iso ? iso.replace(/\.\d{3}Z$/, 'Z') : 'it expires';
 }
 
-/** The human lines for a sign-out that happened locally. */
-export function signedOutLines(result: SignOutResult): string[] {
+/** The last access token's expiry still ahead, or null (unknown, or already past: nothing stays valid). */
+function aheadOf(iso: string | null, now: number): string | null {
+  return iso !== null && Date.parse(iso) > now ? iso : null;
+}
+
+/** The human lines for a sign-out that happened locally. `pinned`: a project pin stays for the next sign-in. */
+export function signedOutLines(result: SignOutResult, context: { pinned?: boolean; now?: number } = {}): string[] {
+  const now = context.now ?? Date.now();
+  const expiresAt = aheadOf(result.access_token_expires_at, now);
   const server = `server ${result.server_url}`;
   if (!result.was_signed_in) {
     return [`You were not signed in to AgentStack (${server}); nothing to sign out.`, ...result.warnings.map((w) => `  warning: ${w}`)];
@@ -49,16 +58,16 @@ export function signedOutLines(result: SignOutResult): string[] {
   const lines: string[] = [];
   if (result.revoked) {
     const what = result.access_token_revoked ? 'the refresh and access tokens were revoked.' : 'the refresh token was revoked.';
-    const rest = result.access_token_revoked || !result.access_token_expires_at
+    const rest = result.access_token_revoked || !expiresAt
       ? ''
-      : ` The last access token stays valid until ${whenText(result.access_token_expires_at)} unless the server checks revocation.`;
+      : ` The last access token stays valid until ${whenText(expiresAt)} unless the server checks revocation.`;
     lines.push(`✓ Signed out of AgentStack (${server}); ${what}${rest}`);
   } else {
     lines.push(`✓ Signed out of AgentStack on this machine (${server}); no copy of the tokens is left here.`);
-    lines.push(`! The sign-in could not be revoked at the server (${result.message ?? result.reason}). Revoke the "cursor-plugin" sign-in in your AgentStack account at ${result.revoke_at}; until then it stays valid there${result.access_token_expires_at ? ` (the last access token until ${whenText(result.access_token_expires_at)})` : ''}.`);
+    lines.push(`! The sign-in could not be revoked at the server (${result.message ?? result.reason}). Revoke the "cursor-plugin" sign-in in your AgentStack account at ${result.revoke_at}; until then it stays valid there${expiresAt ? ` (the last access token until ${whenText(expiresAt)})` : ''}.`);
   }
   for (const warning of result.warnings) lines.push(`  warning: ${warning}`);
-  lines.push('  The agentstack entry in mcp.json keeps its URL and the project pin stays; sign in again with /agentstack-authorize.');
+  lines.push(`  The agentstack entry in mcp.json keeps its URL${context.pinned ? ' and the project pin stays' : ''}. ${stepFor('signed_out')}`);
   return lines;
 }
 
@@ -92,7 +101,10 @@ export async function runLogout(options: LogoutOptions): Promise<number> {
         journal: journal.state,
       })}\n`);
     }
-    for (const line of [...signedOutLines(result), ...(journal.line ? [journal.line] : [])]) human.write(`${line}\n`);
+    // A pin stays only when there is one: the one model's project (the pin the next sign-in writes).
+    let pinned = false;
+    try { pinned = readStatus(settings.env).facts.project.nextSignIn !== null; } catch { /* none to name */ }
+    for (const line of [...signedOutLines(result, { pinned }), ...(journal.line ? [journal.line] : [])]) human.write(`${line}\n`);
     return 0;
   } catch (error) {
     const message = error instanceof PluginError

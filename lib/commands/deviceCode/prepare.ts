@@ -28,6 +28,7 @@ export interface DeviceCodeRequest {
 }
 
 function scopesFrom(args: DeviceCodeArgs, env: NodeJS.ProcessEnv): ScopeRequest {
+  if (args.scopes !== undefined && args.scopePreset !== undefined) throw new PluginError('invalid_config', '--scopes and --scope-preset cannot be combined (--scopes names the scopes itself)');
   if (args.scopes !== undefined) {
     const asked = args.scopes.split(/[\s,]+/).filter(Boolean);
     if (!asked.length) throw new PluginError('invalid_config', '--scopes needs at least one scope');

@@ -14,6 +14,7 @@ import { cursorPaths } from '../../agentstack/server/paths.js';
 import { savePin } from '../../agentstack/auth/projectPin.js';
 import { ignoredPinNotice } from '../../agentstack/state/read.js';
 import type { DeviceCodeRequest } from './prepare.js';
+import { storyText } from '../../agentstack/state/story.js';
 
 /** Lines for the person before the flow starts: settings that were ignored, a pin file that is not a pin. */
 function notices(request: DeviceCodeRequest): string[] {
@@ -43,6 +44,16 @@ async function followToTheEnd(holder: DeviceLock, env: NodeJS.ProcessEnv, report
   return 0;
 }
 
+/** The unreadable state's story when mcp.json cannot be read, else null (any other problem is the flow's to say). */
+function unreadableStory(env: NodeJS.ProcessEnv): string | null {
+  try {
+    const { facts } = readStatus(env);
+    return facts.state === 'unreadable' ? storyText(facts.story) : null;
+  } catch {
+    return null;
+  }
+}
+
 export async function runDeviceCode(request: DeviceCodeRequest, streams: OutputStreams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   const env = request.settings.env;
   setProxyOptions(request.settings.proxy);
@@ -56,6 +67,10 @@ export async function runDeviceCode(request: DeviceCodeRequest, streams: OutputS
   try {
     // Under credential-store = keychain, a keychain that cannot work here stops the sign-in before any code is shown.
     assertStoreUsable({ env });
+    // mcp.json that cannot be read: a sign-in could not write its entry, and the sign-in in it is not lost. The
+    // account's story says what to do instead (fix the file).
+    const story = unreadableStory(env);
+    if (story) return reporter.fail(new PluginError('invalid_config', story));
     if (request.pin !== undefined) {
       const { notice } = savePin(env, cursorPaths(env).project, request.pin);
       pinned = true;

@@ -14,7 +14,9 @@ import { NO_POLICY, policyInEffect } from '../../agentstack/policy/effective.js'
 import { describePolicy } from '../../agentstack/policy/describe.js';
 import { tilde } from '../../platform/text/tilde.js';
 import { readCursorState, type CursorState } from '../../agentstack/state/read.js';
-import { accountText, expiryText, isUsable, nextStepFor, type AccountState } from '../../agentstack/state/account.js';
+import { accountText, expiryText, isUsable, type AccountState } from '../../agentstack/state/account.js';
+import { RENEWAL_STEP, storyOf, type Story } from '../../agentstack/state/story.js';
+import { nodeEndOfLifeText, nodePastEndOfLife } from '../../agentstack/plugin/nodeReleases.js';
 import { projectText, type Project } from '../../agentstack/state/project.js';
 import { resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
 import { ENABLE_STEP } from '../../agentstack/plugin/cursorUi.js';
@@ -46,6 +48,10 @@ export interface StatusFacts {
   managed: { path: string; keys: string[]; trusted: boolean; broken: boolean } | null;
   /** Signed in, and no AgentStack call reached the hook since: Cursor may have the server off or want approval. */
   no_call_since_sign_in: boolean;
+  /** The state's story (what is true, the next step), from the one model. */
+  story: Story;
+  /** The Node running this, and the end of life it is past (null while supported). */
+  node: { version: string; end_of_life: string | null };
   now: number;
 }
 
@@ -71,7 +77,7 @@ export const STATUS_SECTIONS: StatusSection[] = [
   { key: 'token', line: () => null, json: (f) => f.token },
   {
     key: 'expires_at',
-    line: (f) => (f.token ? `  Token: ${expiryText(f.expires_at, f.now)}${f.refresh_stored ? ' (renewed automatically)' : ''}` : null),
+    line: (f) => (f.token ? `  Token: ${expiryText(f.expires_at, f.now)}${f.refresh_stored ? ' (a stored refresh token renews it)' : ''}` : null),
     json: (f) => f.expires_at,
   },
   { key: 'refresh_stored', line: () => null, json: (f) => f.refresh_stored },
@@ -107,7 +113,17 @@ export const STATUS_SECTIONS: StatusSection[] = [
   },
   { key: 'online', line: (f) => (f.online ? `  Server check: ${f.online.message}` : null), json: (f) => f.online },
   { key: 'no_call_since_sign_in', line: (f) => (f.no_call_since_sign_in ? `  Cursor: no AgentStack call since this sign-in. ${ENABLE_STEP}` : null), json: (f) => f.no_call_since_sign_in },
+  {
+    key: 'node',
+    line: (f) => {
+      if (f.node.end_of_life === null) return null;
+      const { summary, fix } = nodeEndOfLifeText(f.node.version, { endOfLife: f.node.end_of_life }, f.now);
+      return `  ${summary}. ${fix}.`;
+    },
+    json: (f) => f.node,
+  },
   { key: 'problems', line: () => null, json: (f) => f.problems },
+  { key: 'truth', line: () => null, json: (f) => f.story.truth },
 ];
 
 /** The facts from the one model of this machine's state; nothing here touches the network. The token never leaves. */
@@ -127,7 +143,7 @@ export function statusFacts(state: CursorState): { facts: StatusFacts; token: st
     api_key: derived.account.apiKey,
     who: derived.who,
     expires_at: derived.account.expiresAt,
-    refresh_stored: Boolean(state.refresh.record && !state.refresh.legacy && token),
+    refresh_stored: Boolean(state.refresh.record && !state.refresh.legacy),
     refresh_store: state.refresh.placement ?? null,
     scopes,
     project: derived.project,
@@ -138,6 +154,8 @@ export function statusFacts(state: CursorState): { facts: StatusFacts; token: st
     policy: NO_RULES,
     online: null,
     no_call_since_sign_in: derived.noCallSinceSignIn,
+    story: derived.story,
+    node: { version: process.versions.node, end_of_life: nodePastEndOfLife(process.versions.node, state.now)?.endOfLife ?? null },
     managed: state.settings.managed.exists ? { path: state.settings.managed.path, keys: state.settings.managed.keys, trusted: state.settings.managed.trusted === true, broken: state.settings.managed.broken } : null,
     now: state.now,
   };
@@ -153,10 +171,9 @@ export function readStatus(env: NodeJS.ProcessEnv, now = Date.now()): { facts: S
   return statusFacts(readCursorState({ env, envBaseUrl: envBaseUrl(env), now }));
 }
 
-/** What to do next when not signed in. */
-export function nextStep(facts: StatusFacts): string {
-  if (facts.online?.accepted === false) return 'Sign in again with /agentstack-authorize (or node device-code.mjs).';
-  return nextStepFor(facts.state) ?? 'Sign in with /agentstack-authorize (or node device-code.mjs).';
+/** The next step of the state's story (null: nothing to do). */
+export function nextStep(facts: StatusFacts): string | null {
+  return facts.story.next;
 }
 
 const MAX_LINES = 10;
@@ -164,14 +181,15 @@ const NO_RULES = describePolicy({ kind: 'ok', policy: NO_POLICY });
 
 /** The card as lines (at most ten, problems included) and as one JSON object. */
 export function renderStatus(facts: StatusFacts): { lines: string[]; json: Record<string, unknown> } {
-  const head = isSignedIn(facts) ? '✓ AgentStack: signed in' : 'X AgentStack: not signed in';
+  const head = isSignedIn(facts) ? '✓ AgentStack: signed in' : `X AgentStack: ${facts.story.word}`;
   const body = STATUS_SECTIONS.map((s) => s.line(facts)).filter((l): l is string => l !== null);
-  const tail = isSignedIn(facts) ? [] : [`  ${nextStep(facts)}`];
+  const next = nextStep(facts);
+  const tail = next === null ? [] : [`  ${next}`];
   const room = Math.max(0, MAX_LINES - 1 - body.length - tail.length);
   const lines = [head, ...body, ...facts.problems.slice(0, room).map((p) => `  ! ${quoteShort(p, 200)}`), ...tail];
   const json: Record<string, unknown> = {};
   for (const section of STATUS_SECTIONS) json[section.key] = section.json(facts);
-  if (!isSignedIn(facts)) json.next_step = nextStep(facts);
+  json.next_step = next;
   return { lines, json };
 }
 
@@ -201,12 +219,20 @@ export async function runStatus(options: StatusOptions): Promise<number> {
   const { facts, token, baseUrl } = readStatus(settings.env, options.now);
   facts.policy = describePolicy(policyInEffect(settings.rows, settings.file, settings.managed), (path) => tilde(path));
   facts.problems.unshift(...settings.problems);
-  if (options.online && token) {
+  if (options.online && token && facts.state === 'expired_renewable') {
+    // An expired token is refused by any server: asking would only say so. The renewal comes first.
+    facts.online = { accepted: null, message: `not asked: the token has expired. ${RENEWAL_STEP}` };
+  } else if (options.online && token) {
     const { setProxyOptions } = await import('../../platform/net/http.js');
     setProxyOptions(settings.proxy);
     const online = await checkOnline(baseUrl, token);
     facts.online = { accepted: online.accepted, message: online.message };
     if (online.who) facts.who = online.who;
+    if (online.accepted === false) {
+      // The server's word wins: the token is refused, whatever the files say, and the story is that state's.
+      facts.state = 'refused';
+      facts.story = storyOf({ account: { state: 'refused', apiKey: facts.api_key }, refreshable: facts.refresh_stored, mcpJson: '~/.cursor/mcp.json', mcpErrorAt: null, waiting: null });
+    }
   }
   const { lines, json } = renderStatus(facts);
   options.streams.stdout.write(options.json ? `${JSON.stringify(json)}\n` : `${lines.join('\n')}\n`);

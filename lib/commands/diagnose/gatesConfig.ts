@@ -7,8 +7,14 @@ import { fail, pass, warn, type Check } from '../../platform/report.js';
 import type { McpState, PluginState } from './state.js';
 import { isObject } from '../../platform/text/isObject.js';
 import { tilde } from '../../platform/text/tilde.js';
+import { SIGN_IN_STEP, type Story } from '../../agentstack/state/story.js';
+import type { AccountState } from '../../agentstack/state/account.js';
+import { nodeEndOfLifeText, nodePastEndOfLife } from '../../agentstack/plugin/nodeReleases.js';
 
-export const SIGN_IN = 'Sign in: run /agentstack-authorize in the agent chat (or node <plugin>/hooks/scripts/device-code.mjs)';
+/** A row about a state the person chose (never signed in, signed out) is a WARN at most, never a FAIL. */
+const chosen = (state: AccountState | undefined) => state === 'never_signed_in' || state === 'signed_out';
+
+export const SIGN_IN = SIGN_IN_STEP;
 export const RUN_FIX = 'Run diagnose-local --fix';
 const MIN_NODE_MAJOR = 20;
 const LEAN_KEYS = new Set(['type', 'url', 'headers', 'auth']);
@@ -24,9 +30,9 @@ const majorOf = (version: string) => Number(version.replace(/^v/, '').split('.')
  * Node running this script, and the `node` a hook would run: hooks start `node` from the PATH Cursor gives them,
  * which matches this one when Cursor was started from this shell (a Dock or Start-menu launch may differ).
  */
-export function nodeGate(version: string, hookNode?: { path: string | null; version: string | null }): Check {
+export function nodeGate(version: string, hookNode?: { path: string | null; version: string | null }, now = Date.now()): Check {
   if (majorOf(version) < MIN_NODE_MAJOR) return fail('node', `Node ${version} is older than ${MIN_NODE_MAJOR}`, INSTALL_NODE);
-  if (!hookNode) return pass('node', `Node ${version}`);
+  if (!hookNode) return nodeEndOfLife(version, now) ?? pass('node', `Node ${version}`);
   if (!hookNode.path) {
     return warn('node', `Node ${version} runs this script, but no "node" is on this PATH: hooks run "node" from the PATH Cursor gives them`, INSTALL_NODE);
   }
@@ -34,7 +40,15 @@ export function nodeGate(version: string, hookNode?: { path: string | null; vers
   if (majorOf(hookNode.version) < MIN_NODE_MAJOR) {
     return fail('node', `hooks would run ${tilde(hookNode.path)} (Node ${hookNode.version}), older than ${MIN_NODE_MAJOR}`, INSTALL_NODE);
   }
-  return pass('node', `Node ${version}; hooks run ${tilde(hookNode.path)} (Node ${hookNode.version.replace(/^v/, '')}) when Cursor's PATH is this one`);
+  return nodeEndOfLife(hookNode.version, now) ?? pass('node', `Node ${version}; hooks run ${tilde(hookNode.path)} (Node ${hookNode.version.replace(/^v/, '')}) when Cursor's PATH is this one`);
+}
+
+/** A WARN for a Node past its end of life (hooks still run on it; it gets no security fixes), else null. */
+function nodeEndOfLife(version: string, now: number): Check | null {
+  const past = nodePastEndOfLife(version, now);
+  if (!past) return null;
+  const { summary, fix } = nodeEndOfLifeText(version, past, now);
+  return warn('node', summary, fix);
 }
 
 export function pluginInstalledGate(plugin: PluginState): Check {
@@ -59,10 +73,10 @@ export function shippedMcpGate(plugin: PluginState): Check {
     : pass(id, "the plugin's own mcp.json is URL-only");
 }
 
-export function mcpReadableGate(mcp: McpState): Check {
+export function mcpReadableGate(mcp: McpState, story?: Pick<Story, 'next'>): Check {
   const id = 'mcp.readable';
-  if (!mcp.exists) return fail(id, `${tilde(mcp.path)} does not exist`, SIGN_IN);
-  if (mcp.error) return fail(id, mcp.error, `Fix ${tilde(mcp.path)} by hand or move it aside, then sign in again`);
+  if (!mcp.exists) return pass(id, `${tilde(mcp.path)} does not exist yet (a sign-in creates it)`);
+  if (mcp.error) return fail(id, mcp.error, story?.next ?? `Fix ${tilde(mcp.path)} by hand or move it aside`);
   return pass(id, `${tilde(mcp.path)} is valid JSON`);
 }
 
@@ -73,10 +87,10 @@ export function extraKeys(entry: Record<string, unknown>): string[] {
   return extra;
 }
 
-export function mcpEntryGate(mcp: McpState): Check {
+export function mcpEntryGate(mcp: McpState, state?: AccountState): Check {
   const id = 'mcp.entry';
-  if (!mcp.config) return notChecked(id, 'mcp.json is not readable');
-  if (!mcp.entry) return fail(id, 'mcp.json has no "agentstack" server', SIGN_IN);
+  if (!mcp.config) return notChecked(id, mcp.exists ? 'mcp.json is not readable' : 'mcp.json does not exist');
+  if (!mcp.entry) return (chosen(state) ? warn : fail)(id, 'mcp.json has no "agentstack" server', SIGN_IN);
   const url = typeof mcp.entry.url === 'string' ? mcp.entry.url : '(no url)';
   if (!mcp.notLean) return pass(id, `lean "agentstack" entry -> ${url}`);
   const extra = extraKeys(mcp.entry);
@@ -92,7 +106,7 @@ export function mcpNoToolsGate(mcp: McpState): Check {
     : pass(id, 'no "tools" map in the "agentstack" entry');
 }
 
-export function mcpBearerGate(mcp: McpState): Check {
+export function mcpBearerGate(mcp: McpState, state?: AccountState): Check {
   const id = 'mcp.bearer';
   if (!mcp.entry) return notChecked(id, 'no "agentstack" entry');
   const auth = headerValue(mcp.entry.headers, 'Authorization');
@@ -100,7 +114,7 @@ export function mcpBearerGate(mcp: McpState): Check {
   if (auth !== undefined) return fail(id, 'Authorization is empty or a placeholder (${...}, <token>, AGENTSTACK_ACCESS_TOKEN)', SIGN_IN);
   return headerValue(mcp.entry.headers, 'X-API-Key') !== undefined
     ? warn(id, 'signed in with an X-API-Key, no Bearer', 'Sign in with /agentstack-authorize for a token that refreshes itself')
-    : fail(id, 'no Authorization header (the account row says why)', SIGN_IN);
+    : (chosen(state) ? warn : fail)(id, 'no Authorization header (the account row says why)', SIGN_IN);
 }
 
 export function mcpModeGate(mcp: McpState, platform: NodeJS.Platform = process.platform): Check {

@@ -10,6 +10,7 @@ import { formatDuration } from './gatesState.js';
 import { ENABLE_STEP, HOOKS_SETTINGS_PAGE, MCP_SETTINGS_PAGE } from '../../agentstack/plugin/cursorUi.js';
 import { isUsable } from '../../agentstack/state/account.js';
 import type { LocalState } from './state.js';
+import { notChecked } from './gatesConfig.js';
 
 export const WHERE_HOOKS_SHOW =
   `Look in ${HOOKS_SETTINGS_PAGE} and the "Hooks" and "MCP Logs" output channels; plugin hooks need Cursor 3.13 or later (the Cursor CLI runs them from its 2026.08.11 release); ` +
@@ -41,7 +42,7 @@ export function hooksRanGate(runs: HookRuns, now: number): Check {
 /** Whether any AgentStack call has reached the pre-MCP hook since the current token was issued. */
 export function callsSinceSignInGate(s: Pick<LocalState, 'derived' | 'hookRuns'>): Check {
   const id = 'cursor.calls';
-  if (!isUsable(s.derived.account.state) || s.derived.account.apiKey) return pass(id, 'not checked: no Device Code token in use');
+  if (!isUsable(s.derived.account.state) || s.derived.account.apiKey) return notChecked(id, 'no Device Code token in use');
   if (!s.derived.noCallSinceSignIn) return pass(id, `AgentStack calls have reached the plugin's pre-MCP hook since this sign-in (last ${s.hookRuns['pre-mcp']?.at ?? 'unknown'})`);
   return warn(id, 'no AgentStack call has reached the plugin\'s pre-MCP hook since this token was issued: Cursor may have user-agentstack turned off, or may be waiting for your approval', ENABLE_STEP);
 }
@@ -49,6 +50,7 @@ export function callsSinceSignInGate(s: Pick<LocalState, 'derived' | 'hookRuns'>
 /** Which of Connect (the plugin's own server, authorized by Cursor) and Device Code (the ~/.cursor/mcp.json entry) is set up. */
 export function signInKindGate(s: Pick<LocalState, 'plugin' | 'mcp'>): Check {
   const id = 'sign-in.kind';
+  if (s.mcp.error) return notChecked(id, 'mcp.json is not readable (its row says where it breaks)');
   const entry = s.mcp.entry;
   const signedIn = entry !== null && (bearerToken(headerValue(entry.headers, 'Authorization')) !== null || isRealApiKey(headerValue(entry.headers, 'X-API-Key')));
   const deviceCode = entry === null ? null : `Device Code: ${DEVICE_CODE_SERVER_NAME} from ~/.cursor/mcp.json${signedIn ? ', signed in' : ', no credential'}`;

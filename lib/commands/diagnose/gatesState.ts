@@ -8,7 +8,7 @@ import { parseProjectId } from '../../agentstack/mcpJson/entry.js';
 import { REFRESH_WINDOW_MS } from '../../agentstack/mcpJson/credential.js';
 import { deviceLockEndsAt, isLiveDeviceLock, shownDeviceLock } from '../../agentstack/signIn/lock.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
-import { RUN_FIX, SIGN_IN, notChecked, octal } from './gatesConfig.js';
+import { RUN_FIX, notChecked, octal } from './gatesConfig.js';
 import { tilde } from '../../platform/text/tilde.js';
 import type { LocalState } from './state.js';
 import { SNAPSHOT_MAX_AGE_MS } from '../../agentstack/snapshot/layout.js';
@@ -16,7 +16,8 @@ import { skippedText } from '../../agentstack/snapshot/skipped.js';
 import { PIN_FIX } from '../../agentstack/auth/projectPin.js';
 import { RULE_KEYS, type ManagedRead } from '../../agentstack/settings/managed.js';
 import { dirname } from 'node:path';
-import { accountText, expiryText, nextStepFor } from '../../agentstack/state/account.js';
+import { accountText, expiryText, isUsable, type AccountState } from '../../agentstack/state/account.js';
+import { RENEWAL_STEP, SIGN_IN_STEP } from '../../agentstack/state/story.js';
 import { projectText } from '../../agentstack/state/project.js';
 
 
@@ -34,11 +35,18 @@ export function accountGate(s: Pick<LocalState, 'derived' | 'now'>): Check {
   const { account, serverUrl, project, who } = s.derived;
   const expiry = account.expiresAt === null ? '' : `; token ${expiryText(account.expiresAt, s.now)}`;
   const summary = `${accountText(account, who)} (server ${serverUrl})${expiry}; project ${projectText(project)}`;
-  const evidence = { state: account.state };
-  const next = nextStepFor(account.state);
-  if (next === null) return pass(id, summary, evidence);
-  return account.state === 'signed_out' || account.state === 'never_signed_in' ? warn(id, summary, next, evidence) : fail(id, summary, next, evidence);
+  const { story } = s.derived;
+  const evidence = { state: account.state, next_step: story.next };
+  if (story.next === null) return pass(id, summary, evidence);
+  // A renewal due: the plugin is on it. A sign-in waiting for approval, or a state the person chose: a WARN, never
+  // a FAIL. Anything else that needs the person fails, with its one next step.
+  if (story.underway && isUsable(account.state)) return pass(id, `${summary}. ${story.next}`, evidence);
+  if (story.underway || CHOSEN_STATES.has(account.state)) return warn(id, summary, story.next, evidence);
+  return fail(id, `${summary}: ${story.truth}`, story.next, evidence);
 }
+
+/** States the person chose (never signed in, signed out): diagnose reports them, never as a failure. */
+export const CHOSEN_STATES: ReadonlySet<AccountState> = new Set<AccountState>(['never_signed_in', 'signed_out']);
 
 export function tokenExpiryGate(s: Pick<LocalState, 'bearer' | 'jwtExpMs' | 'refresh' | 'now'>): Check {
   const id = 'token.expiry';
@@ -53,14 +61,14 @@ export function tokenExpiryGate(s: Pick<LocalState, 'bearer' | 'jwtExpMs' | 'ref
   if (left > REFRESH_WINDOW_MS) return pass(id, `token ${masked} valid for ${formatDuration(left)} (until ${when}, ${source})`);
   const canRefresh = s.refresh.exists && !s.refresh.error;
   const state = left > 0 ? `expires in ${formatDuration(left)}` : `expired ${formatDuration(left)} ago`;
-  if (canRefresh) return warn(id, `token ${masked} ${state}; a refresh token is stored`, 'Start a new agent session: the session-start hook refreshes it');
-  return fail(id, `token ${masked} ${state} and no refresh token is stored`, SIGN_IN);
+  if (canRefresh) return pass(id, `token ${masked} ${state}; a refresh token is stored. ${RENEWAL_STEP}`);
+  return fail(id, `token ${masked} ${state} and no refresh token is stored`, SIGN_IN_STEP);
 }
 
 export function refreshFileGate(r: LocalState['refresh'], path: string, platform: NodeJS.Platform = process.platform): Check {
   const id = 'refresh.file';
-  if (!r.exists) return warn(id, 'no refresh token stored: you sign in again when the token expires', 'Sign in again with /agentstack-login if the server issues refresh tokens');
-  if (r.error) return fail(id, r.error, SIGN_IN);
+  if (!r.exists) return warn(id, 'no refresh token stored: you sign in again when the token expires', SIGN_IN_STEP);
+  if (r.error) return fail(id, r.error, SIGN_IN_STEP);
   if (platform !== 'win32' && r.mode !== null && (r.mode & 0o077) !== 0) {
     return fail(id, `${tilde(path)} has mode ${octal(r.mode)}: other users can read the refresh token`, `${RUN_FIX} (chmod 600)`);
   }

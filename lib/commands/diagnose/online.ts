@@ -8,7 +8,8 @@ import { TLS_FIX, tlsVerificationCode } from '../../platform/net/tlsError.js';
 import { credentialsBelongTo } from '../../agentstack/mcpJson/entry.js';
 import { issuedFor } from '../../agentstack/auth/refreshStore.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
-import { SIGN_IN } from './gatesConfig.js';
+import { SIGN_IN, notChecked } from './gatesConfig.js';
+import { RENEWAL_STEP } from '../../agentstack/state/story.js';
 import type { LocalState } from './state.js';
 
 /** The server diagnosed: the one Cursor uses (the entry's URL), else AGENTSTACK_BASE_URL or the default. */
@@ -18,7 +19,7 @@ export function serverFor(state: Pick<LocalState, 'mcp'>, env: NodeJS.ProcessEnv
 
 export async function authMeCheck(baseUrl: string, bearer: string | null, timeoutMs = 10_000): Promise<Check> {
   const id = 'online.auth-me';
-  if (!bearer) return fail(id, 'not checked: no Bearer token in mcp.json', SIGN_IN);
+  if (!bearer) return notChecked(id, 'no Bearer token in mcp.json');
   const { fetchIdentity } = await import('../../agentstack/auth/identity.js');
   try {
     const { who, me } = await fetchIdentity({ baseUrl, token: bearer, timeoutMs });
@@ -35,11 +36,12 @@ export async function authMeCheck(baseUrl: string, bearer: string | null, timeou
 }
 
 export async function probeChecks(mcpUrl: string, bearer: string | null): Promise<Check[]> {
-  if (!bearer) return [warn('online.mcp', 'probe not run: no Bearer token', SIGN_IN)];
+  if (!bearer) return [notChecked('online.mcp', 'no Bearer token')];
   const { probeMcpSurface } = await import('../../agentstack/probe/probe.js');
   try {
     const report = await probeMcpSurface({ mcpUrl, bearer });
-    return report.checks;
+    // The probe's fixes name verify-mcp-surface-e2e's flags; here the fix for a refused Bearer is the sign-in.
+    return report.checks.map((c) => (c.fix?.includes('--token-env') ? { ...c, fix: SIGN_IN } : c));
   } catch (error) {
     return [fail('online.mcp', `the MCP probe stopped: ${isPluginError(error) ? error.message : 'unexpected error'}`, 'Run verify-mcp-surface-e2e for details')];
   }
@@ -55,6 +57,11 @@ export async function onlineChecks(state: LocalState, env: NodeJS.ProcessEnv): P
   // The Bearer goes only to the server it was issued for: never to AGENTSTACK_BASE_URL or the default in its place.
   if (state.bearer && !credentialsBelongTo(state.mcp.entry, baseUrl, issuedFor(state.refresh.record))) {
     return [fail('online.server', `the Bearer in mcp.json is not for ${baseUrl}; it was not sent`, `Sign in to ${baseUrl} (/agentstack-authorize), or fix the url of the agentstack entry`)];
+  }
+  if (state.derived.account.state === 'expired_renewable') {
+    // Any server refuses an expired token: asking would only say so. The renewal comes first.
+    const why = `the token has expired. ${RENEWAL_STEP}`;
+    return [notChecked('online.auth-me', why), notChecked('online.mcp', why)];
   }
   const me = await authMeCheck(baseUrl, state.bearer);
   // The probe would fail the same way, less clearly.

@@ -20,17 +20,17 @@ import { callsSinceSignInGate, hooksRanGate, signInKindGate } from './gatesHooks
 /** Pure: every offline gate, in the order a person reads them. */
 export function localChecks(state: LocalState, platform: NodeJS.Platform = process.platform): Check[] {
   return [
-    nodeGate(state.nodeVersion, state.hookNode),
+    nodeGate(state.nodeVersion, state.hookNode, state.now),
     pluginInstalledGate(state.plugin),
     hooksRanGate(state.hookRuns ?? {}, state.now),
     signInKindGate(state),
     accountGate(state),
     callsSinceSignInGate(state),
     shippedMcpGate(state.plugin),
-    mcpReadableGate(state.mcp),
-    mcpEntryGate(state.mcp),
+    mcpReadableGate(state.mcp, state.derived.story),
+    mcpEntryGate(state.mcp, state.derived.account.state),
     mcpNoToolsGate(state.mcp),
-    mcpBearerGate(state.mcp),
+    mcpBearerGate(state.mcp, state.derived.account.state),
     mcpModeGate(state.mcp, platform),
     tokenExpiryGate(state),
     refreshFileGate(state.refresh, state.paths.refresh, platform),

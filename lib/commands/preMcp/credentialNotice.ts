@@ -20,6 +20,7 @@ import { MCP_SETTINGS_PAGE } from '../../agentstack/plugin/cursorUi.js';
 import { ACCOUNT_WORDS, accountOf, type AccountState } from '../../agentstack/state/account.js';
 import { refusedSince } from '../../agentstack/state/derive.js';
 import { tellOnce } from './toldOnce.js';
+import { stepFor, waitingStep } from '../../agentstack/state/story.js';
 
 export type UnusableReason = 'expired' | 'refused' | 'other_server' | 'no_credential' | 'no_capabilities';
 
@@ -82,13 +83,13 @@ export function credentialNotice(reason: UnusableReason, flow: RunningFlow | nul
     const step = flow.url && flow.code ? `open ${flow.url} and enter the code ${flow.code} (valid until ${flow.expiresAt})` : `${AUTHORIZE} to see its code and link`;
     return {
       permission: 'ask',
-      user_message: `AgentStack (${ACCOUNT_WORDS[STATE_OF[reason]]}): a sign-in is waiting for your approval: ${step}. ${where}`,
+      user_message: `AgentStack (${ACCOUNT_WORDS[STATE_OF[reason]]}): ${waitingStep(flow)} ${where}`,
       agent_message: `AgentStack's Device Code credential (${DEVICE_CODE_SERVER_NAME}) ${WHAT[reason]}, and a sign-in is waiting for the person's approval: ask them to ${step}. ${never}`,
     };
   }
   return {
     permission: 'ask',
-    user_message: `AgentStack (${ACCOUNT_WORDS[STATE_OF[reason]]}): the Device Code sign-in (${DEVICE_CODE_SERVER_NAME}) ${WHAT[reason]}; ${AUTHORIZE} to sign in again. ${where}`,
+    user_message: `AgentStack (${ACCOUNT_WORDS[STATE_OF[reason]]}): the Device Code sign-in (${DEVICE_CODE_SERVER_NAME}) ${WHAT[reason]}. ${stepFor(STATE_OF[reason])} ${where}`,
     agent_message: `AgentStack's Device Code credential (${DEVICE_CODE_SERVER_NAME}) ${WHAT[reason]}: its calls answer 401. Run /agentstack-authorize (or ask the person to click Connect for AgentStack in ${MCP_SETTINGS_PAGE}) and relay the code it prints. ${never}`,
   };
 }

@@ -4,8 +4,9 @@
  * input (another reason not to start) is one more field of SignInFacts and one more line in decideSignIn.
  */
 import { needsSignIn, type CredentialState } from '../../agentstack/mcpJson/credential.js';
+import { tilde } from '../../platform/text/tilde.js';
 import type { RunningFlow, SignInOutcome } from '../../agentstack/signIn/running.js';
-import { MCP_SETTINGS_PAGE } from '../../agentstack/plugin/cursorUi.js';
+import { SIGN_IN_COMMAND, SIGN_IN_STEP, stepBecause, stepFor, waitingStep } from '../../agentstack/state/story.js';
 
 export interface SignInFacts {
   state: CredentialState;
@@ -17,6 +18,8 @@ export interface SignInFacts {
   offline: boolean;
   /** The person signed out on this machine (`device-code --logout`) and has not signed in since. */
   signedOut: boolean;
+  /** mcp.json cannot be read: the card says how to fix it, and no sign-in is started or suggested. */
+  mcpUnreadable?: boolean;
   /** The project pin a new sign-in keeps, or why it cannot be read. */
   pin: { projectId: number | null; ignored?: string } | { error: string };
 }
@@ -27,14 +30,16 @@ export type SignInDecision =
   | { kind: 'start'; projectId: number | null }
   | { kind: 'tell'; todo: string };
 
-export const CONNECT_TODO = `Connect AgentStack: click Connect next to AgentStack in ${MCP_SETTINGS_PAGE}, or run /agentstack-authorize.`;
-export const autoLoginOffTodo = (why: string) => `Sign in again: run /agentstack-authorize (automatic sign-in is off: ${why}).`;
-export const SIGNED_OUT_TODO = 'You signed out of AgentStack on this machine; sign in again with /agentstack-authorize when you want to use it.';
-export const FIX_FIRST_TODO = 'Sign in again with /agentstack-authorize once the problem above is fixed.';
+// Each is the next step of the account's story (state/story.ts), so the card says what every view says.
+export const CONNECT_TODO = stepFor('never_signed_in')!;
+export const autoLoginOffTodo = (why: string) => stepBecause(stepFor('expired')!, `automatic sign-in is off: ${why}`);
+export const SIGNED_OUT_TODO = stepFor('signed_out')!;
+export const FIX_FIRST_TODO = stepBecause(stepFor('expired')!, 'fix the problem above first');
 
-const couldNotStart = (why: string) => `Sign in with /agentstack-authorize (automatic sign-in could not start: ${why}).`;
+const couldNotStart = (why: string) => stepBecause(SIGN_IN_STEP, `automatic sign-in could not start: ${why}`);
 
 export function decideSignIn(facts: SignInFacts): SignInDecision {
+  if (facts.mcpUnreadable) return { kind: 'none' };
   if (facts.state !== 'unsigned' && !needsSignIn(facts.state)) return { kind: 'none' };
   // Signed out on purpose: never a sign-in unasked, until the person signs in again.
   if (facts.signedOut) return { kind: 'tell', todo: SIGNED_OUT_TODO };
@@ -50,8 +55,6 @@ export function decideSignIn(facts: SignInFacts): SignInDecision {
 /** The card's line for a device flow joined or started, or for a start that failed. */
 export function signInTodo(outcome: SignInOutcome, deviceLog: string): string {
   if (outcome.kind === 'failed') return couldNotStart(outcome.message);
-  if (outcome.code && outcome.url) {
-    return `Sign in to AgentStack: open ${outcome.url} and enter the code ${outcome.code} (valid until ${outcome.expiresAt}). Cursor picks up the new token by itself; progress is logged in ${deviceLog}.`;
-  }
-  return 'A sign-in is starting in another window; run /agentstack-authorize to see its code.';
+  if (outcome.code && outcome.url) return `${waitingStep(outcome)} Progress is logged in ${tilde(deviceLog)}.`;
+  return `A sign-in is starting in another window; run ${SIGN_IN_COMMAND} to see its code.`;
 }

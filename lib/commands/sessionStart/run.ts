@@ -18,7 +18,9 @@ import { issuedFor, readRefreshFile, refreshBelongsTo, type StoredRefresh } from
 import { renderCard } from './card.js';
 import type { QuietRun } from './quick.js';
 import { REFRESH_WINDOW_MS } from '../../agentstack/mcpJson/credential.js';
-import { accountOf } from '../../agentstack/state/account.js';
+import { accountOf, isUsable } from '../../agentstack/state/account.js';
+import { SIGN_IN_STEP, stepFor, storyOf, storyText } from '../../agentstack/state/story.js';
+import { tilde } from '../../platform/text/tilde.js';
 import { projectOf, type Project } from '../../agentstack/state/project.js';
 import { refusedSince } from '../../agentstack/state/derive.js';
 import { readSnapshotFailure } from '../../agentstack/snapshot/store.js';
@@ -82,9 +84,12 @@ async function normalize(path: string, options: { envBaseUrl: string | null; iss
     if (notice) ctx.todo.push(notice);
     return { before: config, after: result.config };
   } catch (error) {
-    ctx.todo.push(`${errText(error)}`);
     // The credential in the file as read still tells who is signed in; only its cleanup waits for the next start.
-    if (read) return { before: read, after: read, held: true };
+    if (read) {
+      ctx.todo.push(errText(error).split(path).join(tilde(path)));
+      return { before: read, after: read, held: true };
+    }
+    // Unreadable: the card says the account's story (where the file breaks, and that no new sign-in is needed).
     return null;
   }
 }
@@ -108,6 +113,8 @@ interface Run {
   paths: CursorPaths;
   baseUrl: string;
   offline: boolean;
+  /** mcp.json could not be read. */
+  unreadable: boolean;
   stored: StoredRefresh | null;
   net: () => Promise<NetModule | null>;
 }
@@ -164,6 +171,7 @@ function signInFacts(run: Run, gate: CredentialView): SignInFacts {
     autoLoginOff: !autoLoginDisabled(env) ? null
       : envValueOf('auto-login', run.options.env) ? `${AUTO_LOGIN_ENV}=1` : 'auto-login is false in the settings',
     offline: run.offline,
+    mcpUnreadable: run.unreadable,
     signedOut: gate.state !== 'ok' && isSignedOut(run.paths.signedOut),
     pin,
   };
@@ -200,6 +208,23 @@ async function whoStep(run: Run, gate: CredentialView, refreshedSnapshot: boolea
     run.options.log?.(`who: ${errText(error)}`);
   }
   return who;
+}
+
+/** The unreadable state's story, as diagnose and --status tell it. */
+function unreadableStory(paths: CursorPaths, stored: StoredRefresh | null, baseUrl: string): string {
+  let at: { line?: unknown; column?: unknown } | undefined;
+  let problem: string | null = null;
+  try {
+    readMcpConfigFile(paths.mcpJson);
+  } catch (error) {
+    at = (error as { details?: typeof at }).details;
+    problem = errText(error).split(paths.mcpJson).join(tilde(paths.mcpJson));
+  }
+  const mcpErrorAt = typeof at?.line === 'number' && typeof at.column === 'number' ? { line: at.line, column: at.column } : null;
+  return storyText(storyOf({
+    account: { state: 'unreadable', apiKey: false }, refreshable: stored !== null && refreshBelongsTo(stored, baseUrl),
+    mcpJson: tilde(paths.mcpJson), mcpErrorAt, mcpProblem: problem, waiting: null,
+  }));
 }
 
 function signedOutMeanwhile(mcpJson: string): boolean {
@@ -241,7 +266,8 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     ctx.notes.push(`The plugin's network steps could not start (${errText(error)}); only local checks ran.`);
     return null;
   }));
-  const run: Run = { options, env, ctx, paths, baseUrl, offline, stored, net };
+  const run: Run = { options, env, ctx, paths, baseUrl, offline, unreadable: normalized === null, stored, net };
+  if (normalized === null) ctx.todo.push(unreadableStory(paths, stored, baseUrl));
 
   // 2. gate: the file as it was (normalizing hides a placeholder Bearer), unless its credential was for another
   // server: normalizing dropped that one, and it must not be refreshed or used here.
@@ -274,6 +300,8 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     // A credential issued for another server was dropped by the normalization above: what is left belongs here.
     belongs: true, signedOut: gate.state !== 'ok' && isSignedOut(paths.signedOut), now: now(),
   });
+  // A state that needs the person and nothing above said what to do (a refused token, say): the story's next step.
+  if (!ctx.todo.length && !isUsable(account.state) && account.state !== 'unreadable') ctx.todo.push(stepFor(account.state) ?? SIGN_IN_STEP);
   const card = renderCard({
     serverUrl, account, who, project: project(refreshed.config ?? config, gate, signInSeen.pin, env),
     capabilities, policy: policyNotice(policyInEffect(settings.rows, settings.file, settings.managed)), pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo, now: now(),

@@ -4,6 +4,8 @@
  * A failed fetch is recorded beside the snapshot and not retried for 15 minutes; a folder in the snapshot's place
  * costs only the card's Capabilities line.
  */
+import { stepBecause, stepFor } from '../../agentstack/state/story.js';
+import { tilde } from '../../platform/text/tilde.js';
 import type { CursorPaths } from '../../agentstack/server/paths.js';
 import { readSnapshotMeta, snapshotIsStale, type SnapshotMetaRead } from '../../agentstack/snapshot/meta.js';
 import { SNAPSHOT_MAX_AGE_MS, SNAPSHOT_RETRY_MS } from '../../agentstack/snapshot/layout.js';
@@ -70,7 +72,7 @@ export async function snapshotStep(args: SnapshotStepArgs): Promise<{ capabiliti
     });
     if (result.kind === 'failed') {
       args.notes.push(`Could not refresh the capability snapshot: ${result.message}.`);
-      if (result.unauthorized) args.todo.push('The server refused the token; run /agentstack-authorize to sign in again.');
+      if (result.unauthorized) args.todo.push(stepBecause(stepFor('refused')!, 'the server refused the token'));
       failure = { at: new Date(args.now()).toISOString(), server_url: serverUrl, message: result.message };
     } else {
       refreshed = true;
@@ -87,12 +89,14 @@ export async function snapshotStep(args: SnapshotStepArgs): Promise<{ capabiliti
 
   const meta = read.kind === 'ok' ? read.meta : null;
   const capabilities: CardCapabilities = { count: meta ? meta.count : null, skipped: meta?.skipped_entries ?? 0, skippedReason: meta?.skipped_reason ?? null };
-  const diagnose = `node "${args.pluginRoot}/scripts/diagnose-local.mjs"`;
+  const root = tilde(args.pluginRoot);
+  const diagnose = /[\s"'$`\\]/.test(root) ? `node "${args.pluginRoot}/scripts/diagnose-local.mjs"` : `node ${root}/scripts/diagnose-local.mjs`;
+  const snapshotPath = tilde(paths.capabilities);
   if (read.kind === 'unreadable') {
-    capabilities.problem = `${paths.capabilities} ${read.reason}`;
+    capabilities.problem = `${snapshotPath} ${read.reason}`;
     args.todo.push(read.folder
-      ? `Remove the folder ${paths.capabilities}; the next session start writes the capability snapshot there. Until then AgentStack calls are not checked.`
-      : `The capability snapshot ${paths.capabilities} ${read.reason}; delete it and start a new session, or run ${diagnose}.`);
+      ? `Remove the folder ${snapshotPath}; the next session start writes the capability snapshot there. Until then AgentStack calls are not checked.`
+      : `The capability snapshot ${snapshotPath} ${read.reason}; delete it and start a new session, or run ${diagnose}.`);
   } else if (failure && !refreshed && (plan.fetch || plan.why === 'backoff')) {
     const retry = plan.fetch ? args.now() + SNAPSHOT_RETRY_MS : plan.retryAt!;
     capabilities.problem = `the last catalog fetch failed at ${hhmm(Date.parse(failure.at))} (${failure.message}); tried again after ${hhmm(retry)}`;
