@@ -91,6 +91,35 @@ describe('trust', () => {
     expect(decidePolicy(policyOf(env(), m), step('projects.create')).permission).toBe('deny');
   });
 
+  it('the person\'s part cannot be read: the organization\'s rules still apply in full, the rest asks', () => {
+    const org = { 'deny-actions': 'projects.create', policy: 'readonly' };
+    const cases: Array<[Record<string, string>, Record<string, unknown> | string]> = [
+      [{ AGENTSTACK_POLICY: 'nonsense' }, {}],
+      [{ AGENTSTACK_DENY_ACTIONS: 'a b' }, {}],
+      [{}, '{'],
+      [{}, { 'ask-actions': 42 }],
+    ];
+    for (const [vars, mine] of cases) {
+      const m = setup(org);
+      writeFileSync(join(cursor, 'agentstack-settings.json'), typeof mine === 'string' ? mine : JSON.stringify(mine));
+      const p = policyOf(env(vars), m);
+      expect(p.kind).toBe('unreadable');
+      const denied = decidePolicy(p, step('projects.create'));
+      expect(denied.permission).toBe('deny');
+      expect(denied.user_message).toContain(`set by your organization in ${managedPath}`);
+      expect(decidePolicy(p, step('data.write')).permission).toBe('deny'); // the organization's readonly
+      expect(decidePolicy(p, step('projects.list', 'projects:read')).permission).toBe('ask'); // only ask is added
+    }
+  });
+
+  it('the managed file cannot be read: the person\'s own deny still denies, the rest asks', () => {
+    const m = setup('{ broken', { 'deny-actions': 'projects.delete' });
+    const p = policyOf(env(), m);
+    expect(p.kind).toBe('unreadable');
+    expect(decidePolicy(p, step('projects.delete')).permission).toBe('deny');
+    expect(decidePolicy(p, step('projects.list', 'projects:read')).permission).toBe('ask');
+  });
+
   it('a broken, refused or oversized file: every AgentStack call asks, naming the file', () => {
     for (const content of ['{not json', JSON.stringify({ 'deny-actions': 'a,,b' }), `{"x":"${'a'.repeat(1_100_000)}"}`]) {
       const m = setup(content);

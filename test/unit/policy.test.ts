@@ -135,12 +135,12 @@ describe('the policy in effect', () => {
   });
 
   it('a rule that cannot be read makes the whole policy unreadable', () => {
-    expect(policyInEffect([row('deny-actions', 'a,,b', 'env', 'AGENTSTACK_DENY_ACTIONS has an empty entry')], file())).toEqual({ kind: 'unreadable', reason: 'AGENTSTACK_DENY_ACTIONS has an empty entry' });
-    expect(policyInEffect([], file({ broken: true, problems: ['The settings file is not valid JSON'] }))).toEqual({ kind: 'unreadable', reason: 'The settings file is not valid JSON' });
-    expect(policyInEffect([], file({ broken: true }))).toEqual({ kind: 'unreadable', reason: `the settings file ${FILE} cannot be read` });
-    expect(policyInEffect([row('ask-actions', null, 'default')], file({ rejected: ['ask-actions'] }))).toEqual({ kind: 'unreadable', reason: `the value of ask-actions in ${FILE} is not valid` });
+    expect(policyInEffect([row('deny-actions', 'a,,b', 'env', 'AGENTSTACK_DENY_ACTIONS has an empty entry')], file())).toMatchObject({ kind: 'unreadable', reason: 'AGENTSTACK_DENY_ACTIONS has an empty entry' });
+    expect(policyInEffect([], file({ broken: true, problems: ['The settings file is not valid JSON'] }))).toMatchObject({ kind: 'unreadable', reason: 'The settings file is not valid JSON' });
+    expect(policyInEffect([], file({ broken: true }))).toMatchObject({ kind: 'unreadable', reason: `the settings file ${FILE} cannot be read` });
+    expect(policyInEffect([row('ask-actions', null, 'default')], file({ rejected: ['ask-actions'] }))).toMatchObject({ kind: 'unreadable', reason: `the value of ask-actions in ${FILE} is not valid` });
     // A value that slipped past the file's check (an env row without a problem cannot be bad): still unreadable.
-    expect(policyInEffect([row('policy', 'strict', 'settings')], file())).toEqual({ kind: 'unreadable', reason: 'policy must be one of default, confirm-writes, readonly (got "strict")' });
+    expect(policyInEffect([row('policy', 'strict', 'settings')], file())).toMatchObject({ kind: 'unreadable', reason: 'policy must be one of default, confirm-writes, readonly (got "strict")' });
   });
 
   it('every rule set by the environment: a broken file or a refused file value no longer matters', () => {

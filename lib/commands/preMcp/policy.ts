@@ -101,13 +101,19 @@ const actionsOf = (verdicts: readonly Verdict[]) =>
 
 export function decidePolicy(effect: PolicyInEffect, steps: readonly PolicyStep[], options: { pluginRoot?: string } = {}): PreMcpAnswer {
   if (effect.kind === 'unreadable') {
+    // What the readable rules deny stays denied (the organization's above all); every other call asks.
+    const readable = effect.policy ? decideRules(effect.policy, steps, options) : {};
+    if (readable.permission === 'deny') return readable;
     return because('rules_unreadable', {
       permission: 'ask',
       user_message: `AgentStack could not read your per-action rules (${effect.reason}), so every AgentStack call asks until they are fixed. Check them with config.mjs list or diagnose-local.`,
       agent_message: 'The person\'s AgentStack per-action rules cannot be read, so they are asked to confirm every AgentStack call.',
     });
   }
-  const { policy } = effect;
+  return decideRules(effect.policy, steps, options);
+}
+
+function decideRules(policy: Policy, steps: readonly PolicyStep[], options: { pluginRoot?: string }): PreMcpAnswer {
   if (isNoPolicy(policy)) return {};
   const verdicts = steps.map((step) => judgeStep(policy, step)).filter((v): v is Verdict => v !== null);
   const denied = verdicts.filter((v) => v.permission === 'deny');
