@@ -1,9 +1,11 @@
 /** Managed settings by injection: the platform paths, each precedence rule, each trust case, a broken file. */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applySettings, settingsTable } from '../../lib/agentstack/settings/effective.js';
-import { managedSettingsPath, readManagedSettings } from '../../lib/agentstack/settings/managed.js';
+import { managedSettingsPath, readManagedSettings, strictReading } from '../../lib/agentstack/settings/managed.js';
+import { resolveBaseUrl } from '../../lib/agentstack/server/baseUrl.js';
+import { managedSettingsGate } from '../../lib/commands/diagnose/gatesState.js';
 import { policyInEffect } from '../../lib/agentstack/policy/effective.js';
 import { decidePolicy } from '../../lib/commands/preMcp/policy.js';
 import { tempDir } from '../helpers/repo.js';
@@ -77,6 +79,43 @@ describe('precedence', () => {
     expect(applied.rows.find((r) => r.key === 'base-url')).toMatchObject({ value: 'https://org.example.test', origin: 'managed', source: managedPath });
     const table = settingsTable(env(), { managed: m });
     expect(table.rows.find((r) => r.key === 'auto-login')).toMatchObject({ origin: 'managed' });
+  });
+});
+
+describe('a managed value that is not valid keeps the organization\'s intent', () => {
+  it('"auto-login":"false", "journal":false, an http base-url: the person\'s variables do not apply; diagnose says how each is read', () => {
+    const m = setup({ 'auto-login': 'false', journal: false, 'base-url': 'http://org.example.test', 'scope-preset': 'everything' });
+    const applied = applySettings(env({ AGENTSTACK_DISABLE_AUTO_LOGIN: '0', AGENTSTACK_JOURNAL: 'on', AGENTSTACK_BASE_URL: 'https://mine.example.test', AGENTSTACK_SCOPE_PRESET: 'full' }), undefined, { managed: m });
+    expect(applied.env.AGENTSTACK_DISABLE_AUTO_LOGIN).toBe('1');
+    expect(applied.env.AGENTSTACK_JOURNAL).toBe('off');
+    expect(applied.env.AGENTSTACK_BASE_URL).toBe('http://org.example.test'); // every sign-in stops with its error
+    expect(() => resolveBaseUrl(applied.env)).toThrow(/must be https/);
+    expect(applied.env.AGENTSTACK_SCOPE_PRESET).toBe('readonly');
+    const row = applied.rows.find((r) => r.key === 'auto-login');
+    expect(row).toMatchObject({ origin: 'managed', value: 'false', problem: expect.stringContaining('is not valid; read as false') });
+    const check = managedSettingsGate(readManagedSettings(m));
+    expect(check.status).toBe('WARN');
+    expect(check.summary).toContain('journal is not valid (read as off)');
+    expect(check.summary).toContain('base-url is not valid (kept as it is');
+  });
+
+  it('a value with no evident meaning: the strictest one', () => {
+    expect(strictReading('auto-login', 'sometimes')?.value).toBe('false');
+    expect(strictReading('journal', 3)?.value).toBe('on');
+    expect(strictReading('debug', true)?.value).toBe('off');
+    expect(strictReading('no-proxy', 7)?.value).toBe('');
+    expect(strictReading('oauth-client-id', 'has space')?.value).toBe('has space');
+    expect(strictReading('policy', 'x')).toBeNull();
+  });
+
+  it('a dangling symbolic link at the managed path cannot be used (not "no file"): every call asks', () => {
+    rmSync(managedPath, { force: true });
+    symlinkSync(join(tmp.path, 'nowhere.json'), managedPath);
+    const read = readManagedSettings({ path: managedPath, ...trusted });
+    expect(read).toMatchObject({ exists: true, broken: true });
+    expect(read.problems[0]).toContain('symbolic link to a file that does not exist');
+    expect(managedSettingsGate(read)).toMatchObject({ status: 'FAIL', summary: expect.stringContaining('cannot be used') });
+    expect(decidePolicy(policyOf(env(), { path: managedPath, ...trusted }), step('projects.list', 'projects:read')).permission).toBe('ask');
   });
 });
 

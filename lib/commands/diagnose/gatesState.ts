@@ -157,6 +157,10 @@ export function managedSettingsGate(managed: ManagedRead): Check {
   }
   const rules = managed.rejected.filter((k) => RULE_KEYS.includes(k));
   if (rules.length) return fail(id, `${path}: the value of ${rules.join(', ')} is not valid: every AgentStack call asks until it is fixed`, `${admin} to fix it`);
-  if (managed.rejected.length) return warn(id, `${path}: set by your organization: ${keys}; refused and ignored: ${managed.rejected.join(', ')}`, `${admin} to fix it`);
+  const strict = Object.entries(managed.strict ?? {}).map(([k, means]) => `${k} is not valid (${means})`);
+  if (managed.rejected.length || strict.length) {
+    const refused = managed.rejected.length ? `; refused and ignored: ${managed.rejected.join(', ')}` : '';
+    return warn(id, `${path}: set by your organization: ${keys}${refused}${strict.length ? `; ${strict.join('; ')}` : ''}`, `${admin} to fix it`);
+  }
   return pass(id, `${path}: set by your organization: ${keys}`);
 }
