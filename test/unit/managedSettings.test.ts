@@ -82,6 +82,36 @@ describe('precedence', () => {
   });
 });
 
+describe('the organization\'s capability rules and the capability snapshot (a file the person can write)', () => {
+  const unknownStep = (action: string, unknown: string) => [{ action, known: false, cap: null, unknown }];
+  it('the snapshot cannot say (none, unreadable, not listing the action): deny, naming why and how to repair', () => {
+    const m = setup({ policy: 'readonly', 'deny-actions': '*:admin' });
+    const p = policyOf(env(), m);
+    for (const why of ['there is no capability snapshot yet', 'the capability snapshot cannot be read', 'the capability snapshot does not list it']) {
+      const answer = decidePolicy(p, unknownStep('projects.list', why));
+      expect(answer.permission).toBe('deny');
+      expect(answer.user_message).toContain(why);
+      expect(answer.user_message).toContain('start a new Cursor session');
+    }
+    const byCap = policyOf(env(), setup({ 'deny-actions': '*:admin' }));
+    expect(decidePolicy(byCap, unknownStep('projects.purge', 'the capability snapshot cannot be read')).permission).toBe('deny');
+    // The person's own rules keep asking: only the organization's take the strictest reading.
+    const mine = policyOf(env({ AGENTSTACK_POLICY: 'readonly', AGENTSTACK_DENY_ACTIONS: '*:admin' }), setup({ 'ask-actions': 'x.y' }));
+    expect(decidePolicy(mine, unknownStep('projects.list', 'there is no capability snapshot yet')).permission).toBe('ask');
+  });
+
+  it('a snapshot edited to give a write action a read capability does not loosen the organization\'s readonly', () => {
+    const p = policyOf(env(), setup({ policy: 'readonly' }));
+    const answer = decidePolicy(p, step('projects.create', 'projects:read'));
+    expect(answer.permission).toBe('deny');
+    expect(answer.user_message).toContain('its name says it changes something');
+    expect(decidePolicy(p, step('files.delete', null)).permission).toBe('deny');
+    expect(decidePolicy(p, step('projects.list', 'projects:read'))).toEqual({});
+    const confirm = policyOf(env(), setup({ policy: 'confirm-writes' }));
+    expect(decidePolicy(confirm, step('projects.create', 'projects:read')).permission).toBe('ask');
+  });
+});
+
 describe('a managed value that is not valid keeps the organization\'s intent', () => {
   it('"auto-login":"false", "journal":false, an http base-url: the person\'s variables do not apply; diagnose says how each is read', () => {
     const m = setup({ 'auto-login': 'false', journal: false, 'base-url': 'http://org.example.test', 'scope-preset': 'everything' });

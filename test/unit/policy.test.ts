@@ -267,12 +267,14 @@ describe('steps and the strictest of two answers', () => {
     expect(policySteps(args, fourActionSnapshot())).toEqual([
       { action: 'data.write', known: true, cap: 'data:write' },
       { action: 'system.ping', known: true, cap: null },
-      { action: 'nope', known: false, cap: null },
+      { action: 'nope', known: false, cap: null, unknown: 'the capability snapshot does not list it' },
     ]);
+    const none = { known: false, cap: null, unknown: 'there is no capability snapshot yet' };
     expect(policySteps(args, { kind: 'missing' })).toEqual([
-      { action: 'data.write', known: false, cap: null }, { action: 'system.ping', known: false, cap: null }, { action: 'nope', known: false, cap: null },
+      { action: 'data.write', ...none }, { action: 'system.ping', ...none }, { action: 'nope', ...none },
     ]);
-    expect(policySteps(args, null)[0]).toEqual({ action: 'data.write', known: false, cap: null });
+    expect(policySteps(args, null)[0]).toEqual({ action: 'data.write', ...none });
+    expect(policySteps(args, { kind: 'malformed' })[0]).toEqual({ action: 'data.write', known: false, cap: null, unknown: 'the capability snapshot cannot be read' });
     expect(policySteps(parseExecuteArgs('{oops'), fourActionSnapshot())).toEqual([]);
   });
 
