@@ -37,11 +37,11 @@ const policyOf = (e: Record<string, string>, managed: object) => {
 const step = (action: string, cap: string | null = 'projects:write') => [{ action, known: true, cap }];
 
 describe('the managed file\'s place', () => {
-  it('is fixed per platform; nothing but the platform (and Windows\' ProgramData) moves it', () => {
-    expect(managedSettingsPath('linux', { AGENTSTACK_CURSOR_DIR: '/x' })).toBe('/etc/agentstack/managed-settings.json');
-    expect(managedSettingsPath('darwin', {})).toBe('/Library/Application Support/AgentStack/managed-settings.json');
-    expect(managedSettingsPath('win32', { ProgramData: 'D:\\ProgramData' })).toBe('D:\\ProgramData\\AgentStack\\managed-settings.json');
-    expect(managedSettingsPath('win32', {})).toBe('C:\\ProgramData\\AgentStack\\managed-settings.json');
+  it('is fixed per platform; no environment variable moves it (Windows: the registry\'s ProgramData)', () => {
+    expect(managedSettingsPath('linux')).toBe('/etc/agentstack/managed-settings.json');
+    expect(managedSettingsPath('darwin')).toBe('/Library/Application Support/AgentStack/managed-settings.json');
+    expect(managedSettingsPath('win32', 'D:\\ProgramData')).toBe('D:\\ProgramData\\AgentStack\\managed-settings.json');
+    expect(managedSettingsPath('win32')).toBe('C:\\ProgramData\\AgentStack\\managed-settings.json');
   });
   it('absent: nothing changes', () => {
     expect(readManagedSettings({ path: managedPath, ...trusted })).toMatchObject({ exists: false, keys: [], trusted: null });

@@ -13,6 +13,7 @@
 import { lstatSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { managedSettingsPath } from './managedPath.js';
+import { programDataFolder, systemToolRunner, windowsTrustProblem, type RunTool } from '../../platform/windows/systemInfo.js';
 
 export { managedSettingsPath };
 import { readSettingsFile, type SettingsRead } from './file.js';
@@ -59,6 +60,8 @@ export interface ManagedOptions {
   /** The file to read (tests; the platform's path otherwise). */
   path?: string;
   platform?: NodeJS.Platform;
+  /** Runs Windows' system tools (tests: recording stand-ins). */
+  runTool?: RunTool;
   /** Who may write `path` (tests): null when only an administrator can. */
   trustProblem?: (path: string) => string | null;
 }
@@ -75,11 +78,14 @@ export function posixTrustProblem(path: string): string | null {
 
 /**
  * Reads the managed file once: absent (no keys), broken (every call asks), or its values with its trust. On Windows
- * the file's access list cannot be read from here: the file is trusted, and diagnose-local checks it (icacls).
+ * the file is looked for in the registry's ProgramData folder, and trusted when it and its folder belong to an
+ * administrator and nobody else may change them (their access lists by SID, one PowerShell run: only when the file
+ * exists, never on the hooks' fast path).
  */
 export function readManagedSettings(options: ManagedOptions = {}): ManagedRead {
   const platform = options.platform ?? process.platform;
-  const path = options.path ?? managedSettingsPath(platform);
+  const run = platform === 'win32' ? options.runTool ?? systemToolRunner({ platform }) : null;
+  const path = options.path ?? managedSettingsPath(platform, run ? windowsProgramData(run, options.runTool === undefined) : undefined);
   const read = readSettingsFile(path);
   if (!read.exists) {
     // A link to nothing is a file someone put there that cannot be used, not an absent one.
@@ -89,7 +95,7 @@ export function readManagedSettings(options: ManagedOptions = {}): ManagedRead {
   let distrust: string | null = null;
   if (!read.broken) {
     try {
-      distrust = options.trustProblem ? options.trustProblem(path) : platform === 'win32' ? null : posixTrustProblem(path);
+      distrust = options.trustProblem ? options.trustProblem(path) : run ? windowsTrustProblem([path, dirname(path)], run) : posixTrustProblem(path);
     } catch (error) {
       distrust = `its owner and mode cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
     }
@@ -106,6 +112,13 @@ export function readManagedSettings(options: ManagedOptions = {}): ManagedRead {
   const present = Object.keys(values) as StoredKey[];
   const keys = distrust === null ? present : present.filter((k) => RULE_KEYS.includes(k));
   return { ...read, values, rejected, trusted: distrust === null, distrust, keys, strict };
+}
+
+let programData: string | undefined;
+/** The registry's ProgramData folder, read once per process with the system's tools. */
+function windowsProgramData(run: RunTool, memo: boolean): string {
+  if (!memo) return programDataFolder(run);
+  return (programData ??= programDataFolder(run));
 }
 
 function isDanglingLink(path: string): boolean {
