@@ -55,7 +55,7 @@ describe.skipIf(!asRoot)('managed rules against the person\'s own files (root)',
   it('the person\'s broken part (a variable, the file) cannot turn the organization\'s deny into ask', async () => {
     writeManaged({ 'deny-actions': 'projects.create', policy: 'readonly' });
     expect((await hook('projects.create')).permission).toBe('deny');
-    for (const vars of [{ AGENTSTACK_POLICY: 'nonsense' }, { AGENTSTACK_DENY_ACTIONS: 'a b' }]) {
+    for (const vars of [{ AGENTSTACK_POLICY: 'nonsense' }, { AGENTSTACK_DENY_ACTIONS: 'a b' }] as Array<Record<string, string>>) {
       const denied = await hook('projects.create', vars);
       expect(denied.permission).toBe('deny');
       expect(String(denied.user_message)).toContain(`set by your organization in ${PATH}`);

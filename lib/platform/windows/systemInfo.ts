@@ -2,11 +2,11 @@
  * Facts of a Windows machine that its users cannot move: the ProgramData folder as the registry (HKLM) holds it, and
  * who may change a file (its owner and access list, by security identifier, so a localized group name changes
  * nothing). The decisions are pure functions over the tools' output; the tools are run from the system folder
- * (never found on PATH) with a deadline. Nothing here reads `process.env` for a location a user could set.
+ * (never found on PATH) with a deadline, node:child_process loaded only then (the hooks import this module). Nothing here reads `process.env` for a location a user could set.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { posix, win32 } from 'node:path';
+import { builtin } from '../builtin.js';
 
 export const DEFAULT_PROGRAM_DATA = 'C:\\ProgramData';
 const PROFILE_LIST = 'HKLM\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\ProfileList';
@@ -44,6 +44,7 @@ export function systemToolRunner(options: { systemDir?: string; platform?: NodeJ
   const pathOf = (tool: 'reg' | 'powershell') => (platform !== 'win32' ? posix.join(dir, tool)
     : tool === 'reg' ? win32.join(dir, 'reg.exe') : win32.join(dir, 'WindowsPowerShell', 'v1.0', 'powershell.exe'));
   return (tool, args) => {
+    const { spawnSync } = builtin<typeof import('node:child_process')>('node:child_process');
     const run = spawnSync(pathOf(tool), [...args], { encoding: 'utf8', timeout: TOOL_TIMEOUT_MS, windowsHide: true, stdio: ['ignore', 'pipe', 'ignore'] });
     return run.status === 0 && typeof run.stdout === 'string' ? run.stdout : null;
   };
