@@ -2,12 +2,13 @@
  * Windows' fixed facts (the registry's ProgramData, who may change the managed file) as pure decisions over the
  * tools' output, and the tools' runner against recording stand-ins (Windows cannot run here).
  */
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { aclTrustProblem, parseAclListing, parseRegValue, programDataFolder, programDataFrom, systemToolRunner, windowsTrustProblem, type RunTool } from '../../lib/platform/windows/systemInfo.js';
 import { readManagedSettings } from '../../lib/agentstack/settings/managed.js';
 import { managedSettingsGate } from '../../lib/commands/diagnose/gatesState.js';
+import { windowsFacts } from '../../lib/agentstack/settings/windowsFacts.js';
 import { tempDir } from '../helpers/repo.js';
 
 const REG_PROGRAM_DATA = '\r\nHKEY_LOCAL_MACHINE\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\ProfileList\r\n    ProgramData    REG_EXPAND_SZ    %SystemDrive%\\ProgramData\r\n\r\n';
@@ -102,5 +103,44 @@ describe('the system tools\' runner (recording stand-ins)', () => {
     expect(script).toContain(`'${file}','${dir}'`);
     expect(script).toContain('GetAccessRules($true,$true,$sid)');
     expect(windowsTrustProblem([file], systemToolRunner({ systemDir: join(tmp.path, 'none'), platform: 'linux' }))).toContain('cannot be read');
+  });
+});
+
+describe('what the tools said is kept, so a hook run does not start them again', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  beforeEach(() => { tmp = tempDir('agentstack-win-facts-'); });
+  afterEach(() => tmp.cleanup());
+
+  it('the folder for a day; a trust verdict for an hour, while the file and its folder are unchanged', () => {
+    const record = join(tmp.path, 'agentstack-windows-managed.json');
+    const etc = join(tmp.path, 'etc');
+    mkdirSync(etc);
+    const file = join(etc, 'managed-settings.json');
+    writeFileSync(file, '{}');
+    const calls: string[] = [];
+    const run: RunTool = (tool, args) => {
+      calls.push(tool);
+      if (tool === 'reg') return args.includes('ProgramData') ? REG_PROGRAM_DATA : REG_SYSTEM_ROOT;
+      return `${listing(ADMINS, [`${USERS} Allow 1245631 None`], file)}\r\n${adminOnly(etc)}\r\n`;
+    };
+    const t0 = Date.parse('2026-01-01T00:00:00Z');
+    expect(windowsFacts(run, record, t0).programData()).toBe('D:\\ProgramData');
+    expect(windowsFacts(run, record, t0 + 60_000).programData()).toBe('D:\\ProgramData');
+    expect(calls).toEqual(['reg', 'reg']);
+    expect(statSync(record).mode & 0o777).toBe(0o600);
+    const first = windowsFacts(run, record, t0).trustProblem(file);
+    expect(first).toContain('(Users)');
+    expect(windowsFacts(run, record, t0 + 60_000).trustProblem(file)).toBe(first);
+    expect(calls.filter((c) => c === 'powershell')).toHaveLength(1);
+    writeFileSync(file, '{"policy":"readonly"}'); // a new file: asked again
+    windowsFacts(run, record, t0 + 120_000).trustProblem(file);
+    expect(calls.filter((c) => c === 'powershell')).toHaveLength(2);
+    windowsFacts(run, record, t0 + 2 * 3_600_000).trustProblem(file); // an hour on: asked again
+    windowsFacts(run, record, t0 + 25 * 3_600_000).programData(); // a day on
+    expect(calls.filter((c) => c === 'powershell')).toHaveLength(3);
+    expect(calls.filter((c) => c === 'reg')).toHaveLength(4);
+    writeFileSync(record, '{"programData":{"value":"relative","at":0}}'); // what the record holds is checked
+    windowsFacts(run, record, t0).programData();
+    expect(calls.filter((c) => c === 'reg')).toHaveLength(6);
   });
 });

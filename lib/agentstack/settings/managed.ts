@@ -13,7 +13,9 @@
 import { lstatSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { managedSettingsPath } from './managedPath.js';
-import { programDataFolder, systemToolRunner, windowsTrustProblem, type RunTool } from '../../platform/windows/systemInfo.js';
+import { systemToolRunner, type RunTool } from '../../platform/windows/systemInfo.js';
+import { cursorPaths } from '../server/paths.js';
+import { windowsFacts } from './windowsFacts.js';
 
 export { managedSettingsPath };
 import { readSettingsFile, type SettingsRead } from './file.js';
@@ -60,8 +62,10 @@ export interface ManagedOptions {
   /** The file to read (tests; the platform's path otherwise). */
   path?: string;
   platform?: NodeJS.Platform;
-  /** Runs Windows' system tools (tests: recording stand-ins). */
+  /** Runs Windows' system tools (tests: recording stand-ins; then nothing is kept unless `windowsRecord` is given). */
   runTool?: RunTool;
+  /** Where what the tools said is kept (windowsFacts.ts); the Cursor dir's record by default. */
+  windowsRecord?: string | null;
   /** Who may write `path` (tests): null when only an administrator can. */
   trustProblem?: (path: string) => string | null;
 }
@@ -79,13 +83,13 @@ export function posixTrustProblem(path: string): string | null {
 /**
  * Reads the managed file once: absent (no keys), broken (every call asks), or its values with its trust. On Windows
  * the file is looked for in the registry's ProgramData folder, and trusted when it and its folder belong to an
- * administrator and nobody else may change them (their access lists by SID, one PowerShell run: only when the file
- * exists, never on the hooks' fast path).
+ * administrator and nobody else may change them (their access lists by SID, one PowerShell run when the file exists;
+ * both kept for the next runs by windowsFacts.ts, never asked on the hooks' fast path).
  */
 export function readManagedSettings(options: ManagedOptions = {}): ManagedRead {
   const platform = options.platform ?? process.platform;
-  const run = platform === 'win32' ? options.runTool ?? systemToolRunner({ platform }) : null;
-  const path = options.path ?? managedSettingsPath(platform, run ? windowsProgramData(run, options.runTool === undefined) : undefined);
+  const windows = platform === 'win32' ? windowsFacts(options.runTool ?? systemToolRunner({ platform }), options.windowsRecord !== undefined ? options.windowsRecord : options.runTool ? null : windowsRecordPath()) : null;
+  const path = options.path ?? managedSettingsPath(platform, windows?.programData());
   const read = readSettingsFile(path);
   if (!read.exists) {
     // A link to nothing is a file someone put there that cannot be used, not an absent one.
@@ -95,7 +99,7 @@ export function readManagedSettings(options: ManagedOptions = {}): ManagedRead {
   let distrust: string | null = null;
   if (!read.broken) {
     try {
-      distrust = options.trustProblem ? options.trustProblem(path) : run ? windowsTrustProblem([path, dirname(path)], run) : posixTrustProblem(path);
+      distrust = options.trustProblem ? options.trustProblem(path) : windows ? windows.trustProblem(path) : posixTrustProblem(path);
     } catch (error) {
       distrust = `its owner and mode cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
     }
@@ -114,11 +118,12 @@ export function readManagedSettings(options: ManagedOptions = {}): ManagedRead {
   return { ...read, values, rejected, trusted: distrust === null, distrust, keys, strict };
 }
 
-let programData: string | undefined;
-/** The registry's ProgramData folder, read once per process with the system's tools. */
-function windowsProgramData(run: RunTool, memo: boolean): string {
-  if (!memo) return programDataFolder(run);
-  return (programData ??= programDataFolder(run));
+function windowsRecordPath(): string | null {
+  try {
+    return cursorPaths(process.env).windowsManaged;
+  } catch {
+    return null; // no usable Cursor dir: the tools run every time
+  }
 }
 
 function isDanglingLink(path: string): boolean {
