@@ -135,12 +135,12 @@ describe('the policy in effect', () => {
   });
 
   it('a rule that cannot be read makes the whole policy unreadable', () => {
-    expect(policyInEffect([row('deny-actions', 'a,,b', 'env', 'AGENTSTACK_DENY_ACTIONS has an empty entry')], file())).toEqual({ kind: 'unreadable', reason: 'AGENTSTACK_DENY_ACTIONS has an empty entry' });
-    expect(policyInEffect([], file({ broken: true, problems: ['The settings file is not valid JSON'] }))).toEqual({ kind: 'unreadable', reason: 'The settings file is not valid JSON' });
-    expect(policyInEffect([], file({ broken: true }))).toEqual({ kind: 'unreadable', reason: `the settings file ${FILE} cannot be read` });
-    expect(policyInEffect([row('ask-actions', null, 'default')], file({ rejected: ['ask-actions'] }))).toEqual({ kind: 'unreadable', reason: `the value of ask-actions in ${FILE} is not valid` });
+    expect(policyInEffect([row('deny-actions', 'a,,b', 'env', 'AGENTSTACK_DENY_ACTIONS has an empty entry')], file())).toMatchObject({ kind: 'unreadable', reason: 'AGENTSTACK_DENY_ACTIONS has an empty entry' });
+    expect(policyInEffect([], file({ broken: true, problems: ['The settings file is not valid JSON'] }))).toMatchObject({ kind: 'unreadable', reason: 'The settings file is not valid JSON' });
+    expect(policyInEffect([], file({ broken: true }))).toMatchObject({ kind: 'unreadable', reason: `the settings file ${FILE} cannot be read` });
+    expect(policyInEffect([row('ask-actions', null, 'default')], file({ rejected: ['ask-actions'] }))).toMatchObject({ kind: 'unreadable', reason: `the value of ask-actions in ${FILE} is not valid` });
     // A value that slipped past the file's check (an env row without a problem cannot be bad): still unreadable.
-    expect(policyInEffect([row('policy', 'strict', 'settings')], file())).toEqual({ kind: 'unreadable', reason: 'policy must be one of default, confirm-writes, readonly (got "strict")' });
+    expect(policyInEffect([row('policy', 'strict', 'settings')], file())).toMatchObject({ kind: 'unreadable', reason: 'policy must be one of default, confirm-writes, readonly (got "strict")' });
   });
 
   it('every rule set by the environment: a broken file or a refused file value no longer matters', () => {
@@ -267,12 +267,14 @@ describe('steps and the strictest of two answers', () => {
     expect(policySteps(args, fourActionSnapshot())).toEqual([
       { action: 'data.write', known: true, cap: 'data:write' },
       { action: 'system.ping', known: true, cap: null },
-      { action: 'nope', known: false, cap: null },
+      { action: 'nope', known: false, cap: null, unknown: 'the capability snapshot does not list it' },
     ]);
+    const none = { known: false, cap: null, unknown: 'there is no capability snapshot yet' };
     expect(policySteps(args, { kind: 'missing' })).toEqual([
-      { action: 'data.write', known: false, cap: null }, { action: 'system.ping', known: false, cap: null }, { action: 'nope', known: false, cap: null },
+      { action: 'data.write', ...none }, { action: 'system.ping', ...none }, { action: 'nope', ...none },
     ]);
-    expect(policySteps(args, null)[0]).toEqual({ action: 'data.write', known: false, cap: null });
+    expect(policySteps(args, null)[0]).toEqual({ action: 'data.write', ...none });
+    expect(policySteps(args, { kind: 'malformed' })[0]).toEqual({ action: 'data.write', known: false, cap: null, unknown: 'the capability snapshot cannot be read' });
     expect(policySteps(parseExecuteArgs('{oops'), fourActionSnapshot())).toEqual([]);
   });
 

@@ -3,7 +3,7 @@
  * fetch is said, recorded and not retried for 15 minutes; a folder or a broken file in the snapshot's place; the
  * actions added, removed and not yet approved; the card's Capabilities line for each.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readSnapshot } from '../../lib/agentstack/snapshot/store.js';
@@ -140,14 +140,18 @@ describe('session start in process: a failed catalog fetch', () => {
 });
 
 describe('session start in process: what is in the snapshot\'s place', () => {
-  it('a folder: never fetched into, and the card says to remove it', async () => {
+  it('a folder: moved aside (nothing in it lost) and a fresh snapshot fetched in its place', async () => {
     const dir = await signedIn();
     mkdirSync(snapshotPath(dir));
+    writeFileSync(join(snapshotPath(dir), 'kept.txt'), 'mine');
     const before = catalogRequests();
     const run = await startSession(dir, fx.core.baseUrl);
-    expect(catalogRequests()).toBe(before);
-    expect(line(run.card, '- Capabilities:')).toMatch(new RegExp(`^- Capabilities: ${snapshotPath(dir).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} .*folder`));
-    expect(todoOf(run.card)).toEqual([`- Remove the folder ${snapshotPath(dir)}; the next session start writes the capability snapshot there. Until then AgentStack calls are not checked.`]);
+    expect(catalogRequests()).toBe(before + 1);
+    expect(readSnapshot(snapshotPath(dir))?.actions.length).toBeGreaterThan(0);
+    const aside = readdirSync(dir).find((n) => n.startsWith('agentstack-capabilities.json.moved-'));
+    expect(aside && readFileSync(join(dir, aside, 'kept.txt'), 'utf8')).toBe('mine');
+    expect(run.card).toContain(`it was moved to ${join(dir, aside!)}`);
+    expect(todoOf(run.card)).toEqual([]);
   });
 
   it('a file that is not a snapshot, signed out: the card says to delete it or run diagnose', async () => {

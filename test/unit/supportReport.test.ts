@@ -1,4 +1,6 @@
 /** diagnose-local --report as a pure renderer: what it shows, how it fences what it quotes, and that it scrubs. */
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gatherReportFacts, renderReport, type ReportFacts } from '../../lib/commands/diagnose/report.js';
 import { appendJournalRecord } from '../../lib/agentstack/journal/file.js';
@@ -65,6 +67,54 @@ describe('renderReport and personal data', () => {
     const text = renderReport(withPersonal({ includeAccount: true }), paths, []);
     expect(text).toContain('alice.smith@example.test');
     expect(text.split('\n').slice(0, 6).join('\n')).toContain('It includes your account');
+  });
+});
+
+describe('renderReport for a public ticket', () => {
+  it('no live sign-in code: not in the device.lock row, not in the last sign-in\'s log (even with --include-account)', () => {
+    for (const includeAccount of [false, true]) {
+      const text = renderReport(facts({
+        includeAccount, signInCodes: ['WDJB-MJHT'],
+        checks: [pass('device.lock', 'a sign-in is running (pid 42): enter WDJB-MJHT at https://as.example.test/device?user_code=WDJB-MJHT')],
+        signInLog: { text: '{"event":"poller_started","user_code":"QRST-UVWX","server_url":"https://as.example.test/mcp"}\n    QRST-UVWX\nopen https://as.example.test/device?user_code=QRST-UVWX\n' },
+      }), paths, []);
+      expect(text).not.toContain('WDJB-MJHT');
+      expect(text).not.toContain('QRST-UVWX');
+      expect(text).toContain('[sign-in code hidden]');
+    }
+  });
+
+  it('e-mails masked whatever their letters; a version after @ is not an e-mail', () => {
+    const text = renderReport(facts({ checks: [pass('account', "jörg.müller@firma.de, o'brien@example.test, alice@localhost, Ünal@exämple.de; agentstack@1.2.3")] }), paths, []);
+    for (const shown of ['jörg', 'müller', "o'b", 'brien', 'alice@', 'Ünal']) expect(text).not.toContain(shown);
+    expect(text).toContain('j***@firma.de');
+    expect(text).toContain('o***@example.test');
+    expect(text).toContain('a***@localhost');
+    expect(text).toContain('agentstack@1.2.3');
+  });
+
+  it('the home folder masked by its resolved path as well as HOME', () => {
+    const dir = tempDir('agentstack-report-home-');
+    try {
+      const real = join(dir.path, 'real-home');
+      const link = join(dir.path, 'home-link');
+      mkdirSync(real);
+      symlinkSync(real, link);
+      const cursor = join(link, '.cursor');
+      mkdirSync(cursor);
+      const lockPaths = cursorPaths({ AGENTSTACK_CURSOR_DIR: cursor });
+      writeFileSync(lockPaths.deviceLock, JSON.stringify({ pid: 1, started_at: '2026-01-01T00:00:00Z', expires_at: '2099-01-01T00:00:00Z', user_code: 'LMNO-PQRS' }));
+      const { tails } = gatherReportFacts(lockPaths, { HOME: link, AGENTSTACK_CURSOR_DIR: cursor }, false, {});
+      expect(tails.homes).toContain(realpathSync(link));
+      expect(tails.signInCodes).toEqual(['LMNO-PQRS']);
+      const text = renderReport(facts({ ...tails, home: link, pluginRoot: `${realpathSync(link)}/.cursor/plugins/agentstack`, checks: [pass('x', `${link}/.cursor/mcp.json and LMNO-PQRS`)] }), paths, []);
+      expect(text).not.toContain(realpathSync(link));
+      expect(text).not.toContain(link);
+      expect(text).not.toContain('LMNO-PQRS');
+      expect(text).toContain('~/.cursor/plugins/agentstack');
+    } finally {
+      dir.cleanup();
+    }
   });
 });
 

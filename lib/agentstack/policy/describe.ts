@@ -1,12 +1,19 @@
 /** The per-action policy in words, for the session card, diagnose-local's `policy` row and config.mjs. Pure. */
-import { isNoPolicy, type PolicyInEffect, type RuleSource } from './effective.js';
+import { isNoPolicy, type Policy, type PolicyInEffect, type RuleSource } from './effective.js';
 import { ruleMatches } from './rules.js';
 
 /** `show` turns the settings file's path into what a person reads (`~/.cursor/...`). */
 export function describePolicy(effect: PolicyInEffect, show: (path: string) => string = (p) => p): string {
-  if (effect.kind === 'unreadable') return `the per-action rules cannot be read (${effect.reason}): every AgentStack call asks until they are fixed`;
+  if (effect.kind === 'unreadable') {
+    const line = `the per-action rules cannot be read (${effect.reason}): every AgentStack call asks until they are fixed`;
+    return effect.policy && !isNoPolicy(effect.policy) ? `${line}; still in effect: ${rulesInWords(effect.policy, show)}` : line;
+  }
   const { policy } = effect;
   if (isNoPolicy(policy)) return "default: no per-action rules (Cursor's own approval applies)";
+  return rulesInWords(policy, show);
+}
+
+function rulesInWords(policy: Policy, show: (path: string) => string): string {
   const from = (f: RuleSource) => (f.origin === 'env' ? `env ${f.source}` : f.origin === 'managed' ? `managed ${show(f.source ?? '')}` : show(f.source ?? ''));
   const parts = [`policy ${policy.preset}${policy.from.policy.origin === 'default' ? '' : ` (${from(policy.from.policy)})`}`];
   if (policy.ask.length) parts.push(`ask-actions ${policy.ask.join(',')} (${from(policy.from['ask-actions'])})`);

@@ -22,4 +22,5 @@ export const STATE_FILE_MAX_BYTES = {
   sessionGate: 64 * KiB,
   /** Each of the journal's two files (it rotates at 1 MiB; a few records may land past it). */
   journal: 2 * MiB,
+  windowsManaged: 16 * KiB,
 } as const;

@@ -38,6 +38,8 @@ export const CURSOR_FILES = {
   sessionGate: 'agentstack-session-gate.json',
   /** What the agent ran through AgentStack, one JSON record per line (no secret, no parameter, no result data). */
   journal: 'agentstack-journal.jsonl',
+  /** Windows only: the registry's ProgramData folder and the managed file's last trust verdict (no secret). */
+  windowsManaged: 'agentstack-windows-managed.json',
 } as const;
 
 export type CursorPaths = { dir: string } & { [K in keyof typeof CURSOR_FILES]: string };

@@ -19,6 +19,8 @@ const STRICTNESS: Record<PolicyPreset, number> = { default: 0, 'confirm-writes':
 /** The row of a key the managed file sets: its value alone, or for a rule, combined with the person's. */
 function managedRow(key: StoredKey, value: string, managed: ManagedRead, personal: SettingRow): SettingRow {
   const row: SettingRow = { key, value: settingSpec(key).show(value), origin: 'managed', source: managed.path };
+  const strict = managed.strict?.[key];
+  if (strict !== undefined) row.problem = `the value of ${key} in the managed settings file ${managed.path} is not valid; ${strict}`;
   if (!RULE_KEYS.includes(key)) return row;
   if (personal.origin !== 'default') row.personal = personal;
   if (key === 'policy') {

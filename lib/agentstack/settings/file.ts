@@ -19,6 +19,8 @@ export interface SettingsRead {
   problems: string[];
   /** The keys whose value was there but refused (left out of `values`). */
   rejected: StoredKey[];
+  /** The refused values as the file holds them (the managed file reads them its own way). */
+  refused?: Partial<Record<StoredKey, unknown>>;
   /** True when the file as a whole could not be used (unreadable, not JSON, not an object). */
   broken: boolean;
 }
@@ -54,10 +56,11 @@ export function readSettingsFile(path: string): SettingsRead {
   return { path, exists: true, broken: false, ...checkValues(raw, path) };
 }
 
-function checkValues(raw: Record<string, unknown>, path: string): Pick<SettingsRead, 'values' | 'problems' | 'rejected'> {
+function checkValues(raw: Record<string, unknown>, path: string): Pick<SettingsRead, 'values' | 'problems' | 'rejected' | 'refused'> {
   const values: Partial<Record<StoredKey, string>> = {};
   const problems: string[] = [];
   const rejected: StoredKey[] = [];
+  const refused: Partial<Record<StoredKey, unknown>> = {};
   const typed = SettingsFileSchema.safeParse(raw);
   const badType = new Set(typed.success ? [] : typed.error.issues.map((i) => String(i.path[0])));
   for (const key of STORED) {
@@ -67,6 +70,7 @@ function checkValues(raw: Record<string, unknown>, path: string): Pick<SettingsR
     if (badType.has(key)) {
       problems.push(`${key} in ${path} must be a JSON ${spec.stored}; it was ignored.`);
       rejected.push(key);
+      refused[key] = value;
       continue;
     }
     try {
@@ -74,7 +78,8 @@ function checkValues(raw: Record<string, unknown>, path: string): Pick<SettingsR
     } catch (error) {
       problems.push(`${quoteShort((error as Error).message, 240)}; it was ignored.`);
       rejected.push(key);
+      refused[key] = value;
     }
   }
-  return { values, problems, rejected };
+  return { values, problems, rejected, refused };
 }

@@ -1,13 +1,15 @@
 /**
  * Where the organization's managed settings file is: fixed per platform, moved by no environment variable or
- * setting. Its own module, so the hooks' fast paths can stat it without loading the settings code.
+ * setting. On Windows it is in the ProgramData folder the registry names (managed.ts reads it there, with
+ * platform/windows/systemInfo.ts); the hooks' fast paths stamp the usual C:\ProgramData without running a tool. Its
+ * own module, so the fast paths can stat it without loading the settings code.
  */
 import { dirname, posix, win32 } from 'node:path';
 import { stampOf, type Stamp } from '../../platform/fs/fileStamps.js';
 
 /** Where the managed file is on each platform. */
-export function managedSettingsPath(platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): string {
-  if (platform === 'win32') return win32.join(env.ProgramData || env.ALLUSERSPROFILE || 'C:\\ProgramData', 'AgentStack', 'managed-settings.json');
+export function managedSettingsPath(platform: NodeJS.Platform = process.platform, programData = 'C:\\ProgramData'): string {
+  if (platform === 'win32') return win32.join(programData, 'AgentStack', 'managed-settings.json');
   if (platform === 'darwin') return posix.join('/Library/Application Support/AgentStack', 'managed-settings.json');
   return '/etc/agentstack/managed-settings.json';
 }

@@ -163,10 +163,16 @@ export function managedSettingsGate(managed: ManagedRead): Check {
   if (managed.distrust) {
     const ignored = Object.keys(managed.values).filter((k) => !managed.keys.includes(k as never));
     return fail(id, `${path} can be changed by others (${managed.distrust}): only its rules apply (${keys})${ignored.length ? `; ignored: ${ignored.join(', ')}` : ''}`,
-      `${admin} to make it and its folder owned by root and writable by root only: sudo chown root ${path} "${dirname(path)}" && sudo chmod go-w ${path} "${dirname(path)}"`);
+      /^[A-Za-z]:\\/.test(path)
+        ? `${admin} to make it and its folder owned by Administrators and changeable by administrators only: icacls "${dirname(path)}" /setowner *S-1-5-32-544 /T && icacls "${dirname(path)}" /inheritance:r /grant:r *S-1-5-18:(OI)(CI)F *S-1-5-32-544:(OI)(CI)F *S-1-5-32-545:(OI)(CI)RX /T`
+        : `${admin} to make it and its folder owned by root and writable by root only: sudo chown root ${path} "${dirname(path)}" && sudo chmod go-w ${path} "${dirname(path)}"`);
   }
   const rules = managed.rejected.filter((k) => RULE_KEYS.includes(k));
   if (rules.length) return fail(id, `${path}: the value of ${rules.join(', ')} is not valid: every AgentStack call asks until it is fixed`, `${admin} to fix it`);
-  if (managed.rejected.length) return warn(id, `${path}: set by your organization: ${keys}; refused and ignored: ${managed.rejected.join(', ')}`, `${admin} to fix it`);
+  const strict = Object.entries(managed.strict ?? {}).map(([k, means]) => `${k} is not valid (${means})`);
+  if (managed.rejected.length || strict.length) {
+    const refused = managed.rejected.length ? `; refused and ignored: ${managed.rejected.join(', ')}` : '';
+    return warn(id, `${path}: set by your organization: ${keys}${refused}${strict.length ? `; ${strict.join('; ')}` : ''}`, `${admin} to fix it`);
+  }
   return pass(id, `${path}: set by your organization: ${keys}`);
 }

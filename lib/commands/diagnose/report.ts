@@ -4,10 +4,12 @@
  * in it is a secret: the rows and logs never hold one (masked at the source), and the whole document is then
  * scrubbed of every run of 12 characters of each secret this machine holds; its top says whether anything was.
  */
+import { realpathSync } from 'node:fs';
 import { arch, homedir, platform, release } from 'node:os';
 import type { HookRuns } from '../../agentstack/plugin/hookRuns.js';
 import { credentialSecrets } from '../../agentstack/state/read.js';
-import { maskEmails, maskHome } from '../../platform/text/personal.js';
+import { hideSignInCodes, maskEmails, maskHomes } from '../../platform/text/personal.js';
+import { readDeviceLock } from '../../agentstack/signIn/lock.js';
 import { environmentSecrets } from '../../agentstack/debug/trace.js';
 import type { CursorPaths } from '../../agentstack/server/paths.js';
 import type { SettingRow } from '../../agentstack/settings/effective.js';
@@ -42,8 +44,11 @@ export interface ReportFacts {
   generatedAt: Date;
   /** `--include-account`: keep the account's e-mail and home-folder paths as they are. */
   includeAccount?: boolean;
-  /** The home folder to mask (this machine's by default). */
+  /** The home folder to mask (this machine's by default), and its other spellings (resolved through links). */
   home?: string;
+  homes?: readonly string[];
+  /** Sign-in codes this machine knows of (the device lock's): hidden wherever they appear. */
+  signInCodes?: readonly string[];
   /** The activity journal, in counts (absent: not read). */
   journal?: JournalSummary;
 }
@@ -57,12 +62,24 @@ export interface JournalSummary {
 export type LogTail = { text: string } | { missing: true } | { unreadable: string };
 
 /** Reads everything the report shows beyond the diagnosis, and the secrets it must not show. */
-export function gatherReportFacts(paths: CursorPaths, env: NodeJS.ProcessEnv, traceOn: boolean, runs: HookRuns): { tails: Pick<ReportFacts, 'signInLog' | 'trace' | 'cursorVersion' | 'traceOn' | 'journal'>; secrets: string[] } {
+export function gatherReportFacts(paths: CursorPaths, env: NodeJS.ProcessEnv, traceOn: boolean, runs: HookRuns): { tails: Pick<ReportFacts, 'signInLog' | 'trace' | 'cursorVersion' | 'traceOn' | 'journal' | 'homes' | 'signInCodes'>; secrets: string[] } {
   const secrets = [...environmentSecrets(env), ...credentialSecrets(paths)];
   const cursorVersion = runs['session-start']?.cursor_version ?? runs['pre-mcp']?.cursor_version ?? null;
   const read = readJournal(paths.journal);
   const journal = { path: paths.journal, counts: journalCounts(read.records), problems: [...read.problems, ...(read.skipped ? [`${read.skipped} line(s) are not records`] : [])] };
-  return { tails: { signInLog: tail(paths.deviceLog, 16 * 1024), trace: tail(paths.debugLog, TRACE_BYTES), cursorVersion, traceOn, journal }, secrets };
+  let code: string | null = null;
+  try { code = readDeviceLock(paths.deviceLock)?.user_code ?? null; } catch { /* no lock to read: no code */ }
+  const home = homedir();
+  const homes = [home, ...[home, env.HOME].flatMap((h) => (h ? [h, realpathOr(h)] : []))];
+  return { tails: { signInLog: tail(paths.deviceLog, 16 * 1024), trace: tail(paths.debugLog, TRACE_BYTES), cursorVersion, traceOn, journal, homes, signInCodes: code ? [code] : [] }, secrets };
+}
+
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /** The journal in counts only: no action is named but a failing one, and nothing of any call's parameters. */
@@ -145,14 +162,16 @@ export function renderReport(facts: ReportFacts, paths: Pick<CursorPaths, 'devic
   ].join('\n');
   const scrubbed = scrubSecrets(body, secrets);
   const masked = scrubbed === body ? 'none was found' : 'what was found is shown as ****';
-  const personal = facts.includeAccount ? scrubbed : maskHome(maskEmails(scrubbed), facts.home ?? homedir());
+  // A live sign-in code would let anyone reading the ticket approve that sign-in: hidden even with --include-account.
+  const coded = hideSignInCodes(scrubbed, facts.signInCodes);
+  const personal = facts.includeAccount ? coded : maskHomes(maskEmails(coded), [facts.home ?? homedir(), ...(facts.homes ?? [])]);
   const privacy = facts.includeAccount
     ? '> It includes your account\'s e-mail and your home folder\'s paths (--include-account).'
     : '> Your account\'s e-mail is masked (a***@example.test) and your home folder is shown as ~; run with --include-account to keep them.';
   const head = [
     '# AgentStack plugin support report',
     '',
-    `> This report contains no secret: no access token, refresh token, device code, client secret, proxy password or cookie. Tokens appear only masked (their first 4 characters), the trace masks every credential it records, and before printing, the whole report was searched for any 12 characters in a row of this machine's token, refresh token, client secret and proxy password (${masked}). Read it before you paste it anyway.`,
+    `> This report contains no secret: no access token, refresh token, device code, sign-in code, client secret, proxy password or cookie. Tokens appear only masked (their first 4 characters), the trace masks every credential it records, and before printing, the whole report was searched for any 12 characters in a row of this machine's token, refresh token, client secret and proxy password (${masked}). Read it before you paste it anyway.`,
     '',
     privacy,
     '',

@@ -5,7 +5,7 @@
  * `confirm-writes`); the call gets the strictest answer of its steps. The answer is `deny`, `ask` or neutral, never
  * `allow`: the rules only narrow what Cursor would otherwise allow.
  */
-import { isReadCapability } from '../../agentstack/auth/capabilityKind.js';
+import { capabilityKind, isReadCapability } from '../../agentstack/auth/capabilityKind.js';
 import { isNoPolicy, type Policy, type PolicyInEffect, type PolicyKey, type RuleSource } from '../../agentstack/policy/effective.js';
 import { isCapabilityRule, ruleMatches } from '../../agentstack/policy/rules.js';
 import type { SnapshotRead } from '../../agentstack/snapshot/actionIndex.js';
@@ -19,6 +19,8 @@ export interface PolicyStep {
   /** False when the snapshot does not list the action (or there is none): its capability is then unknown. */
   known: boolean;
   cap: string | null;
+  /** Why the capability is unknown, when it is (no snapshot, an unreadable one, one that does not list the action). */
+  unknown?: string;
 }
 
 interface Verdict {
@@ -28,17 +30,34 @@ interface Verdict {
   key: PolicyKey;
   /** The rule that decided, when one did (null: the preset). */
   rule: string | null;
+  /** Denied because the organization's rule needs a capability the snapshot cannot give: a new snapshot may change that. */
+  snapshot?: true;
 }
 
 const MAX_NAMED = 5;
+
+const SNAPSHOT_REPAIR = 'Your organization\'s rule needs the action\'s capability, which only the capability snapshot (~/.cursor/agentstack-capabilities.json) gives: start a new Cursor session while signed in to fetch it again (a folder in its place is moved aside), then retry.';
 
 /** The steps of a readable call, once per action, with what the snapshot says of each. */
 export function policySteps(args: ParsedExecuteArgs, snapshot: SnapshotRead | null): PolicyStep[] {
   if (args.kind !== 'ok') return [];
   const index = snapshot?.kind === 'ok' ? snapshot.index : null;
+  const why = snapshot?.kind === 'malformed' ? 'the capability snapshot cannot be read' : index ? 'the capability snapshot does not list it' : 'there is no capability snapshot yet';
   const actions = [...new Set(args.args.steps.map((s) => s.action))];
-  return actions.map((action) => (index?.has(action) ? { action, known: true, cap: index.capOf(action) } : { action, known: false, cap: null }));
+  return actions.map((action) => (index?.has(action) ? { action, known: true, cap: index.capOf(action) } : { action, known: false, cap: null, unknown: why }));
 }
+
+/**
+ * Whether a step counts as a read one. For the organization's preset, the snapshot's word is not enough: the snapshot
+ * is a file the person (or an agent acting as them) can edit, so an action whose own name says it changes something
+ * (`projects.create`, `files.delete`) is never a read one, whatever capability the snapshot gives it.
+ */
+function readsOnly(step: PolicyStep, managedPreset: boolean): boolean {
+  if (!step.known || !isReadCapability(step.cap)) return false;
+  return !managedPreset || !changesByName(step.action);
+}
+
+const changesByName = (action: string) => capabilityKind(action) === 'write' || capabilityKind(action) === 'admin';
 
 /** true / false, or null when the rule names a capability and the step's capability is unknown. */
 function matches(rule: string, step: PolicyStep): boolean | null {
@@ -50,23 +69,31 @@ const needs = (step: PolicyStep) => (step.cap === null ? 'needs no capability' :
 
 function judgeStep(policy: Policy, step: PolicyStep): Verdict | null {
   const { action } = step;
+  const managed = policy.managed;
+  const unknown = `its capability cannot be known (${step.unknown ?? 'not in the snapshot'})`;
   let unsure: string | null = null;
   for (const rule of policy.deny) {
     const m = matches(rule, step);
     if (m === true) return { permission: 'deny', action, why: `rule "${rule}" in deny-actions`, key: 'deny-actions', rule };
+    // The organization's capability rule with no capability to judge by: the strictest reading.
+    if (m === null && managed?.deny.includes(rule)) return { permission: 'deny', action, why: `rule "${rule}" in deny-actions may apply and ${unknown}`, key: 'deny-actions', rule, snapshot: true };
     if (m === null) unsure ??= rule;
   }
-  const read = step.known && isReadCapability(step.cap);
+  const managedPreset = managed?.preset === true;
+  const read = readsOnly(step, managedPreset);
+  const byName = managedPreset && step.known && isReadCapability(step.cap) && !read;
+  const what = byName ? `the snapshot says it ${needs(step)}, but its name says it changes something`
+    : step.known ? `it ${needs(step)}, which is not a read capability` : unknown;
   if (policy.preset === 'readonly' && !read) {
-    if (step.known) return { permission: 'deny', action, why: `policy readonly: it ${needs(step)}, which is not a read capability`, key: 'policy', rule: null };
+    if (step.known) return { permission: 'deny', action, why: `policy readonly: ${what}`, key: 'policy', rule: null };
+    if (managedPreset) return { permission: 'deny', action, why: `policy readonly: ${what}`, key: 'policy', rule: null, snapshot: true };
     return { permission: 'ask', action, why: 'policy readonly: its capability is unknown (not in the snapshot)', key: 'policy', rule: null };
   }
   if (unsure !== null) return { permission: 'ask', action, why: `rule "${unsure}" in deny-actions may apply: its capability is unknown (not in the snapshot)`, key: 'deny-actions', rule: unsure };
   const asked = policy.ask.find((rule) => matches(rule, step) !== false);
   if (asked !== undefined) return { permission: 'ask', action, why: `rule "${asked}" in ask-actions`, key: 'ask-actions', rule: asked };
   if (policy.preset === 'confirm-writes' && !read) {
-    const what = step.known ? `it ${needs(step)}, which is not a read capability` : 'its capability is unknown (not in the snapshot)';
-    return { permission: 'ask', action, why: `policy confirm-writes: ${what}`, key: 'policy', rule: null };
+    return { permission: 'ask', action, why: `policy confirm-writes: ${step.known ? what : 'its capability is unknown (not in the snapshot)'}`, key: 'policy', rule: null };
   }
   return null;
 }
@@ -101,13 +128,19 @@ const actionsOf = (verdicts: readonly Verdict[]) =>
 
 export function decidePolicy(effect: PolicyInEffect, steps: readonly PolicyStep[], options: { pluginRoot?: string } = {}): PreMcpAnswer {
   if (effect.kind === 'unreadable') {
+    // What the readable rules deny stays denied (the organization's above all); every other call asks.
+    const readable = effect.policy ? decideRules(effect.policy, steps, options) : {};
+    if (readable.permission === 'deny') return readable;
     return because('rules_unreadable', {
       permission: 'ask',
       user_message: `AgentStack could not read your per-action rules (${effect.reason}), so every AgentStack call asks until they are fixed. Check them with config.mjs list or diagnose-local.`,
       agent_message: 'The person\'s AgentStack per-action rules cannot be read, so they are asked to confirm every AgentStack call.',
     });
   }
-  const { policy } = effect;
+  return decideRules(effect.policy, steps, options);
+}
+
+function decideRules(policy: Policy, steps: readonly PolicyStep[], options: { pluginRoot?: string }): PreMcpAnswer {
   if (isNoPolicy(policy)) return {};
   const verdicts = steps.map((step) => judgeStep(policy, step)).filter((v): v is Verdict => v !== null);
   const denied = verdicts.filter((v) => v.permission === 'deny');
@@ -115,7 +148,7 @@ export function decidePolicy(effect: PolicyInEffect, steps: readonly PolicyStep[
     const first = denied[0]!;
     return because(denied.map((v) => `rule:${v.key}`), {
       permission: 'deny',
-      user_message: `AgentStack blocked this call: your rules deny ${named(denied, policy)}. To change that: ${howToChange(first.key, sourceOf(first, policy), options.pluginRoot)}.`,
+      user_message: `AgentStack blocked this call: your rules deny ${named(denied, policy)}. To change that: ${howToChange(first.key, sourceOf(first, policy), options.pluginRoot)}.${denied.some((v) => v.snapshot) ? ` ${SNAPSHOT_REPAIR}` : ''}`,
       agent_message: `AgentStack call blocked by the person's per-action rules: ${actionsOf(denied)}. Do not retry or work around it; tell the person which action was refused.`,
     });
   }

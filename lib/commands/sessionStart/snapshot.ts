@@ -1,11 +1,13 @@
 /**
  * Session start's capability snapshot step: the decision (fetch or not) is pure; the step reads the file's top
  * level, fetches through the network module only when the decision says so, and returns what the card shows.
- * A failed fetch is recorded beside the snapshot and not retried for 15 minutes; a folder in the snapshot's place
- * costs only the card's Capabilities line.
+ * A failed fetch is recorded beside the snapshot and not retried for 15 minutes. A folder (or another thing that is
+ * not a file) in the snapshot's place is moved aside, nothing in it lost, so a fresh snapshot can be written: until
+ * then no call could be checked, and the organization's capability rules deny.
  */
 import { stepBecause, stepFor } from '../../agentstack/state/story.js';
 import { tilde } from '../../platform/text/tilde.js';
+import { renameSync } from 'node:fs';
 import type { CursorPaths } from '../../agentstack/server/paths.js';
 import { readSnapshotMeta, snapshotIsStale, type SnapshotMetaRead } from '../../agentstack/snapshot/meta.js';
 import { SNAPSHOT_MAX_AGE_MS, SNAPSHOT_RETRY_MS } from '../../agentstack/snapshot/layout.js';
@@ -55,10 +57,28 @@ export interface SnapshotStepArgs {
   todo: string[];
 }
 
+/** Renames what is at `path` to a name beside it; the new name, or null when it could not be moved. */
+function moveAside(path: string, now: number): string | null {
+  const aside = `${path}.moved-${new Date(now).toISOString().replace(/[:.]/g, '-')}`;
+  try {
+    renameSync(path, aside);
+    return aside;
+  } catch {
+    return null;
+  }
+}
+
 /** `staleAt`: when a fresh snapshot falls due for a refetch (only when it was fresh and nothing was fetched). */
 export async function snapshotStep(args: SnapshotStepArgs): Promise<{ capabilities: CardCapabilities; refreshed: boolean; staleAt?: number }> {
   const { paths, serverUrl } = args;
   let read = readSnapshotMeta(paths.capabilities);
+  if (read.kind === 'unreadable' && (read.folder || read.reason === 'is not a regular file')) {
+    const aside = moveAside(paths.capabilities, args.now());
+    if (aside) {
+      args.notes.push(`The capability snapshot's place ${paths.capabilities} ${read.reason}; it was moved to ${aside} and a new snapshot takes its place.`);
+      read = readSnapshotMeta(paths.capabilities);
+    }
+  }
   const stale = read.kind !== 'ok' || snapshotIsStale(read.meta, serverUrl, args.now());
   // The failure record is read only when the snapshot is not fresh: the fast path stays one file.
   let failure = stale && args.token ? readSnapshotFailure(paths.capabilitiesFailure) : null;

@@ -1,11 +1,16 @@
 /**
- * Personal data in text meant for others (a support ticket): e-mail addresses masked as `a***@example.test`, the home
- * folder as `~` wherever it starts a path. Pure.
+ * Personal data in text meant for others (a support ticket): e-mail addresses masked as `a***@example.test` whatever
+ * their letters (`jörg.müller@firma.de`, `o'brien@…`, `alice@localhost`), the home folder as `~` wherever it starts
+ * a path, and sign-in codes hidden. Pure.
  */
-const EMAIL = /([A-Za-z0-9])[A-Za-z0-9._%+-]*@((?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,})/g;
+const LOCAL = String.raw`[\p{L}\p{N}\p{M}._%+'-]`;
+const LABEL = String.raw`[\p{L}\p{N}](?:[\p{L}\p{N}\p{M}-]*[\p{L}\p{N}\p{M}])?`;
+// The whole local part (nothing of it before the match), then a domain of one or more labels.
+const EMAIL = new RegExp(String.raw`(?<!${LOCAL})(${LOCAL})${LOCAL}*@(${LABEL}(?:\.${LABEL})*)`, 'gu');
 
+/** Every e-mail address as its first character, `***` and its domain. A domain with no letter (`pkg@1.2.3`) is not one. */
 export function maskEmails(text: string): string {
-  return text.replace(EMAIL, '$1***@$2');
+  return text.replace(EMAIL, (whole, first: string, domain: string) => (/\p{L}/u.test(domain) ? `${first}***@${domain}` : whole));
 }
 
 /** Every occurrence of `home` followed by a separator or the end of a path, shown as `~`. */
@@ -15,4 +20,25 @@ export function maskHome(text: string, home: string): string {
   if (trimmed.length < 3) return text;
   const escaped = trimmed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return text.replace(new RegExp(`${escaped}(?=[\\\\/]|$|[\\s"'\`),;:|])`, 'g'), '~');
+}
+
+/** maskHome for each spelling of the home folder (as given, as resolved through links), the longest first. */
+export function maskHomes(text: string, homes: readonly string[]): string {
+  return [...new Set(homes)].sort((a, b) => b.length - a.length).reduce((out, home) => maskHome(out, home), text);
+}
+
+const CODE_IN_URL = /([?&]user_code=)[^&#\s"'`)<>]+/gi;
+const CODE_IN_JSON = /("user_code"\s*:\s*")((?:[^"\\]|\\.){1,64})"/g;
+export const HIDDEN_CODE = '[sign-in code hidden]';
+
+/**
+ * Hides sign-in (device) codes: each of `codes` wherever it appears, and every one a log line or a verification URL
+ * names (`"user_code":"…"`, `?user_code=…`). Anyone who reads such a code while it lives could approve that sign-in.
+ */
+export function hideSignInCodes(text: string, codes: readonly string[] = []): string {
+  const found = new Set(codes.filter((c) => c.trim().length >= 4));
+  for (const m of text.matchAll(CODE_IN_JSON)) if (m[2]!.length >= 4) found.add(m[2]!);
+  let out = text.replace(CODE_IN_URL, '$1****').replace(CODE_IN_JSON, `$1${HIDDEN_CODE}"`);
+  for (const code of [...found].sort((a, b) => b.length - a.length)) out = out.split(code).join(HIDDEN_CODE);
+  return out;
 }
