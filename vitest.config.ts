@@ -6,6 +6,7 @@ export default defineConfig({
     // test/managed writes the machine-wide managed settings file: vitest.managed.config.ts runs it alone, after.
     exclude: ['test/managed/**', 'node_modules/**'],
     setupFiles: ['test/helpers/noProxyForLoopback.ts'],
+    globalSetup: ['test/helpers/notRunNote.ts'],
     // A backstop for a hang, not a deadline: a test whose point is a deadline measures it (against a baseline of the
     // same run where the machine's speed matters). A loaded machine runs some files several times slower.
     testTimeout: 120_000,
