@@ -57,7 +57,7 @@ export function runDeviceCode(opts: { baseUrl: string; cursorDir: string; args?:
     done,
     stdout: () => stdout,
     stderr: () => stderr,
-    waitFor(name, timeoutMs = 15_000) {
+    waitFor(name, timeoutMs = 90_000) { // a backstop (the event is what is awaited), for a loaded machine
       const seen = events.find((e) => e.event === name);
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
