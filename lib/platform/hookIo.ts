@@ -113,11 +113,13 @@ export const RUNNING_TICK_MS = 50;
 export function afterRunningMs(ms: number, fn: () => void, wait: Wait = timerWait): { cancel(): void } {
   let cancelled = false;
   let charged = 0;
-  let last = performance.now();
+  // Date.now, not performance.now: the first use of `performance` in a fresh process loads perf_hooks (milliseconds on
+  // the hook's path). A clock set back counts nothing; one set forward, two ticks at most.
+  let last = Date.now();
   const look = () => {
     if (cancelled) return;
-    const now = performance.now();
-    charged += Math.min(now - last, 2 * RUNNING_TICK_MS);
+    const now = Date.now();
+    charged += Math.max(0, Math.min(now - last, 2 * RUNNING_TICK_MS));
     last = now;
     if (charged >= ms) fn();
     else wait(Math.min(RUNNING_TICK_MS, ms - charged), look);

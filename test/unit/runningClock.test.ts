@@ -7,7 +7,7 @@ afterEach(() => vi.restoreAllMocks());
 /** A clock and a wait the test drives: each wait asked for is run when the test says, the clock moved by `gap`. */
 function driven() {
   let now = 0;
-  vi.spyOn(performance, 'now').mockImplementation(() => now);
+  vi.spyOn(Date, 'now').mockImplementation(() => now);
   const pending: Array<{ ms: number; fn: () => void }> = [];
   return {
     pending,
@@ -42,6 +42,17 @@ describe('afterRunningMs', () => {
     const ticksLeft = (2_000 - 2 * RUNNING_TICK_MS) / RUNNING_TICK_MS;
     for (let i = 0; i < ticksLeft - 1; i++) d.step();
     expect(fired).toBe(0);
+    d.step();
+    expect(fired).toBe(1);
+  });
+
+  it('a clock set back counts nothing; the deadline still comes from the ticks that follow', () => {
+    const d = driven();
+    let fired = 0;
+    afterRunningMs(100, () => { fired += 1; }, d.wait);
+    d.step(-10_000);
+    expect(fired).toBe(0);
+    d.step();
     d.step();
     expect(fired).toBe(1);
   });
