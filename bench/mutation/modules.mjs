@@ -61,7 +61,25 @@ export const MODULES = [
     name: 'settings precedence',
     io: true,
     files: ['lib/agentstack/settings/effective.ts'],
-    tests: ['settings.test.ts'],
+    tests: ['settings.test.ts', 'settings.rows.test.ts', 'managedSettings.test.ts', 'managedTrust.test.ts'],
+  },
+  {
+    name: 'settings keys, file and managed trust',
+    io: true,
+    files: ['lib/agentstack/settings/keys.ts', 'lib/agentstack/settings/file.ts', 'lib/agentstack/settings/managed.ts', 'lib/agentstack/settings/store.ts'],
+    tests: ['settings.test.ts', 'settings.rows.test.ts', 'managedSettings.test.ts', 'managedTrust.test.ts'],
+  },
+  {
+    name: 'token renewal: due and start',
+    io: true,
+    files: ['lib/agentstack/renewal/due.ts', 'lib/agentstack/renewal/start.ts'],
+    tests: ['renewal.test.ts'],
+  },
+  {
+    name: 'pre-MCP gate: compile, read, deny',
+    io: true,
+    files: ['lib/commands/preMcp/gate/build.ts', 'lib/commands/preMcp/gate/gate.ts', 'lib/commands/preMcp/gate/deny.ts'],
+    tests: ['gateFile.test.ts', 'preMcp.test.ts'],
   },
   {
     name: 'HTTP caps and timeouts',

@@ -5,7 +5,7 @@
  * and time, exactly one JSON line out, exit 0.
  */
 import { fstatSync, read, writeSync } from 'node:fs';
-import { HOOK_STDIN_MAX_BYTES, collectStdin, readStdinBounded, type ReadStdinOptions, type StdinResult } from './hookIo.js';
+import { HOOK_STDIN_MAX_BYTES, afterRunningMs, collectStdin, readStdinBounded, type ReadStdinOptions, type StdinResult } from './hookIo.js';
 
 /** True while a read of descriptor 0 is blocked in the thread pool (see exitHook). */
 let readPending = false;
@@ -32,9 +32,11 @@ export function readStdinFast(opts: FastReadOptions = {}): Promise<StdinResult> 
   return new Promise((resolve) => {
     const input = collectStdin(options.maxBytes, spill);
     let done = false;
+    let deadline: { cancel(): void } | undefined;
     const finish = (result: StdinResult) => {
       if (done) return;
       done = true;
+      deadline?.cancel();
       if (result.problem) input.spillAll();
       resolve(result);
     };
@@ -64,7 +66,9 @@ export function readStdinFast(opts: FastReadOptions = {}): Promise<StdinResult> 
     if (poolSize) delete process.env.UV_THREADPOOL_SIZE;
     // Timers run before I/O callbacks in each turn of the event loop: on a busy machine the deadline and the end of the
     // input can be due in the same turn, so the deadline yields one turn (setImmediate runs after I/O callbacks).
-    afterMs(options.timeoutMs, () => setImmediate(() => finish(input.result('timeout'))));
+    // The deadline counts only time this process could run (see afterRunningMs): a hook starved of CPU on a loaded
+    // machine reads the input that waited for it, whole.
+    deadline = afterRunningMs(options.timeoutMs, () => setImmediate(() => finish(input.result('timeout'))), afterMs);
   });
 }
 

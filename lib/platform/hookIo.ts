@@ -79,19 +79,53 @@ export function readStdinBounded(options: ReadStdinOptions & { collector?: Stdin
     const finish = (result: StdinResult) => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
+      timer.cancel();
       if (result.problem) input.spillAll();
       stream.removeAllListeners('data');
       if (result.problem) stream.destroy?.();
       resolve(result);
     };
-    const timer = setTimeout(() => finish(input.result('timeout')), timeoutMs);
+    const timer = afterRunningMs(timeoutMs, () => finish(input.result('timeout')));
     stream.on('data', (chunk: Buffer | string) => {
       if (!input.add(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) finish({ text: '', problem: 'too_large' });
     });
     stream.on('end', () => finish(input.result()));
     stream.on('error', () => finish(input.result('error')));
   });
+}
+
+/** A wait of `ms`, given as a callback; the default is an unref'd timer (the pending read keeps the process alive). */
+export type Wait = (ms: number, fn: () => void) => void;
+
+const timerWait: Wait = (ms, fn) => void setTimeout(fn, ms).unref();
+
+/** How often the running clock looks at the time: a stretch longer than twice this counts as twice this. */
+export const RUNNING_TICK_MS = 50;
+
+/**
+ * Calls `fn` once `ms` have passed in which this process could run. A stdin deadline is there for a writer that keeps
+ * the pipe open; on a loaded machine (or a stopped process) the hook itself may not run for seconds while its whole
+ * input waits in the pipe, and a wall-clock deadline would then drop input that had all arrived. So the clock looks at
+ * the time every RUNNING_TICK_MS, and a gap between two looks counts for at most two ticks: time the process spent
+ * not running is not charged to the writer. Nothing runs (and nothing is armed but one wait) while the input arrives
+ * within the first tick, the usual case.
+ */
+export function afterRunningMs(ms: number, fn: () => void, wait: Wait = timerWait): { cancel(): void } {
+  let cancelled = false;
+  let charged = 0;
+  // Date.now, not performance.now: the first use of `performance` in a fresh process loads perf_hooks (milliseconds on
+  // the hook's path). A clock set back counts nothing; one set forward, two ticks at most.
+  let last = Date.now();
+  const look = () => {
+    if (cancelled) return;
+    const now = Date.now();
+    charged += Math.max(0, Math.min(now - last, 2 * RUNNING_TICK_MS));
+    last = now;
+    if (charged >= ms) fn();
+    else wait(Math.min(RUNNING_TICK_MS, ms - charged), look);
+  };
+  wait(Math.min(RUNNING_TICK_MS, ms), look);
+  return { cancel: () => { cancelled = true; } };
 }
 
 /** Parses hook stdin as a JSON object; null for empty, invalid or non-object input. */

@@ -109,7 +109,7 @@ describe('concurrency: 20 processes on one mcp.json', () => {
     expect(after.grants - before.grants).toBeLessThanOrEqual(1);
     expect(after.replays - before.replays).toBe(0);
     expect(after.revoked - before.revoked).toBe(0);
-  }, 45_000);
+  }, 180_000);
 
   it('12 session-start + 8 diagnose --fix on one expiring token: exactly one refresh, no replay, the rotated refresh token works', async () => {
     const { dir, others, expiring } = await prepare('window');
@@ -131,5 +131,5 @@ describe('concurrency: 20 processes on one mcp.json', () => {
     expect(await accepted(bearer)).toBe(true);
     const stored = JSON.parse(readFileSync(join(dir, 'agentstack-refresh'), 'utf8'));
     expect((await coreRefresh(core.baseUrl, stored.refresh_token)).status).toBe(200);
-  }, 45_000);
+  }, 180_000);
 });

@@ -16,7 +16,7 @@ export interface DeviceRun {
   stderr(): string;
 }
 
-export function runDeviceCode(opts: { baseUrl: string; cursorDir: string; args?: string[]; env?: Record<string, string>; nodeArgs?: string[] }): DeviceRun {
+export function runDeviceCode(opts: { baseUrl: string; cursorDir: string; args?: string[]; env?: Record<string, string>; nodeArgs?: string[]; script?: string; uid?: number }): DeviceRun {
   const started = Date.now();
   const env: NodeJS.ProcessEnv = {
     ...baseChildEnv(),
@@ -25,7 +25,7 @@ export function runDeviceCode(opts: { baseUrl: string; cursorDir: string; args?:
     AGENTSTACK_CURSOR_DIR: opts.cursorDir,
     ...opts.env,
   };
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), DEVICE_CODE_SCRIPT, ...(opts.args ?? ['--json', '--no-browser'])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.script ?? DEVICE_CODE_SCRIPT, ...(opts.args ?? ['--json', '--no-browser'])], { env, stdio: ['ignore', 'pipe', 'pipe'], ...(opts.uid === undefined ? {} : { uid: opts.uid, gid: opts.uid }) });
   let stdout = '';
   let stderr = '';
   let buffered = '';
@@ -57,7 +57,7 @@ export function runDeviceCode(opts: { baseUrl: string; cursorDir: string; args?:
     done,
     stdout: () => stdout,
     stderr: () => stderr,
-    waitFor(name, timeoutMs = 15_000) {
+    waitFor(name, timeoutMs = 90_000) { // a backstop (the event is what is awaited), for a loaded machine
       const seen = events.find((e) => e.event === name);
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {

@@ -10,6 +10,8 @@ import { baseChildEnv } from './platform.js';
 
 export const SESSION_START_SCRIPT = join(REPO_ROOT, 'hooks/scripts/session-start.cjs');
 export const PRE_MCP_SCRIPT = join(REPO_ROOT, 'hooks/scripts/pre-mcp-cap-check.cjs');
+/** How long Cursor gives session start before it kills it (hooks/hooks.json). */
+export const SESSION_START_TIMEOUT_MS = (JSON.parse(readFileSync(join(REPO_ROOT, 'hooks/hooks.json'), 'utf8')) as { hooks: { sessionStart: Array<{ timeout: number }> } }).hooks.sessionStart[0]!.timeout * 1000;
 
 export interface HookRun {
   code: number | null;

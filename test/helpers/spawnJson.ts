@@ -31,7 +31,7 @@ export function spawnJsonLines(script: string, args: string[], env: NodeJS.Proce
     child, events, exited,
     stdout: () => out,
     stderr: () => err,
-    waitFor(predicate, timeoutMs = 20_000) {
+    waitFor(predicate, timeoutMs = 90_000) { // a backstop (the event is what is awaited), for a loaded machine
       const seen = events.find(predicate);
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {

@@ -48,7 +48,8 @@ export const STATE_FIXTURES: StateFixture[] = [
   { name: 'signed in', state: 'signed_in', project: DEFAULT, expiry: true, make: (d) => { signedIn(d, token(nowS() + 3600)); refreshRecord(d); } },
   { name: 'signed in, the token naming its default project', state: 'signed_in', project: "7 (your account's default)", expiry: true, make: (d) => { signedIn(d, token(nowS() + 3600, { project_id: 7 })); refreshRecord(d); } },
   { name: 'signed in, a pinned project', state: 'signed_in', project: '42 (pinned)', expiry: true, make: (d) => { signedIn(d, token(nowS() + 3600, { project_id: 7 }), { 'X-Project-ID': '42' }); refreshRecord(d); write(d, 'agentstack-project', '42\n'); } },
-  { name: 'expiring', state: 'expiring', project: DEFAULT, expiry: true, make: (d) => { signedIn(d, token(nowS() + 60)); refreshRecord(d); } },
+  // Inside the 2-minute refresh window, and far enough from expiry that every view is done before it (a loaded machine).
+  { name: 'expiring', state: 'expiring', project: DEFAULT, expiry: true, make: (d) => { signedIn(d, token(nowS() + 110)); refreshRecord(d); } },
   { name: 'expired, a refresh token stored', state: 'expired_renewable', project: DEFAULT, expiry: true, make: (d) => { signedIn(d, token(nowS() - 3600)); refreshRecord(d); } },
   { name: 'expired, nothing to renew it', state: 'expired', project: DEFAULT, expiry: true, make: (d) => signedIn(d, token(nowS() - 3600)) },
   {

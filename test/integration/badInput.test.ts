@@ -4,12 +4,13 @@
  * wording and exit-code rules.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useCoreAndCursorDirs } from '../helpers/coreFixture.js';
 import { runDeviceCode } from '../helpers/deviceCode.js';
 import { baseChildEnv, IS_WINDOWS } from '../helpers/platform.js';
+import { copyPlugin, makeReadable } from '../helpers/pluginCopy.js';
 import { REPO_ROOT } from '../helpers/repo.js';
 
 const fixture = useCoreAndCursorDirs('agentstack-badinput-');
@@ -99,19 +100,34 @@ describe('config.mjs wording and exit codes', () => {
 });
 
 describe('sign-in into a Cursor dir that cannot be written', () => {
-  it.skipIf(IS_WINDOWS || process.getuid?.() === 0)('fails as a file problem saying "permission denied", not as a server error with EACCES', async () => {
+  it.skipIf(IS_WINDOWS)('fails as a file problem saying "permission denied", not as a server error with EACCES', async () => {
     const dir = fixture.cursorDir();
     const cursor = join(dir, 'ro');
     mkdirSync(cursor);
+    // root ignores permissions: run a copy of the plugin (readable, wherever the checkout is) as `nobody`, who owns the
+    // Cursor dir, so read-only means read-only.
+    const uid = process.getuid?.() === 0 ? 65534 : undefined;
+    let script: string | undefined;
+    if (uid !== undefined) {
+      chmodSync(fixture.tmp.path, 0o755);
+      chmodSync(dir, 0o755);
+      chownSync(dir, uid, uid);
+      chownSync(cursor, uid, uid);
+      const plugin = join(fixture.tmp.path, 'plugin-for-nobody');
+      mkdirSync(plugin, { recursive: true });
+      copyPlugin(plugin);
+      makeReadable(plugin);
+      script = join(plugin, 'hooks/scripts/device-code.mjs');
+    }
     chmodSync(cursor, 0o500);
     try {
-      const sign = runDeviceCode({ baseUrl: fixture.core.baseUrl, cursorDir: cursor, env: { HOME: dir } });
+      const sign = runDeviceCode({ baseUrl: fixture.core.baseUrl, cursorDir: cursor, env: { HOME: dir }, script, uid });
       const code = await sign.waitFor('device_code').catch(() => null);
       if (code) await fixture.core.approve(String(code.user_code));
       const done = await sign.done;
       expect(done.code).toBe(1);
       const last = JSON.parse(done.stdout.trim().split('\n').at(-1)!);
-      expect(last.error).not.toBe('server');
+      expect(last.error, done.stdout + done.stderr).not.toBe('server');
       expect(last.message).toMatch(/permission denied/);
       expect(last.message).not.toMatch(/EACCES/);
     } finally {

@@ -92,6 +92,22 @@ describe('the pre-MCP gate', { timeout: 90_000 }, () => {
     expect(readFileSync(journal, 'utf8').length).toBe(lines);
   });
 
+  it('config set journal off (the settings file, no variable): the gate records that, and its deny appends nothing', async () => {
+    const journal = join(dir, 'agentstack-journal.jsonl');
+    const size = () => (existsSync(journal) ? readFileSync(journal, 'utf8').length : 0);
+    writeFileSync(join(dir, 'agentstack-settings.json'), JSON.stringify({ journal: 'off' }));
+    try {
+      rmSync(gatePath(), { force: true });
+      expect(await preMcp(['projects.list'])).toEqual({}); // the full check compiles the gate
+      expect(readGate(gatePath())).toMatchObject({ journal: false, denies: true });
+      const before = size();
+      expect(await fast(['nope.nothing'])).toMatchObject({ permission: 'deny' });
+      expect(size()).toBe(before);
+    } finally {
+      rmSync(join(dir, 'agentstack-settings.json'), { force: true });
+    }
+  });
+
   it('per-action rules, or an input the full check would not read as a hook input: the deny is the full check\'s', async () => {
     writeFileSync(join(dir, 'agentstack-settings.json'), JSON.stringify({ 'ask-actions': 'nope.*' }));
     try {

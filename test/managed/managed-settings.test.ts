@@ -1,11 +1,11 @@
 /**
  * The organization's managed settings at their real place (/etc/agentstack/managed-settings.json), as a person meets
- * them: the built hooks and scripts, a reference core. Writing /etc needs root (CI runs as root here); elsewhere the
- * file is skipped. Runs alone (vitest.managed.config.ts), so no other test sees the organization's rules, and removes
- * what it wrote.
+ * them: the built hooks and scripts, a reference core. Runs only as test/managed/isolated.mjs runs it: as root (real,
+ * or mapped in a user namespace) in a private mount namespace whose /etc is a copy, so the real /etc is never written;
+ * anywhere else the file is skipped and says why. Runs alone (vitest.managed.config.ts) and removes what it wrote.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
@@ -16,6 +16,13 @@ import { PRE_MCP_SCRIPT, hookEnv, runHook, signedInWithSnapshot } from '../helpe
 const PATH = managedSettingsPath('linux');
 const DIR = '/etc/agentstack';
 const asRoot = process.platform === 'linux' && process.getuid?.() === 0;
+const mountNs = (pid: string) => { try { return readlinkSync(`/proc/${pid}/ns/mnt`); } catch { return null; } };
+/** This process's /etc is isolated.mjs's copy: it said so, and this mount namespace is not the one it ran in. */
+const isolated = process.env.AGENTSTACK_MANAGED_ETC === 'copy' && !!process.env.AGENTSTACK_MANAGED_OUTER_MNT && mountNs('self') !== process.env.AGENTSTACK_MANAGED_OUTER_MNT;
+const OUTER_ROOT = `/proc/${process.env.AGENTSTACK_MANAGED_OUTER_PID}/root`;
+if (!asRoot || !isolated) {
+  console.warn(`test/managed skipped: ${!asRoot ? 'it needs root (real or in a user namespace)' : 'its /etc is not a private copy'}; run it with node test/managed/isolated.mjs`);
+}
 const tmp = tempDir('agentstack-managed-root-');
 let core: RunningCore;
 let dir: string;
@@ -30,7 +37,7 @@ function writeManaged(content: unknown, mode = 0o644): void {
   chmodSync(PATH, mode);
 }
 
-describe.skipIf(!asRoot)('managed settings at /etc/agentstack (root)', { timeout: 120_000 }, () => {
+describe.skipIf(!asRoot || !isolated)('managed settings at /etc/agentstack (root, in a private mount namespace)', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     expect(existsSync(PATH)).toBe(false); // never overwrite a real organization's file
     if (!existsSync(DIR)) {
@@ -87,6 +94,32 @@ describe.skipIf(!asRoot)('managed settings at /etc/agentstack (root)', { timeout
     expect(loose.server_url).toBe(`${core.baseUrl}/mcp`);
     const diagnose = JSON.parse(run('scripts/diagnose-local.mjs', ['--json']).stdout) as { checks: Array<{ id: string; status: string; summary: string; fix?: string }> };
     expect(diagnose.checks.find((c) => c.id === 'settings.managed')).toMatchObject({ status: 'FAIL', summary: expect.stringContaining('can be changed by others'), fix: expect.stringContaining('chmod go-w') });
+  });
+
+  it('a group-writable file, or a file in a group-writable folder, is not trusted: its base-url is ignored, naming its group', () => {
+    writeManaged({ 'base-url': 'https://org.example.test' }, 0o664);
+    const status = () => (JSON.parse(run('hooks/scripts/device-code.mjs', ['--status', '--json']).stdout) as { server_url: string }).server_url;
+    expect(status()).toBe(`${core.baseUrl}/mcp`);
+    const diagnose = JSON.parse(run('scripts/diagnose-local.mjs', ['--json']).stdout) as { checks: Array<{ id: string; summary: string }> };
+    expect(diagnose.checks.find((c) => c.id === 'settings.managed')?.summary).toContain('can be changed by others');
+    writeManaged({ 'base-url': 'https://org.example.test' }, 0o644);
+    expect(status()).toBe('https://org.example.test/mcp');
+    chmodSync(DIR, 0o775);
+    try {
+      expect(status()).toBe(`${core.baseUrl}/mcp`);
+    } finally {
+      chmodSync(DIR, 0o755);
+    }
+  });
+
+  it('the real /etc is left alone: the file written here is in the copy, not where the runner sees /etc', () => {
+    writeManaged({ policy: 'readonly' });
+    expect(existsSync(PATH)).toBe(true);
+    expect(mountNs('self')).not.toBe(process.env.AGENTSTACK_MANAGED_OUTER_MNT);
+    // As real root the runner's /etc can be looked at from here; in a user namespace it cannot (isolated.mjs then
+    // compares the real /etc/agentstack before and after the run, as it always does).
+    if (mountNs(process.env.AGENTSTACK_MANAGED_OUTER_PID!) !== null) expect(existsSync(`${OUTER_ROOT}${PATH}`)).toBe(false);
+    rmSync(PATH);
   });
 
   it('a broken file: every AgentStack call asks naming it, and diagnose FAILs', async () => {

@@ -8,7 +8,7 @@
 import { randomHex } from '../../platform/randomHex.js';
 import { unlinkSync } from 'node:fs';
 import { PluginError } from '../../platform/errors.js';
-import { LOCK_CLOCK_SKEW_MS, breakStaleLock, isBeingWritten, isLockHolderAlive, parseLockText, readLockFile } from '../../platform/fs/fileLock.js';
+import { LOCK_CLOCK_SKEW_MS, breakStaleLock, isBeingWritten, isLockHolderAlive, parseLockText, readLockFile, unwritableReason } from '../../platform/fs/fileLock.js';
 import { processStartTime } from '../../platform/processStart.js';
 import { isOpenableUrl } from './browser.js';
 import { DeviceLockSchema, type DeviceLock } from '../../schemas/state.js';
@@ -106,6 +106,16 @@ export function markDeviceLockApproved(path: string, args: { userCode: string; a
   } catch { /* the lock only informs other runs */ }
 }
 
+/** createExclusive, with a folder that cannot take the lock said as a file problem (not an unexpected failure). */
+function createLockFile(path: string, text: string): boolean {
+  try {
+    return createExclusive(path, text);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new PluginError('io', `Cannot create the sign-in lock ${path} (${unwritableReason(code)}); nothing was changed. Check that the folder is writable.`, { cause: error, details: { path, errno: code ?? 'error' } });
+  }
+}
+
 /** Takes the lock, replacing a stale one; when a live flow holds it, returns that flow's payload instead. */
 export function acquireDeviceLock(path: string, options: { expiresAt: Date; now?: () => number }): DeviceLockResult {
   const now = options.now ?? Date.now;
@@ -137,7 +147,7 @@ export function acquireDeviceLock(path: string, options: { expiresAt: Date; now?
     },
   };
   for (let attempt = 0; attempt < 5; attempt++) {
-    if (createExclusive(path, JSON.stringify(payload))) return { kind: 'acquired', lock };
+    if (createLockFile(path, JSON.stringify(payload))) return { kind: 'acquired', lock };
     const text = readTextIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.deviceLock });
     if (text === null) continue;
     if (isBeingWritten(path, text)) {

@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+
+// The edit loop (`npm run test:quick`): the unit tests, pure logic and in-process code against real files and
+// loopback servers, without the suites that run the built scripts as processes. Not a substitute for `npm test`.
+export default defineConfig({
+  test: {
+    include: ['test/unit/**/*.test.ts'],
+    // Spawns writers racing on one file: it belongs with the process-level tests.
+    exclude: ['test/unit/debugLog.test.ts', 'node_modules/**'],
+    setupFiles: ['test/helpers/noProxyForLoopback.ts', 'test/helpers/noSystemKeychain.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
