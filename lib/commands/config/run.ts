@@ -59,6 +59,7 @@ export const APPLIES_FROM: Record<SettingKey, string> = {
   'deny-actions': 'It applies from the next AgentStack call.',
   debug: 'The next script or hook run uses it.',
   journal: 'It applies from the next AgentStack call.',
+  'credential-store': 'The next sign-in or renewal uses it (a refresh token already kept moves then).',
 };
 
 /** What `get` says on stderr when a key has no value. */
