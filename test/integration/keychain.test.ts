@@ -101,7 +101,7 @@ describe.skipIf(missing !== null)('the refresh token in a real Secret Service (G
     expect(statSync(file('agentstack-refresh')).mode & 0o777).toBe(0o600);
 
     const status = script(['--status'], bus(session));
-    expect(status.stdout + status.stderr).toContain('Refresh token: keychain: Secret Service');
+    expect(status.stdout + status.stderr).toContain('kept in keychain: Secret Service');
     const json = JSON.parse(script(['--status', '--json'], bus(session)).stdout);
     expect(json.refresh_store).toEqual({ store: 'keychain', keychain: 'Secret Service', reason: null });
 
@@ -167,7 +167,7 @@ describe.skipIf(missing !== null)('the refresh token in a real Secret Service (G
     expect(signedIn.stderr).toContain('not in the system keychain: the keyring is locked.');
     expect(record()).toMatchObject({ store: 'file', store_reason: 'the keyring is locked' });
     const status = script(['--status'], bus(session));
-    expect(status.stdout + status.stderr).toContain('Refresh token: file: the keyring is locked');
+    expect(status.stdout + status.stderr).toContain('kept in file: the keyring is locked');
     const diagnose = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/diagnose-local.mjs'), '--json'], { env: { ...baseChildEnv(), HOME: dir.path, AGENTSTACK_CURSOR_DIR: dir.path, AGENTSTACK_BASE_URL: core.baseUrl, ...bus(session) }, encoding: 'utf8' });
     const row = (JSON.parse(diagnose.stdout) as { checks: Array<{ id: string; status: string; summary: string }> }).checks.find((c) => c.id === 'refresh.file')!;
     expect(row.summary).toContain('refresh token in file: the keyring is locked');
@@ -184,7 +184,7 @@ describe.skipIf(missing !== null)('the refresh token in a real Secret Service (G
     session = await startSecretService({ keyring: false, bare: true });
     expect((await signIn(bus(session))).code).toBe(0);
     expect(record()).toMatchObject({ store: 'file', store_reason: 'no Secret Service on this session bus' });
-    expect(script(['--status'], bus(session)).stdout).toContain('Refresh token: file: no Secret Service on this session bus');
+    expect(script(['--status'], bus(session)).stdout).toContain('kept in file: no Secret Service on this session bus');
     const refused = await signIn({ ...bus(session), AGENTSTACK_CREDENTIAL_STORE: 'keychain' });
     expect(refused.code).not.toBe(0);
     expect(refused.stdout + refused.stderr).toContain('no Secret Service on this session bus');

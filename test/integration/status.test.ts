@@ -59,7 +59,7 @@ describe('device-code --status', () => {
     expect(lines[0]).toBe('✓ AgentStack: signed in');
     expect(r.stdout).toContain(`Server: ${fixture.core.baseUrl}/mcp`);
     expect(r.stdout).toMatch(/Account: signed in as \S+ \(token \w{4}\*+\)/);
-    expect(r.stdout).toMatch(/Token: valid until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(\d+ (min|h) left\) \(a stored refresh token renews it\)/);
+    expect(r.stdout).toMatch(/Token: valid until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(\d+ (min|h) left\) \(a stored refresh token renews it(; kept in [^)]+)?\)/);
     expect(r.stdout).toMatch(/Scopes: .*data:read.* \(\d+ of the \d+ actions need a scope not granted\)/);
     expect(r.stdout).toMatch(/Rules: each agentstack call is checked against \d+ known actions/);
     expect(r.stdout).toContain("Per-action rules: default: no per-action rules (Cursor's own approval applies)");

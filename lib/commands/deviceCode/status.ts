@@ -62,6 +62,12 @@ export interface StatusSection {
   json(facts: StatusFacts): unknown;
 }
 
+/** What renews the token, and where that refresh token is kept. */
+function renewalText(f: StatusFacts): string {
+  if (!f.refresh_stored) return '';
+  return ` (a stored refresh token renews it${f.refresh_store ? `; kept in ${placementText(f.refresh_store)}` : ''})`;
+}
+
 export const isSignedIn = (facts: StatusFacts) => isUsable(facts.state) && facts.online?.accepted !== false;
 
 /** The card, in order. Rules in effect go last; a new kind of rule is a new entry here. */
@@ -77,11 +83,12 @@ export const STATUS_SECTIONS: StatusSection[] = [
   { key: 'token', line: () => null, json: (f) => f.token },
   {
     key: 'expires_at',
-    line: (f) => (f.token ? `  Token: ${expiryText(f.expires_at, f.now)}${f.refresh_stored ? ' (a stored refresh token renews it)' : ''}` : null),
+    line: (f) => (f.token ? `  Token: ${expiryText(f.expires_at, f.now)}${renewalText(f)}` : null),
     json: (f) => f.expires_at,
   },
   { key: 'refresh_stored', line: () => null, json: (f) => f.refresh_stored },
-  { key: 'refresh_store', line: (f) => (f.refresh_stored && f.refresh_store ? `  Refresh token: ${placementText(f.refresh_store)}` : null), json: (f) => f.refresh_store },
+  // Where the refresh token is kept rides on the token line: the card stays within its ten lines.
+  { key: 'refresh_store', line: () => null, json: (f) => f.refresh_store },
   {
     key: 'scopes',
     line: (f) => {
