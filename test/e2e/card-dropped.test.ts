@@ -100,7 +100,7 @@ describe('a Cursor that drops the session card', () => {
 
     await host.startSession();
     expect(await host.callTool('agentstack.execute', list, () => false)).toEqual({ kind: 'blocked', by: 'person' });
-    expect(last(host.person)).toContain('run /agentstack-authorize');
+    expect(last(host.person)).toContain('Sign in again with /agentstack-authorize');
     expect(last(host.agent)).toContain('/agentstack-authorize');
 
     // The person types the command; the agent runs it and relays the code and link; the person approves.
