@@ -12,6 +12,7 @@ import type { SnapshotRead } from '../../agentstack/snapshot/actionIndex.js';
 import type { PreMcpAnswer } from './answer.js';
 import type { ParsedExecuteArgs } from './decide.js';
 import { because, reasonsOf } from './reason.js';
+import { deadlineTicker } from '../../platform/hookIo.js';
 
 /** A step as the policy sees it: its action and, when the snapshot knows the action, its required capability. */
 export interface PolicyStep {
@@ -99,7 +100,8 @@ function named(verdicts: readonly Verdict[], policy: Policy): string {
 const actionsOf = (verdicts: readonly Verdict[]) =>
   verdicts.slice(0, MAX_NAMED).map((v) => v.action).join(', ') + (verdicts.length > MAX_NAMED ? ` and ${verdicts.length - MAX_NAMED} more` : '');
 
-export function decidePolicy(effect: PolicyInEffect, steps: readonly PolicyStep[], options: { pluginRoot?: string } = {}): PreMcpAnswer {
+/** `deadline`: the processing deadline, in seconds since the process started (platform/hookIo.ts). */
+export function decidePolicy(effect: PolicyInEffect, steps: readonly PolicyStep[], options: { pluginRoot?: string; deadline?: number } = {}): PreMcpAnswer {
   if (effect.kind === 'unreadable') {
     return because('rules_unreadable', {
       permission: 'ask',
@@ -109,7 +111,8 @@ export function decidePolicy(effect: PolicyInEffect, steps: readonly PolicyStep[
   }
   const { policy } = effect;
   if (isNoPolicy(policy)) return {};
-  const verdicts = steps.map((step) => judgeStep(policy, step)).filter((v): v is Verdict => v !== null);
+  const tick = deadlineTicker(options.deadline);
+  const verdicts = steps.map((step) => (tick(), judgeStep(policy, step))).filter((v): v is Verdict => v !== null);
   const denied = verdicts.filter((v) => v.permission === 'deny');
   if (denied.length) {
     const first = denied[0]!;

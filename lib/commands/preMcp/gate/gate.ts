@@ -37,6 +37,20 @@ const INDEX_MARK = '\n\u0000index\n';
 /** A listable action name: one that cannot reach across lines or markers. */
 export const listable = (action: string): boolean => !action.includes('\n') && !action.includes('\u0000');
 
+/** Above this many names to look up, a list is made a Set once rather than searched for each name. */
+const SEARCHES = 32;
+
+/**
+ * Whether a list (names each between newlines) holds a name: one search in the text per name for a few names, a Set
+ * built once for many (a call of 40,000 steps would otherwise search a 75 KB list 40,000 times).
+ */
+export function listLookup(list: string, names: number): (name: string) => boolean {
+  if (names <= SEARCHES) return (name) => listable(name) && list.includes(`\n${name}\n`);
+  const set = new Set(list.split('\n'));
+  set.delete('');
+  return (name) => listable(name) && set.has(name);
+}
+
 /** The gate file's text. */
 export function serializeGate(gate: Gate): string {
   const { neutral, ...header } = gate;
@@ -184,14 +198,15 @@ export function checkGate(raw: Record<string, unknown>, o: GateCheckOptions): Ga
   const identity = callIdentity(raw);
   if (!namesExecuteTool(identity) || !isAgentStackCall(identity, gate.bases)) return { kind: 'call' };
   const actions = plainSteps(raw.tool_input);
-  if (actions && actions.every((a) => listable(a) && gate.neutral.includes(`\n${a}\n`))) {
+  if (actions && actions.every(listLookup(gate.neutral, actions.length))) {
     // The heartbeat diagnose-local reads: written only when this run says something its record does not.
     return { kind: 'neutral', record: !heartbeatCurrent(o.paths.hookRuns, raw, o) };
   }
   const names = readGateNames(o.paths.gateNames, gate.names);
   if (!names) return { kind: 'call' };
   if (!actions || !actions.every(listable)) return { kind: 'call', known: names.known };
-  const unknown = gate.denies ? [...new Set(actions.filter((a) => !names.known.includes(`\n${a}\n`)))] : [];
+  const isKnown = listLookup(names.known, actions.length);
+  const unknown = gate.denies ? [...new Set(actions.filter((a) => !isKnown(a)))] : [];
   if (unknown.length) return { kind: 'deny', unknown, known: names.known, index: names.index, journal: gate.journal };
   return { kind: 'call', known: names.known };
 }
