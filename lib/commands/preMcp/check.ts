@@ -35,9 +35,10 @@ export async function checkCall(raw: Record<string, unknown>, options: CheckCall
     if (gate.record) await recordRun(paths.hookRuns, raw, 'neutral', null);
     return {};
   }
-  if (gate.kind === 'deny') {
-    const { denyFromGate } = await import('./gate/deny.js');
-    const answer = denyFromGate(raw, gate, { paths, now: Date.now(), plugin: __PLUGIN_VERSION__, log });
+  if (gate.kind === 'deny' || gate.kind === 'ask') {
+    const { askFromGate, denyFromGate } = await import('./gate/deny.js');
+    const o = { paths, now: Date.now(), plugin: __PLUGIN_VERSION__, log };
+    const answer = gate.kind === 'deny' ? denyFromGate(raw, gate, o) : askFromGate(raw, gate, o);
     if (answer) return answer;
   }
   const { useChunkCache } = await import('../../platform/chunkLoader.js');

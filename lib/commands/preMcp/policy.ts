@@ -13,6 +13,7 @@ import type { PreMcpAnswer } from './answer.js';
 import type { ParsedExecuteArgs } from './decide.js';
 import { because, reasonsOf } from './reason.js';
 import { deadlineTicker } from '../../platform/hookIo.js';
+import { rulesAskAnswer, type RuleAsk } from './gate/ask.js';
 
 /** A step as the policy sees it: its action and, when the snapshot knows the action, its required capability. */
 export interface PolicyStep {
@@ -122,14 +123,16 @@ export function decidePolicy(effect: PolicyInEffect, steps: readonly PolicyStep[
       agent_message: `AgentStack call blocked by the person's per-action rules: ${actionsOf(denied)}. Do not retry or work around it; tell the person which action was refused.`,
     });
   }
-  if (verdicts.length) {
-    return because(verdicts.map((v) => `rule:${v.key}`), {
-      permission: 'ask',
-      user_message: `AgentStack: your rules ask before ${named(verdicts, policy)}. Allow only if you want ${verdicts.length === 1 ? 'it' : 'them'} to run.`,
-      agent_message: `The person's AgentStack rules ask them to confirm ${actionsOf(verdicts)}; wait for their answer.`,
-    });
-  }
+  if (verdicts.length) return rulesAskAnswer(verdicts.map((v) => askOf(v, policy)));
   return {};
+}
+
+const askOf = (v: Verdict, policy: Policy): RuleAsk => ({ action: v.action, why: v.why, key: v.key, where: whereSet(sourceOf(v, policy)) });
+
+/** The rules' ask about a step alone, when they ask (not deny, not let it through): what the gate compiles per action. */
+export function ruleAskOf(policy: Policy, step: PolicyStep): RuleAsk | null {
+  const v = judgeStep(policy, step);
+  return v?.permission === 'ask' ? askOf(v, policy) : null;
 }
 
 const RANK = { deny: 2, ask: 1 } as const;
