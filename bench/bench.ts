@@ -120,7 +120,11 @@ async function main() {
     const deny = newCursorDir('deny');
     await installTokens(core, deny, 3600);
     installBigSnapshot(deny, 5000);
-    const dirs = { fresh, big, legacy, refreshing, policy, deny };
+    const ask = newCursorDir('ask');
+    await installTokens(core, ask, 3600);
+    installBigSnapshot(ask, 5000);
+    installPolicy(ask);
+    const dirs = { fresh, big, legacy, refreshing, policy, deny, ask };
     const floors = writeFloors(fresh);
 
     // Node 20 (this machine's), 22 and 24, minimal environment first: that is what a hook gets on a person's machine.

@@ -7,9 +7,9 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunningCore } from '../core/index.js';
 import { markdownTable, median, timeSideBySide, type Row, type TimedCommand } from './harness.js';
-import { POLICY_STEPS, envFor, installTokens } from './setup.js';
+import { ASK_ACTION, POLICY_STEPS, envFor, installTokens } from './setup.js';
 
-export interface HookDirs { fresh: string; big: string; legacy: string; refreshing: string; policy: string; deny: string }
+export interface HookDirs { fresh: string; big: string; legacy: string; refreshing: string; policy: string; deny: string; ask: string }
 export interface Budget { other: number; execute: number; session: number; deny: number; after: number }
 /** The hard line, as ratios to `node -e 0` of the same Node. */
 export const BUDGETS: Budget = { other: 1.25, execute: 1.4, session: 1.5, deny: 2.0, after: 1.25 };
@@ -114,6 +114,10 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
   const dropGate = (dir: string) => () => rmSync(join(dir, 'agentstack-gate.json'), { force: true });
   const session = sessionInput(o.root);
   const other = preMcpInput('read_file', 'https://files.example.com/mcp', 'user-files', { path: '/x' });
+  // The same call as older Cursor builds send it: named by its url alone (no mcp_server_name).
+  const otherByUrl = JSON.stringify({ hook_event_name: 'beforeMCPExecution', tool_name: 'read_file', tool_input: JSON.stringify({ path: '/x' }), url: 'https://files.example.com/mcp' });
+  // Five steps under the 20-rule policy (confirm-writes), one of them a write: the rules ask.
+  const ask = preMcpInput('agentstack.execute', o.core.mcpUrl, 'user-agentstack', { steps: [...POLICY_STEPS.slice(0, 4), { id: '5', action: ASK_ACTION }] });
   const execute = preMcpInput('agentstack.execute', o.core.mcpUrl, 'user-agentstack', { steps: [{ id: '1', action: 'data.op_4001' }, { id: '2', action: 'projects.list' }] });
   // Five actions no snapshot holds: the deny names the closest existing ones for each.
   const unknown = preMcpInput('agentstack.execute', o.core.mcpUrl, 'user-agentstack', { steps: ['nope.one', 'projects.lstx', 'data.op_40019', 'zzzzz.yyyy', 'admin.delete_all_users'].map((action, i) => ({ id: String(i), action })) });
@@ -135,11 +139,14 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
     { name: 'floor.mjs', argv: [o.node, o.floors.mjs], env: o.base, stdin: '{}' },
     { name: 'floor.cjs', argv: [o.node, o.floors.cjs], env: o.base, stdin: '{}' },
     { name: 'other', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: freshEnv, stdin: other },
+    { name: 'other by url', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: freshEnv, stdin: otherByUrl },
     { name: 'execute', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: execute },
     policyCommand(o),
     // Its own Cursor dir: a deny recorded in the same hook-run record as the execute row's neutral calls would make
     // each of them rewrite it.
     { name: 'deny', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: withBase(envFor(o.core, o.dirs.deny)), stdin: unknown },
+    // Its own Cursor dir too (a journal record and an `ask` heartbeat at every run).
+    { name: 'ask', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: withBase(envFor(o.core, o.dirs.ask)), stdin: ask },
     { name: 'session', argv: [o.node, script('session-start.cjs'), '--from-hook'], env: freshEnv, stdin: session },
     { name: 'after other', argv: [o.node, script('after-mcp-journal.cjs')], env: freshEnv, stdin: afterOther },
     { name: 'after execute', argv: [o.node, script('after-mcp-journal.cjs')], env: freshEnv, stdin: afterExecute },
@@ -157,9 +164,11 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
     hookRow('floor, ES module: an empty .mjs that reads stdin and writes `{}`', m('floor.mjs'), base, floor),
     hookRow('floor, CommonJS: the same as a .cjs', floor, base, floor),
     hookRow('pre-mcp-cap-check, call to another server', m('other'), base, floor, 'other'),
+    hookRow('pre-mcp-cap-check, call to another server named by its url alone (no mcp_server_name)', m('other by url'), base, floor, 'other'),
     hookRow('pre-mcp-cap-check, execute vs 5,000-action snapshot', m('execute'), base, floor, 'execute'),
     hookRow(POLICY_ROW, m('execute policy'), base, floor, 'execute'),
     hookRow('pre-mcp-cap-check, deny of five unknown actions vs 5,000 (with suggestions)', m('deny'), base, floor, 'deny'),
+    hookRow('pre-mcp-cap-check, ask: five steps under the 20-rule policy, one a write (confirm-writes)', m('ask'), base, floor, 'deny'),
     hookRow('session-start, fresh token and snapshot (nothing to do)', m('session'), base, floor, 'session'),
     hookRow('after-mcp-journal, call to another server', m('after other'), base, floor, 'after'),
     hookRow('after-mcp-journal, execute call recorded in the journal', m('after execute'), base, floor),

@@ -68,3 +68,6 @@ export function installLegacySnapshot(dir: string, count: number): void {
 export function copyFile(from: string, to: string): void {
   writeFileSync(to, readFileSync(from), { mode: 0o600 });
 }
+
+/** An action needing a write capability in installBigSnapshot's snapshot (`projects:write`): the policy asks about it. */
+export const ASK_ACTION = 'system.op_4003';

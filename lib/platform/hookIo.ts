@@ -128,15 +128,28 @@ export function afterRunningMs(ms: number, fn: () => void, wait: Wait = timerWai
   return { cancel: () => { cancelled = true; } };
 }
 
-/** Parses hook stdin as a JSON object; null for empty, invalid or non-object input. */
+/**
+ * Parses hook stdin as a JSON object; null for empty, invalid or non-object input. A leading byte-order mark and
+ * trailing NULs are not JSON but hide nothing: the object they surround is read.
+ */
 export function parseHookJson(text: string): Record<string, unknown> | null {
   if (!text.trim()) return null;
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    value = JSON.parse(text);
   } catch {
-    return null;
+    let start = 0;
+    let end = text.length;
+    if (text.charCodeAt(0) === 0xfeff) start = 1;
+    while (end > start && (text.charCodeAt(end - 1) === 0 || text.charCodeAt(end - 1) <= 0x20)) end -= 1;
+    if (start === 0 && end === text.length) return null;
+    try {
+      value = JSON.parse(text.slice(start, end));
+    } catch {
+      return null;
+    }
   }
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }
 
 /** Writes the hook's one JSON object and exits 0 once stdout has taken it (stdin may still be open). */
@@ -155,4 +168,28 @@ export function logHook(name: string, message: string): void {
   try {
     process.stderr.write(`${name}: ${message.replace(/[\r\n]+/g, ' ')}\n`);
   } catch { /* stderr closed */ }
+}
+
+/*
+ * A processing deadline for a hook's synchronous work, which nothing can interrupt from outside: loops call the check
+ * now and then, and it throws `DeadlineExceeded` once the process has run past its deadline, so the hook can still
+ * answer in time. The deadline is a time since the process started (`process.uptime()`), so every chunk of a hook
+ * that carries its own copy of this module agrees on it without sharing state.
+ */
+export class DeadlineExceeded extends Error {
+  override name = 'DeadlineExceeded';
+}
+
+/** Throws once the process has run for more than `deadline` seconds (never, when it is undefined). */
+export function checkDeadline(deadline: number | undefined): void {
+  if (deadline !== undefined && process.uptime() > deadline) throw new DeadlineExceeded(`still working after ${deadline} s`);
+}
+
+/** A check cheap enough for every pass of a loop: it reads the clock once every `every` calls. */
+export function deadlineTicker(deadline: number | undefined, every = 1024): () => void {
+  if (deadline === undefined) return () => {};
+  let n = 0;
+  return () => {
+    if (++n % every === 0) checkDeadline(deadline);
+  };
 }

@@ -69,7 +69,7 @@ describe('a real call, recorded by the after hook and shown by activity.mjs', ()
     expect(run('scripts/activity.mjs', ['--action', 'data.*'], env).stdout).toMatch(/^No record matches/);
   });
 
-  it('another server\'s call: {} and nothing written or read; AgentStack named by its url alone is recorded, another url is not', async () => {
+  it('another server\'s call: {} and nothing written or read; our tool by its url alone is recorded, at AgentStack\'s url or one the plugin cannot place', async () => {
     const dir = fx.cursorDir();
     const env = hookEnv(dir, fx.core.baseUrl);
     const other = await runHook(AFTER_SCRIPT, [], env, afterInput({ tool_name: 'read_file', mcp_server_name: 'user-files', mcp_server_url: 'https://files.example/mcp' }, { path: '/x' }, { content: [] }));
@@ -77,11 +77,14 @@ describe('a real call, recorded by the after hook and shown by activity.mjs', ()
     expect(existsSync(journalOf(dir))).toBe(false);
     // Its chunk was never loaded (the chunk loader would have begun its compile cache).
     expect(existsSync(join(dir, 'agentstack-compile-cache'))).toBe(false);
+    await runHook(AFTER_SCRIPT, [], env, afterInput({ tool_name: `MCP:${EXECUTE_TOOL}`, mcp_server_url: `${fx.core.mcpUrl}?x=1` }, { steps: [{ id: '1', action: 'system.ping' }] }, { isError: false }));
+    // A url the plugin cannot place may be AgentStack's reached another way: recorded under its host.
     const elsewhere = await runHook(AFTER_SCRIPT, [], env, afterInput({ tool_name: `MCP:${EXECUTE_TOOL}`, mcp_server_url: 'https://other.example/mcp' }, { steps: [] }, {}));
     expect(elsewhere.json).toEqual({});
-    expect(existsSync(journalOf(dir))).toBe(false);
-    await runHook(AFTER_SCRIPT, [], env, afterInput({ tool_name: `MCP:${EXECUTE_TOOL}`, mcp_server_url: fx.core.mcpUrl }, { steps: [{ id: '1', action: 'system.ping' }] }, { isError: false }));
-    expect(readJournal(journalOf(dir)).records).toEqual([expect.objectContaining({ server: new URL(fx.core.mcpUrl).host, steps: [{ id: '1', action: 'system.ping', outcome: 'unknown' }] })]);
+    expect(readJournal(journalOf(dir)).records).toEqual([
+      expect.objectContaining({ server: new URL(fx.core.mcpUrl).host, steps: [{ id: '1', action: 'system.ping', outcome: 'unknown' }] }),
+      expect.objectContaining({ server: 'other.example' }),
+    ]);
   });
 });
 

@@ -99,10 +99,18 @@ describe('the gate on every form a call is named in', { timeout: 120_000 }, () =
       { tool_name: 'create_issue', mcp_server_name: 'github', url: 'https://api.example.test/mcp', tool_input: JSON.stringify({ action: 'projects.create' }) },
       { tool_name: 'MCP:github:create_issue', tool_input: '{}' },
       { tool_name: 'MCP:create_issue', mcp_server_url: 'https://api.example.test/mcp', tool_input: '{}' },
-      { tool_name: 'agentstack.execute', mcp_server_name: 'someone-else', url: 'https://api.example.test/mcp', tool_input: JSON.stringify(create) },
       { tool_name: 'read_file', tool_input: '{}' },
+      { tool_name: 'read_file', url: mcpUrl(), tool_input: '{}' },
     ]) {
       expect(await answer(fields)).toEqual({});
     }
+  });
+
+  it('our execute tool at a url the plugin cannot place asks while rules are in effect, naming the url; {} without rules', async () => {
+    const fields = { tool_name: 'agentstack.execute', mcp_server_name: 'someone-else', url: 'https://api.example.test/mcp', tool_input: JSON.stringify(create) };
+    const json = await answer(fields);
+    expect(json.permission).toBe('ask');
+    expect(String(json.user_message)).toContain('"https://api.example.test/mcp"');
+    expect(await answer(fields, {})).toEqual({});
   });
 });

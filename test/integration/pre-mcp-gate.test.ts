@@ -108,6 +108,32 @@ describe('the pre-MCP gate', { timeout: 90_000 }, () => {
     }
   });
 
+  it('the rules\' ask about a call nothing else has an opinion on is given from the gate alone: the full check\'s answer, journal record and heartbeat', async () => {
+    const journal = join(dir, 'agentstack-journal.jsonl');
+    const lastRecord = () => {
+      const { at, ...rest } = JSON.parse(readFileSync(journal, 'utf8').trim().split('\n').at(-1)!) as Record<string, unknown>;
+      expect(typeof at).toBe('string');
+      return rest;
+    };
+    const env = { AGENTSTACK_ASK_ACTIONS: 'projects.*,system.version' };
+    // Asked-about actions, one twice, beside one the hook has no opinion on.
+    const actions = ['projects.list', 'system.ping', 'system.version', 'projects.list', 'projects.get'];
+    rmSync(gatePath(), { force: true });
+    const full = await preMcp(actions, { env }); // no gate: the full check answers (and compiles one)
+    expect(full).toMatchObject({ permission: 'ask' });
+    expect(full.user_message).toContain('projects.list (rule "projects.*" in ask-actions');
+    expect(full.user_message).not.toContain('system.ping');
+    const fullRecord = lastRecord();
+    expect(fullRecord).toMatchObject({ hook: 'pre', decision: 'ask', reasons: ['rule:ask-actions'] });
+    writeFileSync(join(dir, 'agentstack-hook-runs.json'), '{}');
+    expect(await fast(actions, env)).toEqual(full);
+    expect(lastRecord()).toEqual(fullRecord);
+    expect(JSON.parse(readFileSync(join(dir, 'agentstack-hook-runs.json'), 'utf8'))['pre-mcp']).toMatchObject({ outcome: 'ask' });
+    // A step whose capability is not granted: the full check answers (the chunkless copy cannot, and says so).
+    expect((await fast([...actions, 'data.write'], env)).user_message).toContain('pre-call check failed');
+    expect(await preMcp([...actions, 'data.write'], { env })).toMatchObject({ permission: 'deny' });
+  });
+
   it('per-action rules, or an input the full check would not read as a hook input: the deny is the full check\'s', async () => {
     writeFileSync(join(dir, 'agentstack-settings.json'), JSON.stringify({ 'ask-actions': 'nope.*' }));
     try {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callIdentity, firstLook, isAgentStackCall, splitToolName } from '../../lib/agentstack/server/callIdentity.js';
+import { callIdentity, firstLook, isAgentStackCall, placeCall, splitToolName } from '../../lib/agentstack/server/callIdentity.js';
+import { mcpUrlKey } from '../../lib/agentstack/server/baseUrl.js';
 
 const BASE = 'https://agentstack.tech';
 const MCP = `${BASE}/mcp`;
@@ -54,8 +55,52 @@ describe('isAgentStackCall and firstLook', () => {
     expect(look({ tool_name: 'read_file', url: 'https://api.example/v1' })).toBe('neutral');
     expect(look({ tool_name: 'agentstack.execute', mcp_server_name: 'github' })).toBe('check');
     expect(look({ tool_name: 'agentstack.run', mcp_server_name: 'user-agentstack' })).toBe('check');
-    // A url of MCP shape cannot be placed without the plugin's files.
-    expect(look({ tool_name: 'create_issue', url: 'https://api.example/mcp' })).toBe('check');
+    // Named by url alone, another tool is placed without parsing the url: only one that mentions AgentStack is checked.
+    expect(look({ tool_name: 'create_issue', url: 'https://api.example/mcp' })).toBe('neutral');
+    expect(look({ tool_name: 'read_file', mcp_server_url: 'https://files.example.com/mcp' })).toBe('neutral');
+    expect(look({ tool_name: 'agentstack.describe', url: 'http://127.0.0.1:9/mcp' })).toBe('check');
+    expect(look({ tool_name: 'describe', url: 'https://AgentStack.tech/mcp' })).toBe('check');
+    // Our tool joined to our server's name, in every joining Cursor and other agents use.
+    for (const name of ['user-agentstack-agentstack.execute', 'user-agentstack:agentstack.execute', 'MCP:user-agentstack-agentstack.execute', 'mcp_user-agentstack_agentstack_execute', 'mcp_user_agentstack_agentstack_execute']) {
+      expect(look({ tool_name: name }), name).toBe('check');
+      expect(isAgentStackCall(callIdentity({ tool_name: name }), []), name).toBe(true);
+    }
+    expect(isAgentStackCall(callIdentity({ tool_name: 'user-files-agentstack.execute' }), [])).toBe(false);
+  });
+});
+
+describe('joined tool names', () => {
+  it.each([
+    ['user-agentstack-agentstack.execute', { server: 'user-agentstack', tool: 'agentstack.execute', form: 'joined' }],
+    ['user-agentstack:agentstack.execute', { server: 'user-agentstack', tool: 'agentstack.execute', form: 'joined' }],
+    ['MCP:user-agentstack-agentstack.execute', { server: 'user-agentstack', tool: 'agentstack.execute', form: 'joined' }],
+    ['mcp_user-agentstack_agentstack_execute', { server: 'user-agentstack', tool: 'agentstack_execute', form: 'joined' }],
+    ['plugin-agentstack-agentstack/agentstack.execute', { server: 'plugin-agentstack-agentstack', tool: 'agentstack.execute', form: 'joined' }],
+    ['xagentstack.execute', { server: null, tool: 'xagentstack.execute', form: 'bare' }],
+    ['user-files-read_file', { server: null, tool: 'user-files-read_file', form: 'bare' }],
+  ])('%s', (name, expected) => {
+    expect(splitToolName(name)).toEqual(expected);
+  });
+});
+
+describe('placeCall: urls compared normalized', () => {
+  const place = (url: string, bases = ['http://127.0.0.1:4000', BASE]) => placeCall(callIdentity({ tool_name: 'agentstack.execute', mcp_server_name: 'project-x', url }), bases);
+  it.each([
+    `${MCP}?x=1`, `${MCP}#frag`, `${MCP}/`, `${MCP}//`, 'HTTPS://AGENTSTACK.TECH/mcp', 'https://agentstack.tech:443/mcp', 'https://agentstack.tech./mcp', 'https://u:p@agentstack.tech/mcp',
+    'https://agentstack.tech/%6dcp', 'http://localhost:4000/mcp', 'http://[::1]:4000/mcp', 'http://127.0.0.1:4000/mcp?k=v#f', 'http://127.1:4000/mcp', 'http://app.localhost:4000/mcp',
+  ])('%s is AgentStack', (url) => {
+    expect(place(url)).toBe('agentstack');
+  });
+  it.each([
+    'http://agentstack.tech/mcp', 'https://agentstack.tech:8443/mcp', 'https://agentstack.tech/mcp/x', 'https://agentstack.tech/MCP', 'http://127.0.0.1:4001/mcp',
+    'https://agentstack.tech.evil.example/mcp', 'not a url', 'ftp://agentstack.tech/mcp',
+  ])('%s cannot be placed', (url) => {
+    expect(place(url)).toBe('unplaced');
+  });
+  it('a call naming another server and no url is another server\'s; our name wins over any url', () => {
+    expect(placeCall(callIdentity({ tool_name: 'agentstack.execute', mcp_server_name: 'github' }), [BASE])).toBe('other');
+    expect(placeCall(callIdentity({ tool_name: 'agentstack.execute', mcp_server_name: 'user-agentstack', url: 'https://x.example/mcp' }), [BASE])).toBe('agentstack');
+    expect(mcpUrlKey('http://[::1]:80/mcp/')).toBe('http://loopback:80/mcp');
   });
 });
 

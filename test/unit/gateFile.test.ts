@@ -9,7 +9,7 @@ beforeEach(() => { tmp = tempDir('agentstack-gatefile-'); });
 afterEach(() => tmp.cleanup());
 
 const gate: Gate = { v: GATE_VERSION, plugin: '0.5.0', env: 'AGENTSTACK_X=1', until: 123, renewAt: null, stamps: [[1, 2, 3, 4], null], bases: ['https://a.example'], denies: true, journal: true, names: 'tag1', neutral: '\na.one\nb.two\n' };
-const names: GateNames = { known: '\na.one\nb.two\nc.three\n', index: 'AAAA' };
+const names: GateNames = { known: '\na.one\nb.two\nc.three\n', index: 'AAAA', asks: '[["why","ask-actions","set in x"]]\nb.two\u00000\n' };
 
 describe('the gate file', () => {
   it('reads back what was written: a JSON line, then the lists as plain lines', () => {
@@ -24,8 +24,8 @@ describe('the gate file', () => {
     expect(readGateNames(path, 'tag2')).toBeNull(); // written with another gate
     writeFileSync(path, serializeGateNames('tag1', names).slice(0, -2));
     expect(readGateNames(path, 'tag1')).toBeNull();
-    writeFileSync(path, serializeGateNames('tag1', { known: '\n', index: '' }));
-    expect(readGateNames(path, 'tag1')).toEqual({ known: '\n', index: '' });
+    writeFileSync(path, serializeGateNames('tag1', { known: '\n', index: '', asks: '[]\n' }));
+    expect(readGateNames(path, 'tag1')).toEqual({ known: '\n', index: '', asks: '[]\n' });
   });
   it('a list with no names, a truncated file, another version, a JSON gate of before: no gate', () => {
     const path = join(tmp.path, 'gate');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_RECORD_BYTES, afterRecord, parseRecordLine, preRecord, readCallResult, recordLine, stepsOfInput } from '../../lib/agentstack/journal/record.js';
-import { isJournaledCall, journalLook, serverShown } from '../../lib/agentstack/journal/identify.js';
+import { isJournaledCall, serverShown } from '../../lib/agentstack/journal/identify.js';
 import { failedSteps, isFailure, journalCounts, stoppedBy } from '../../lib/agentstack/journal/summary.js';
 import { callIdentity } from '../../lib/agentstack/server/callIdentity.js';
 import { journalOn } from '../../lib/agentstack/settings/keys.js';
@@ -123,7 +123,7 @@ describe('the pre record and the records read back', () => {
 });
 
 describe('which calls the journal records', () => {
-  const look = (raw: Record<string, unknown>) => journalLook(callIdentity(raw));
+  const look = (raw: Record<string, unknown>) => (isJournaledCall(callIdentity(raw)) ? 'record' : 'skip');
   it('decides from the input alone when the server is named, or no server at all', () => {
     expect(look({ tool_name: 'agentstack.execute', mcp_server_name: 'user-agentstack' })).toBe('record');
     expect(look({ tool_name: 'MCP:plugin-agentstack-agentstack:agentstack_execute' })).toBe('record');
@@ -133,12 +133,12 @@ describe('which calls the journal records', () => {
     expect(look({ tool_name: 'mcp_auth', url: 'https://agentstack.tech/mcp' })).toBe('skip');
   });
 
-  it('a call placed only by its url needs the bases; so does another name with a url (the entry may be ours under another key)', () => {
-    expect(look({ tool_name: 'agentstack.execute', mcp_server_url: 'https://agentstack.tech/mcp' })).toBe('bases');
-    expect(look({ tool_name: 'agentstack.execute', mcp_server_name: 'mine', url: 'https://agentstack.tech/mcp' })).toBe('bases');
-    const bases = ['https://agentstack.tech'];
-    expect(isJournaledCall(callIdentity({ tool_name: 'agentstack.execute', mcp_server_url: 'https://agentstack.tech/mcp' }), bases)).toBe(true);
-    expect(isJournaledCall(callIdentity({ tool_name: 'agentstack.execute', url: 'https://other.example/mcp' }), bases)).toBe(false);
+  it('our execute tool at any url is recorded, from the input alone: a url the plugin cannot place may still be AgentStack\'s', () => {
+    expect(look({ tool_name: 'agentstack.execute', mcp_server_url: 'https://agentstack.tech/mcp' })).toBe('record');
+    expect(look({ tool_name: 'agentstack.execute', mcp_server_name: 'mine', url: 'https://agentstack.tech/mcp?x=1' })).toBe('record');
+    expect(look({ tool_name: 'agentstack.execute', url: 'https://other.example/mcp' })).toBe('record');
+    expect(look({ tool_name: 'user-agentstack-agentstack.execute' })).toBe('record');
+    expect(look({ tool_name: 'read_file', url: 'https://agentstack.tech/mcp' })).toBe('skip');
     expect(serverShown(callIdentity({ tool_name: 'agentstack.execute', url: 'https://user:pw@agentstack.tech/mcp?k=v' }))).toBe('agentstack.tech');
   });
 

@@ -239,7 +239,8 @@ describe('the pre-MCP hook knows the server by the base-url setting', () => {
     expect(runPreMcp(call, { env: env({ AGENTSTACK_BASE_URL: 'https://env.example.com' }) })).toEqual({});
     write('{broken');
     const logged: string[] = [];
-    expect(runPreMcp(call, { env: env(), log: (m) => logged.push(m) })).toEqual({});
+    // Unreadable rules may narrow anything: our tool at a url the plugin cannot place is asked about, naming the url.
+    expect(runPreMcp(call, { env: env(), log: (m) => logged.push(m) })).toMatchObject({ permission: 'ask', user_message: expect.stringContaining('https://staging.example.com/mcp') });
     expect(logged.join('\n')).toMatch(/not valid JSON; it was ignored/);
   });
 });

@@ -1,23 +1,14 @@
 /**
- * Which calls the journal records: AgentStack's execute calls only, identified as the pre-MCP hook identifies them
- * (callIdentity.ts). The first look decides from the hook's input alone, before any file is read; only a call whose
- * server name is not AgentStack's (or missing) but that gives a url needs the bases the plugin knows (mcp.json, the
- * base-url setting) to be placed.
+ * Which calls the journal records, decided from the hook's input alone, before any file is read: AgentStack's execute
+ * calls, identified as the pre-MCP hook identifies them (callIdentity.ts), and our execute tool at any url. A url the
+ * plugin does not know may still be AgentStack's reached another way (the pre-MCP hook asks about such a call while
+ * rules are in effect), so the call is kept, under the name or host it was made to; only a call that names another
+ * server and no url is left out.
  */
-import { isAgentStackCall, namesExecuteTool, serverByName, type CallIdentity } from '../server/callIdentity.js';
+import { namesExecuteTool, placeCall, type CallIdentity } from '../server/callIdentity.js';
 
-export type JournalLook = 'record' | 'skip' | 'bases';
-
-export function journalLook(identity: CallIdentity): JournalLook {
-  if (!namesExecuteTool(identity)) return 'skip';
-  if (serverByName(identity) === 'agentstack') return 'record';
-  if (identity.serverUrl !== null) return 'bases';
-  return identity.serverName === null ? 'record' : 'skip';
-}
-
-/** The whole answer, once the bases are known. */
-export function isJournaledCall(identity: CallIdentity, knownBaseUrls: readonly string[]): boolean {
-  return namesExecuteTool(identity) && isAgentStackCall(identity, knownBaseUrls);
+export function isJournaledCall(identity: CallIdentity): boolean {
+  return namesExecuteTool(identity) && placeCall(identity, []) !== 'other';
 }
 
 /** The server a record names: Cursor's name for it, else its url's host. */

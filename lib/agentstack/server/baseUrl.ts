@@ -71,3 +71,33 @@ export function baseUrlFromMcpUrl(value: unknown): string | null {
   if (!path.endsWith(MCP_PATH)) return null;
   return `${url.origin}${path.slice(0, -MCP_PATH.length)}`;
 }
+
+/** Percent-escapes of unreserved characters (RFC 3986 2.3), which mean the same decoded. */
+const UNRESERVED_ESCAPE = /%(2[dDeE]|3[0-9]|[46][1-9a-fA-F]|[57][0-9aA]|5[fF]|7[eE])/g;
+
+function loopbackHost(hostname: string): boolean {
+  if (isLoopbackHost(hostname) || hostname.endsWith('.localhost')) return true;
+  // 127.0.0.0/8, and IPv4-mapped loopback as the URL parser writes it (`[::ffff:7f00:1]`).
+  return /^127\.\d+\.\d+\.\d+$/.test(hostname) || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(hostname);
+}
+
+/**
+ * An MCP URL as compared to the ones the plugin knows: scheme, host (lower case, without a trailing dot; every
+ * loopback name as one), port, path (unreserved characters decoded, repeated and trailing slashes dropped); the
+ * query, the fragment and any user info do not name another server. Null for what is not an http(s) URL.
+ */
+export function mcpUrlKey(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  let host = url.hostname.replace(/\.+$/, '');
+  if (loopbackHost(host)) host = 'loopback';
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  const path = url.pathname.replace(UNRESERVED_ESCAPE, (e) => String.fromCharCode(parseInt(e.slice(1), 16))).replace(/\/{2,}/g, '/').replace(/\/+$/, '');
+  return `${url.protocol}//${host}:${port}${path}`;
+}

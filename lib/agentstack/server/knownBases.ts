@@ -1,28 +1,32 @@
 /** The AgentStack bases a call's url is recognised by. */
 import type { McpConfig } from '../mcpJson/credential.js';
-import { readMcpConfigFile } from '../mcpJson/file.js';
+import { readRefreshFile } from '../auth/refreshStore.js';
 import { DEFAULT_BASE_URL, baseUrlFromMcpUrl, resolveBaseUrl } from './baseUrl.js';
 import { MCP_SERVER_KEY } from './toolNames.js';
 
-/** The bases that identify AgentStack by url: the mcp.json entry's, AGENTSTACK_BASE_URL's (or the setting's), the default. */
-export function knownBaseUrls(config: McpConfig, env: NodeJS.ProcessEnv): string[] {
+/**
+ * The bases that identify AgentStack by url: the mcp.json entry's, AGENTSTACK_BASE_URL's (or the setting's), the
+ * default, and `also` (the server the stored credential was issued for: it stays known when the entry is renamed).
+ */
+export function knownBaseUrls(config: McpConfig, env: NodeJS.ProcessEnv, also: readonly unknown[] = []): string[] {
   const bases = new Set<string>([DEFAULT_BASE_URL]);
   const servers = config.mcpServers as Record<string, { url?: unknown } | undefined> | undefined;
-  const fromEntry = baseUrlFromMcpUrl(servers?.[MCP_SERVER_KEY]?.url);
-  if (fromEntry) bases.add(fromEntry);
+  for (const url of [servers?.[MCP_SERVER_KEY]?.url, ...also]) {
+    const base = baseUrlFromMcpUrl(url);
+    if (base) bases.add(base);
+  }
   try {
     bases.add(resolveBaseUrl(env));
   } catch { /* an invalid AGENTSTACK_BASE_URL identifies nothing */ }
   return [...bases];
 }
 
-/** The same, with the entry read from `mcpJsonPath` (an unreadable file is one log line, and no entry). */
-export function knownBaseUrlsOnDisk(mcpJsonPath: string, env: NodeJS.ProcessEnv, log: (message: string) => void): string[] {
-  let config: McpConfig = {};
+/** The MCP URL the stored refresh token was issued for (its `resource`), or null (none, unreadable). */
+export function credentialResource(refreshPath: string): string | null {
   try {
-    config = readMcpConfigFile(mcpJsonPath).config;
-  } catch (error) {
-    log(`cannot read ${mcpJsonPath}: ${(error as Error).message}`);
+    return readRefreshFile(refreshPath)?.resource ?? null;
+  } catch {
+    return null;
   }
-  return knownBaseUrls(config, env);
 }
+

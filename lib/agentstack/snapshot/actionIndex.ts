@@ -109,6 +109,8 @@ export function scanSnapshot(content: string | Buffer, wanted: ReadonlySet<strin
 
 export type SnapshotRead = { kind: 'missing' } | { kind: 'malformed' } | { kind: 'ok'; index: SnapshotIndex };
 
+const MAX_SCANNED = 64;
+
 /** Reads and indexes the snapshot file; never throws. */
 export function readSnapshotIndex(path: string, wanted?: ReadonlySet<string>): SnapshotRead {
   let bytes: Buffer | null;
@@ -118,7 +120,8 @@ export function readSnapshotIndex(path: string, wanted?: ReadonlySet<string>): S
     return { kind: 'malformed' };
   }
   if (bytes === null) return { kind: 'missing' };
-  if (wanted) {
+  // Each wanted action is one search through the file: past a few dozen, parsing it whole costs less.
+  if (wanted && wanted.size <= MAX_SCANNED) {
     const fast = scanSnapshot(bytes, wanted);
     if (fast) return { kind: 'ok', index: fast };
   }

@@ -6,7 +6,7 @@
 import { parseHookJson, readStdinBounded, type ReadStdinOptions, type StdinResult } from '../../platform/hookIo.js';
 import { callIdentity } from '../../agentstack/server/callIdentity.js';
 import { EXECUTE_TOOL_NAMES } from '../../agentstack/server/toolNames.js';
-import { journalLook } from '../../agentstack/journal/identify.js';
+import { isJournaledCall } from '../../agentstack/journal/identify.js';
 import { createTopLevelScanner, type TopLevelScanner } from '../preMcp/topLevelScan.js';
 
 /** The input carries the call's result: an AgentStack result may be up to 4 MiB, and more once encoded as a string. */
@@ -14,12 +14,11 @@ export const AFTER_STDIN_MAX_BYTES = 16 * 1024 * 1024;
 
 export type AfterFront =
   | { kind: 'skip'; log?: string }
-  /** A call to record. `bases`: it must first be placed by its url. `unreadable`: why only its top-level names were seen. */
-  | { kind: 'record'; raw: Record<string, unknown>; bases: boolean; unreadable: string | null };
+  /** A call to record. `unreadable`: why only its top-level names were seen. */
+  | { kind: 'record'; raw: Record<string, unknown>; unreadable: string | null };
 
 function look(raw: Record<string, unknown>, unreadable: string | null): AfterFront {
-  const verdict = journalLook(callIdentity(raw));
-  return verdict === 'skip' ? { kind: 'skip' } : { kind: 'record', raw, bases: verdict === 'bases', unreadable };
+  return isJournaledCall(callIdentity(raw)) ? { kind: 'record', raw, unreadable } : { kind: 'skip' };
 }
 
 /** `read`: how stdin is read (the hook passes a reader that avoids creating process.stdin). */

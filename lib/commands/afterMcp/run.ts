@@ -1,15 +1,13 @@
 /**
- * The afterMCPExecution hook's I/O for a call that may be AgentStack's execute call: the settings (is the journal on;
- * the base-url setting), mcp.json only when the call must be placed by its url, then one record appended. Nothing
+ * The afterMCPExecution hook's I/O for a call that may be AgentStack's execute call: the settings (is the journal on),
+ * then one record appended. Nothing
  * here reads or keeps a parameter value or the result's data (agentstack/journal/record.ts copies only ids, actions,
  * outcomes and codes).
  */
 import { appendIfOn } from '../../agentstack/journal/hookAppend.js';
-import { isJournaledCall, serverShown } from '../../agentstack/journal/identify.js';
+import { serverShown } from '../../agentstack/journal/identify.js';
 import { afterRecord } from '../../agentstack/journal/record.js';
 import { callIdentity } from '../../agentstack/server/callIdentity.js';
-import { knownBaseUrlsOnDisk } from '../../agentstack/server/knownBases.js';
-import { cursorPaths } from '../../agentstack/server/paths.js';
 import { applySettings } from '../../agentstack/settings/effective.js';
 import { journalOn } from '../../agentstack/settings/keys.js';
 
@@ -21,16 +19,14 @@ export interface RecordCallOptions {
 
 export interface CallToRecord {
   raw: Record<string, unknown>;
-  bases: boolean;
   unreadable: string | null;
 }
 
-export function recordAfterMcp(call: CallToRecord, options: RecordCallOptions): 'recorded' | 'off' | 'failed' | 'not_agentstack' {
+export function recordAfterMcp(call: CallToRecord, options: RecordCallOptions): 'recorded' | 'off' | 'failed' {
   const { raw } = call;
   const settings = applySettings(options.env);
   if (!journalOn(settings.env)) return 'off';
   const identity = callIdentity(raw);
-  if (call.bases && !isJournaledCall(identity, knownBaseUrlsOnDisk(cursorPaths(settings.env).mcpJson, settings.env, options.log))) return 'not_agentstack';
   const record = afterRecord({
     now: options.now,
     server: serverShown(identity),

@@ -11,6 +11,12 @@ import { startRenewal } from '../../agentstack/renewal/start.js';
 import { checkGate } from './gate/gate.js';
 import { unreadableReason } from './front.js';
 
+/**
+ * Seconds after the process started past which the full check stops and answers `ask`: Cursor gives the hook 5 s
+ * (hooks/hooks.json) and lets the call run when it has no answer by then.
+ */
+export const CHECK_DEADLINE_S = 3.5;
+
 export interface CheckCallOptions {
   /** The hook script's folder, the plugin's `hooks/scripts` (its root and the renewal's script are found from it). */
   scriptDir: string;
@@ -29,9 +35,10 @@ export async function checkCall(raw: Record<string, unknown>, options: CheckCall
     if (gate.record) await recordRun(paths.hookRuns, raw, 'neutral', null);
     return {};
   }
-  if (gate.kind === 'deny') {
-    const { denyFromGate } = await import('./gate/deny.js');
-    const answer = denyFromGate(raw, gate, { paths, now: Date.now(), plugin: __PLUGIN_VERSION__, log });
+  if (gate.kind === 'deny' || gate.kind === 'ask') {
+    const { askFromGate, denyFromGate } = await import('./gate/deny.js');
+    const o = { paths, now: Date.now(), plugin: __PLUGIN_VERSION__, log };
+    const answer = gate.kind === 'deny' ? denyFromGate(raw, gate, o) : askFromGate(raw, gate, o);
     if (answer) return answer;
   }
   const { useChunkCache } = await import('../../platform/chunkLoader.js');
@@ -42,6 +49,7 @@ export async function checkCall(raw: Record<string, unknown>, options: CheckCall
     pluginRoot, log, onUnknownForm: (what) => { unknownForm = what; },
     gate: gate.kind === 'stale' ? { stamps: gate.stamps, plugin: __PLUGIN_VERSION__ } : undefined,
     known: gate.kind === 'call' || gate.kind === 'deny' ? gate.known : undefined,
+    deadline: CHECK_DEADLINE_S,
   });
   await recordRun(paths.hookRuns, raw, answer.permission ?? 'neutral', unknownForm);
   journalAnswer(raw, answer, { env: process.env, now: Date.now(), log });

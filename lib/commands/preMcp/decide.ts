@@ -12,6 +12,7 @@ import { because } from './reason.js';
 import { grantedCaps } from '../../agentstack/auth/scopes.js';
 import type { SnapshotRead } from '../../agentstack/snapshot/actionIndex.js';
 import { NEUTRAL, type PreMcpAnswer } from './answer.js';
+import { deadlineTicker } from '../../platform/hookIo.js';
 
 export { GRANTED_SCOPE_CLAIMS, grantedCaps } from '../../agentstack/auth/scopes.js';
 
@@ -29,6 +30,8 @@ export interface PreMcpContext {
   pluginRoot?: string;
   /** Every action name, when known without reading the whole snapshot (the gate's list): what suggestions look at. */
   names?: readonly string[] | NameIndex;
+  /** The processing deadline, in seconds since the process started (platform/hookIo.ts). */
+  deadline?: number;
 }
 
 const list = (names: readonly string[]) =>
@@ -102,35 +105,39 @@ export function decidePreMcp(ctx: PreMcpContext): PreMcpAnswer {
   }
   const { index } = snapshot;
   const caps = grantedCaps(ctx.claims);
-  const unknown: string[] = [];
-  const missing: Array<{ action: string; cap: string }> = [];
-  const unapproved: string[] = [];
+  // Sets, not lists searched per step: a call may carry tens of thousands of steps.
+  const unknown = new Set<string>();
+  const missing = new Map<string, string>();
+  const unapproved = new Set<string>();
+  const tick = deadlineTicker(ctx.deadline);
   for (const step of parsed.args.steps) {
+    tick();
     const action = step.action;
     if (!index.has(action)) {
-      if (!unknown.includes(action)) unknown.push(action);
+      unknown.add(action);
       continue;
     }
     const cap = index.capOf(action);
-    if (cap && caps && !caps.has(cap) && !missing.some((m) => m.action === action)) missing.push({ action, cap });
-    if (index.unapproved.has(action) && !unapproved.includes(action)) unapproved.push(action);
+    if (cap && caps && !caps.has(cap) && !missing.has(action)) missing.set(action, cap);
+    if (index.unapproved.has(action)) unapproved.add(action);
   }
 
-  if (unknown.length) return unknownActionAnswer(unknown, ctx.names ?? index.names(), index.skipped);
-  if (missing.length) {
-    const named = missing.map((m) => `${m.action} needs "${m.cap}"`);
-    const needed = [...new Set(missing.map((m) => m.cap))];
+  if (unknown.size) return unknownActionAnswer([...unknown], ctx.names ?? index.names(), index.skipped);
+  if (missing.size) {
+    const named = [...missing].map(([action, cap]) => `${action} needs "${cap}"`);
+    const needed = [...new Set(missing.values())];
     return because('missing_capability', {
       permission: 'deny',
       user_message: `AgentStack blocked this call: your token lacks the capability ${needed.map((c) => `"${c}"`).join(', ')} (${list(named)}). Sign in again with a wider scope (/agentstack-login) if you need it.`,
       agent_message: `AgentStack call blocked: missing capability ${list(named)}. Do not retry; the person can re-login with a scope preset that grants it (/agentstack-login).`,
     });
   }
-  if (unapproved.length) {
+  if (unapproved.size) {
+    const added = [...unapproved];
     return because('unapproved_action', {
       permission: 'ask',
-      user_message: `AgentStack: this call uses ${unapproved.length === 1 ? 'an action' : 'actions'} added to the server since you last approved its action list: ${list(unapproved)}. Allow only if you expected this; approve the new list with ${approveCommand(ctx.pluginRoot)}.`,
-      agent_message: `The AgentStack action(s) ${list(unapproved)} appeared since the person last approved the action list; they are asked to confirm this call.`,
+      user_message: `AgentStack: this call uses ${added.length === 1 ? 'an action' : 'actions'} added to the server since you last approved its action list: ${list(added)}. Allow only if you expected this; approve the new list with ${approveCommand(ctx.pluginRoot)}.`,
+      agent_message: `The AgentStack action(s) ${list(added)} appeared since the person last approved the action list; they are asked to confirm this call.`,
     });
   }
   return NEUTRAL;

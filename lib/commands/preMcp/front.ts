@@ -46,5 +46,19 @@ export async function readPreMcpInput(options: ReadStdinOptions & { read?: (o: R
     if (seen.tool_name !== undefined && firstLook(callIdentity(seen)) === 'neutral') return { kind: 'neutral', log: `stdin ${why}; not an AgentStack call, answering neutral` };
     return { kind: 'execute', raw: { ...seen, [UNREADABLE]: `its input ${why}` } };
   }
-  return classifyRawInput(parseHookJson(stdin.text));
+  const raw = parseHookJson(stdin.text);
+  return raw === null && stdin.text.trim() !== '' ? classifyUnparsed(stdin.text) : classifyRawInput(raw);
+}
+
+/**
+ * Input that is not one JSON object (a second object after the call, a call cut short): what the scan sees of it
+ * decides. Nothing named: neutral; another server's call: neutral; anything else gets the full check's `ask`.
+ */
+function classifyUnparsed(text: string): FrontResult {
+  const scanner = createTopLevelScanner();
+  scanner.feed(Buffer.from(text));
+  const seen = scanner.result();
+  if (seen.tool_name === undefined && !scanner.unclear()) return classifyRawInput(null);
+  if (seen.tool_name !== undefined && firstLook(callIdentity(seen)) === 'neutral') return { kind: 'neutral', log: 'stdin is not one JSON object; not an AgentStack call, answering neutral' };
+  return { kind: 'execute', raw: { ...seen, [UNREADABLE]: 'its input is not one JSON object' } };
 }

@@ -12,6 +12,8 @@ import type { SnapshotRead } from '../../agentstack/snapshot/actionIndex.js';
 import type { PreMcpAnswer } from './answer.js';
 import type { ParsedExecuteArgs } from './decide.js';
 import { because, reasonsOf } from './reason.js';
+import { deadlineTicker } from '../../platform/hookIo.js';
+import { rulesAskAnswer, type RuleAsk } from './gate/ask.js';
 
 /** A step as the policy sees it: its action and, when the snapshot knows the action, its required capability. */
 export interface PolicyStep {
@@ -126,7 +128,8 @@ function named(verdicts: readonly Verdict[], policy: Policy): string {
 const actionsOf = (verdicts: readonly Verdict[]) =>
   verdicts.slice(0, MAX_NAMED).map((v) => v.action).join(', ') + (verdicts.length > MAX_NAMED ? ` and ${verdicts.length - MAX_NAMED} more` : '');
 
-export function decidePolicy(effect: PolicyInEffect, steps: readonly PolicyStep[], options: { pluginRoot?: string } = {}): PreMcpAnswer {
+/** `deadline`: the processing deadline, in seconds since the process started (platform/hookIo.ts). */
+export function decidePolicy(effect: PolicyInEffect, steps: readonly PolicyStep[], options: { pluginRoot?: string; deadline?: number } = {}): PreMcpAnswer {
   if (effect.kind === 'unreadable') {
     // What the readable rules deny stays denied (the organization's above all); every other call asks.
     const readable = effect.policy ? decideRules(effect.policy, steps, options) : {};
@@ -140,9 +143,10 @@ export function decidePolicy(effect: PolicyInEffect, steps: readonly PolicyStep[
   return decideRules(effect.policy, steps, options);
 }
 
-function decideRules(policy: Policy, steps: readonly PolicyStep[], options: { pluginRoot?: string }): PreMcpAnswer {
+function decideRules(policy: Policy, steps: readonly PolicyStep[], options: { pluginRoot?: string; deadline?: number }): PreMcpAnswer {
   if (isNoPolicy(policy)) return {};
-  const verdicts = steps.map((step) => judgeStep(policy, step)).filter((v): v is Verdict => v !== null);
+  const tick = deadlineTicker(options.deadline);
+  const verdicts = steps.map((step) => (tick(), judgeStep(policy, step))).filter((v): v is Verdict => v !== null);
   const denied = verdicts.filter((v) => v.permission === 'deny');
   if (denied.length) {
     const first = denied[0]!;
@@ -152,14 +156,16 @@ function decideRules(policy: Policy, steps: readonly PolicyStep[], options: { pl
       agent_message: `AgentStack call blocked by the person's per-action rules: ${actionsOf(denied)}. Do not retry or work around it; tell the person which action was refused.`,
     });
   }
-  if (verdicts.length) {
-    return because(verdicts.map((v) => `rule:${v.key}`), {
-      permission: 'ask',
-      user_message: `AgentStack: your rules ask before ${named(verdicts, policy)}. Allow only if you want ${verdicts.length === 1 ? 'it' : 'them'} to run.`,
-      agent_message: `The person's AgentStack rules ask them to confirm ${actionsOf(verdicts)}; wait for their answer.`,
-    });
-  }
+  if (verdicts.length) return rulesAskAnswer(verdicts.map((v) => askOf(v, policy)));
   return {};
+}
+
+const askOf = (v: Verdict, policy: Policy): RuleAsk => ({ action: v.action, why: v.why, key: v.key, where: whereSet(sourceOf(v, policy)) });
+
+/** The rules' ask about a step alone, when they ask (not deny, not let it through): what the gate compiles per action. */
+export function ruleAskOf(policy: Policy, step: PolicyStep): RuleAsk | null {
+  const v = judgeStep(policy, step);
+  return v?.permission === 'ask' ? askOf(v, policy) : null;
 }
 
 const RANK = { deny: 2, ask: 1 } as const;

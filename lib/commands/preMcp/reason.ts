@@ -1,6 +1,6 @@
 /**
  * Why the pre-MCP hook answered `deny` or `ask`, in the words the activity journal keeps: `unknown_action`,
- * `missing_capability`, `unapproved_action`, `unreadable_arguments`, `unreadable_call`, `uncheckable`, `credential`,
+ * `missing_capability`, `unapproved_action`, `unreadable_arguments`, `unreadable_call`, `uncheckable`, `unplaced_url`, `too_slow`, `credential`,
  * `rules_unreadable`, `rule:<key>` (the person's rule under that settings key). Kept beside each answer, not in it:
  * Cursor reads the answer's own fields. The hook's execute chunk holds the one copy of this module.
  */

@@ -8,21 +8,22 @@ import { bearerOf, type McpConfig } from '../../agentstack/mcpJson/credential.js
 import { readMcpConfigFile } from '../../agentstack/mcpJson/file.js';
 import { cursorPaths } from '../../agentstack/server/paths.js';
 import { BeforeMcpInputSchema } from '../../schemas/hooks.js';
-import { knownBaseUrls } from '../../agentstack/server/knownBases.js';
+import { credentialResource, knownBaseUrls } from '../../agentstack/server/knownBases.js';
 import { decidePreMcp, parseExecuteArgs, undefinedKeys } from './decide.js';
 import { NEUTRAL, shownSafely, type PreMcpAnswer } from './answer.js';
-import { callIdentity, firstLook, isAgentStackCall, namesExecuteTool, type CallIdentity } from '../../agentstack/server/callIdentity.js';
+import { callIdentity, firstLook, namesExecuteTool, placeCall, type CallIdentity } from '../../agentstack/server/callIdentity.js';
 import { unreadableReason } from './front.js';
 import { readSnapshotIndex } from '../../agentstack/snapshot/actionIndex.js';
 import { applySettings } from '../../agentstack/settings/effective.js';
 import { credentialNoticeFor } from './credentialNotice.js';
-import { listable, type Stamp } from './gate/gate.js';
+import { listLookup, listable, type Stamp } from './gate/gate.js';
 import { refreshGate } from './gate/build.js';
 import { renewIfDue } from './renew.js';
 import { listIndex } from './suggest.js';
 import { isNoPolicy, policyInEffect, type PolicyInEffect } from '../../agentstack/policy/effective.js';
 import { decidePolicy, policySteps, strictest } from './policy.js';
 import { because } from './reason.js';
+import { DeadlineExceeded, checkDeadline } from '../../platform/hookIo.js';
 
 export { knownBaseUrls };
 
@@ -37,6 +38,8 @@ export interface RunPreMcpOptions {
   gate?: { stamps: Stamp[] | null; plugin: string };
   /** The gate holds and lists every action (each between newlines): only the call's known actions are read. */
   known?: string;
+  /** The processing deadline, in seconds since the process started: past it, the call gets `ask` (platform/hookIo.ts). */
+  deadline?: number;
 }
 
 function readConfig(path: string, log: (m: string) => void): McpConfig {
@@ -71,6 +74,24 @@ function uncheckable(what: string, policy: PolicyInEffect, log: (m: string) => v
 const toolShown = (identity: CallIdentity) => JSON.stringify((identity.tool ?? '').slice(0, 80));
 
 /**
+ * Our execute tool at a url that is none of the bases the plugin knows: it may be AgentStack reached another way (an
+ * alias, a proxy, an entry written by someone else), so it gets `ask` while rules are in effect, naming the url.
+ */
+function unplacedCall(identity: CallIdentity, policy: PolicyInEffect, log: (m: string) => void): PreMcpAnswer {
+  if (!rulesInEffect(policy)) return NEUTRAL;
+  const url = JSON.stringify((identity.serverUrl ?? '').slice(0, 200));
+  log(`ask: agentstack.execute at ${url}, a url the plugin does not know as AgentStack's`);
+  return because('unplaced_url', {
+    permission: 'ask',
+    user_message: `AgentStack: this call runs agentstack.execute at ${url}, which is not the AgentStack server the plugin knows, so your per-action rules could not be applied. Allow only if you trust that server.`,
+    agent_message: `The AgentStack pre-call check does not know ${url} as AgentStack's server; the person is asked to confirm this agentstack.execute call.`,
+  });
+}
+
+/** The bases the plugin knows AgentStack by (the entry, the setting, the default, the credential's server). */
+const basesOf = (config: McpConfig, env: NodeJS.ProcessEnv, refreshPath: string) => knownBaseUrls(config, env, [credentialResource(refreshPath)]);
+
+/**
  * A call the hook could not read whole (`raw` holds only the top-level names it saw): an AgentStack execute call,
  * or one whose tool or server it cannot name, gets `ask`; one it can see goes elsewhere gets `{}`.
  */
@@ -78,7 +99,10 @@ function unreadableCall(identity: CallIdentity, why: string, env: NodeJS.Process
   if (identity.tool !== null) {
     if (firstLook(identity) === 'neutral') return NEUTRAL;
     const named = identity.serverName !== null || identity.serverUrl !== null;
-    if (named && !isAgentStackCall(identity, knownBaseUrls(readConfig(cursorPaths(env).mcpJson, log), env))) return NEUTRAL;
+    const paths = cursorPaths(env);
+    const place = named ? placeCall(identity, basesOf(readConfig(paths.mcpJson, log), env, paths.refresh)) : 'agentstack';
+    // Another server's call is `{}`; at a url the plugin cannot place, our execute tool is asked about below.
+    if (place === 'other' || (place === 'unplaced' && !namesExecuteTool(identity))) return NEUTRAL;
     if (!namesExecuteTool(identity)) {
       const settings = applySettings(env);
       return uncheckable(`its tool ${toolShown(identity)} is not one AgentStack lists`, policyInEffect(settings.rows, settings.file, settings.managed), log);
@@ -92,8 +116,25 @@ function unreadableCall(identity: CallIdentity, why: string, env: NodeJS.Process
   });
 }
 
-/** Checks an execute call (the hook's entry answers every other call itself, before this module is loaded). */
+/**
+ * Checks an execute call (the hook's entry answers every other call itself, before this module is loaded); a call
+ * whose check runs past the deadline gets `ask` while there is still time to answer before Cursor gives up on the hook.
+ */
 export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMcpOptions = {}): PreMcpAnswer {
+  try {
+    return checkExecuteCall(raw, options);
+  } catch (error) {
+    if (!(error instanceof DeadlineExceeded)) throw error;
+    (options.log ?? (() => {}))(`ask: the check did not finish in time (${error.message})`);
+    return because('too_slow', {
+      permission: 'ask',
+      user_message: 'AgentStack could not finish checking this call in time (it is very large), so its actions were not checked. Allow only if you expect this call.',
+      agent_message: 'The AgentStack pre-call check could not finish checking this call in time. Split the work into smaller agentstack.execute calls.',
+    });
+  }
+}
+
+function checkExecuteCall(raw: Record<string, unknown> | null, options: RunPreMcpOptions): PreMcpAnswer {
   const env = options.env ?? process.env;
   const log = options.log ?? (() => {});
   const unreadable = unreadableReason(raw);
@@ -112,10 +153,12 @@ export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMc
   // The base-url setting identifies AgentStack too (environment > settings file); a broken file is only logged.
   const settings = applySettings(env);
   for (const problem of settings.problems) log(problem);
-  const bases = knownBaseUrls(config, settings.env);
-  if (!isAgentStackCall(identity, bases)) return NEUTRAL;
+  const bases = basesOf(config, settings.env, paths.refresh);
+  const place = placeCall(identity, bases);
+  if (place === 'other' || (place === 'unplaced' && !namesExecuteTool(identity))) return NEUTRAL;
   // The person's per-action rules (settings `policy`, `ask-actions`, `deny-actions`) can only make it stricter.
   const policy = policyInEffect(settings.rows, settings.file, settings.managed);
+  if (place === 'unplaced') return shownSafely(unplacedCall(identity, policy, log));
   if (!namesExecuteTool(identity)) {
     const what = `its tool ${toolShown(identity)} is not one AgentStack lists`;
     options.onUnknownForm?.(`tool ${identity.tool ?? ''}`);
@@ -124,8 +167,12 @@ export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMc
   const bearer = bearerOf(config);
   const parsedArgs = parseExecuteArgs(input.tool_input);
   const known = options.known;
-  const wanted = new Set(parsedArgs.kind === 'ok' ? parsedArgs.args.steps.map((s) => s.action).filter((a) => known === undefined || !listable(a) || known.includes(`\n${a}\n`)) : []);
+  const steps = parsedArgs.kind === 'ok' ? parsedArgs.args.steps : [];
+  const isKnown = known === undefined ? null : listLookup(known, steps.length);
+  const wanted = new Set(steps.map((s) => s.action).filter((a) => isKnown === null || !listable(a) || isKnown(a)));
+  checkDeadline(options.deadline);
   const snapshot = readSnapshotIndex(paths.capabilities, wanted);
+  checkDeadline(options.deadline);
   const checked = decidePreMcp({
     input,
     snapshot,
@@ -134,8 +181,9 @@ export function runPreMcp(raw: Record<string, unknown> | null, options: RunPreMc
     knownBaseUrls: bases,
     pluginRoot: options.pluginRoot,
     names: known === undefined ? undefined : listIndex(known, null),
+    deadline: options.deadline,
   });
-  const ruled = decidePolicy(policy, policySteps(parsedArgs, snapshot), { pluginRoot: options.pluginRoot });
+  const ruled = decidePolicy(policy, policySteps(parsedArgs, snapshot), { pluginRoot: options.pluginRoot, deadline: options.deadline });
   // A Bearer due for renewal is renewed in the background; this call is answered without waiting for it.
   renewIfDue({ paths, config, env: settings.env, processEnv: env, pluginRoot: options.pluginRoot, now: options.now ?? Date.now(), log });
   if (options.gate) {

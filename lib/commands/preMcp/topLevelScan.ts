@@ -20,6 +20,8 @@ export interface TopLevelScanner {
   feed(chunk: Uint8Array): void;
   /** The wanted keys seen with a plain string value; a key seen twice with different values is left out. */
   result(): SeenCall;
+  /** True when a wanted key was left out (seen twice with different values, or with a value that is not a string). */
+  unclear(): boolean;
 }
 
 export function createTopLevelScanner(): TopLevelScanner {
@@ -111,6 +113,10 @@ export function createTopLevelScanner(): TopLevelScanner {
       const out: SeenCall = {};
       for (const [k, v] of seen) if (v !== null) out[k as keyof SeenCall] = v;
       return out;
+    },
+    unclear() {
+      for (const v of seen.values()) if (v === null) return true;
+      return false;
     },
   };
 }

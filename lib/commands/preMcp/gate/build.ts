@@ -9,8 +9,9 @@ import { REFRESH_WINDOW_MS, classifyCredential, type McpConfig } from '../../../
 import { grantedCaps } from '../../../agentstack/auth/scopes.js';
 import type { SnapshotIndex, SnapshotRead } from '../../../agentstack/snapshot/actionIndex.js';
 import type { CursorPaths } from '../../../agentstack/server/paths.js';
-import { isNoPolicy, type PolicyInEffect } from '../../../agentstack/policy/effective.js';
-import { decidePolicy } from '../policy.js';
+import { isNoPolicy, type Policy, type PolicyInEffect } from '../../../agentstack/policy/effective.js';
+import { decidePolicy, ruleAskOf } from '../policy.js';
+import { serializeAsks, type RuleAsk } from './ask.js';
 import { packNameIndex } from '../suggest.js';
 import { canRenew } from '../../../agentstack/renewal/due.js';
 import { autoLoginDisabled, journalOn } from '../../../agentstack/settings/keys.js';
@@ -31,6 +32,23 @@ export function neutralActions(index: SnapshotIndex, claims: Record<string, unkn
     if (cap && caps && !caps.has(cap)) continue;
     if (decidePolicy(policy, [{ action, known: true, cap }]).permission) continue;
     out.push(action);
+  }
+  return out;
+}
+
+/**
+ * The actions whose step only the person's rules have an opinion on, and that opinion is `ask`: known, its capability
+ * granted, approved, and no rule denies it. A call of such steps (and neutral ones) gets the rules' ask. Pure.
+ */
+export function ruleAsks(index: SnapshotIndex, claims: Record<string, unknown> | null, policy: Policy): RuleAsk[] {
+  const caps = grantedCaps(claims);
+  const out: RuleAsk[] = [];
+  for (const action of index.names()) {
+    if (!listable(action) || index.unapproved.has(action)) continue;
+    const cap = index.capOf(action);
+    if (cap && caps && !caps.has(cap)) continue;
+    const ask = ruleAskOf(policy, { action, known: true, cap });
+    if (ask) out.push(ask);
   }
   return out;
 }
@@ -69,6 +87,7 @@ export function compileGate(input: GateInput): { gate: Gate; names: GateNames } 
   // With no per-action rules and every entry of the server's list read, an action the snapshot lacks is denied for
   // that alone (decide.ts), whatever the call's other steps: the gate can give that deny.
   const denies = isNoPolicy(input.policy.policy) && snapshot.index.skipped === 0;
+  const asks = isNoPolicy(input.policy.policy) ? [] : ruleAsks(snapshot.index, input.claims, input.policy.policy);
   // The names file's tag: only for telling this gate's names file from another's, not a secret.
   const tag = `${input.now.toString(36)}.${Math.random().toString(36).slice(2, 10)}`;
   return {
@@ -76,7 +95,7 @@ export function compileGate(input: GateInput): { gate: Gate; names: GateNames } 
       v: GATE_VERSION, plugin: input.plugin, env: gateEnv(input.env), until, renewAt: renewable ? view.expiresAtMs! - REFRESH_WINDOW_MS : null, stamps: input.stamps, bases: input.bases,
       denies, journal: journalOn(input.settingsEnv), names: tag, neutral: `\n${neutral.join('\n')}\n`,
     },
-    names: { known: `\n${known.join('\n')}\n`, index: Buffer.from(packNameIndex(known).buffer).toString('base64') },
+    names: { known: `\n${known.join('\n')}\n`, index: Buffer.from(packNameIndex(known).buffer).toString('base64'), asks: serializeAsks(asks) },
   };
 }
 

@@ -2,7 +2,7 @@
  * The deny of an execute call naming actions the capability snapshot lacks, given from the gate (gate.ts) without the
  * execute chunk: the same answer as the full check's (unknownAction.ts, on the gate's list of every action), the same
  * journal record, log line and heartbeat. Reached only when the gate holds and says such a call is denied for that
- * alone.
+ * alone. The ask of the person's rules about a call nothing else has an opinion on is given the same way.
  */
 import { skipOptimizingCompilers } from '../../../platform/optimizingCompilers.js';
 import { appendLogged } from '../../../agentstack/journal/file.js';
@@ -13,6 +13,7 @@ import { answerRecord } from '../answerRecord.js';
 import { shownSafely, type PreMcpAnswer } from '../answer.js';
 import { listIndex } from '../suggest.js';
 import { unknownActionAnswer } from '../unknownAction.js';
+import { rulesAskAnswer, type RuleAsk } from './ask.js';
 
 /** The gate's packed index (a wrong length or damage there only costs the index being computed again). */
 function unpacked(base64: string): Int32Array | null {
@@ -46,5 +47,21 @@ export function denyFromGate(raw: Record<string, unknown>, check: { unknown: rea
     if (record) appendLogged(record, { path: o.paths.journal, log: o.log });
   }
   recordHookRun(o.paths.hookRuns, 'pre-mcp', { now: o.now, input: raw, pluginVersion: o.plugin, outcome: 'deny', unknownForm: null });
+  return answer;
+}
+
+/**
+ * The ask of the person's rules about `asks` (gate.ts's `ask` check), with the full check's answer (ask.ts), journal
+ * record, log line and heartbeat; null when the input is not one the full check reads as a hook input.
+ */
+export function askFromGate(raw: Record<string, unknown>, check: { asks: readonly RuleAsk[]; journal: boolean }, o: GateDenyOptions): PreMcpAnswer | null {
+  if (!BeforeMcpInputSchema.safeParse(raw).success) return null;
+  const answer = shownSafely(rulesAskAnswer(check.asks));
+  o.log(`${answer.permission}: ${answer.agent_message ?? ''}`);
+  if (check.journal) {
+    const record = answerRecord(raw, answer, o.now);
+    if (record) appendLogged(record, { path: o.paths.journal, log: o.log });
+  }
+  recordHookRun(o.paths.hookRuns, 'pre-mcp', { now: o.now, input: raw, pluginVersion: o.plugin, outcome: 'ask', unknownForm: null });
   return answer;
 }

@@ -19,8 +19,9 @@ import { managedStamps } from '../../../agentstack/settings/managedPath.js';
 import { callIdentity, isAgentStackCall, namesExecuteTool } from '../../../agentstack/server/callIdentity.js';
 import { recordChanged, recordOf } from '../../../agentstack/plugin/hookRunRecord.js';
 import { isObject } from '../../../platform/text/isObject.js';
+import { asksOf, type RuleAsk } from './ask.js';
 
-export const GATE_VERSION = 3;
+export const GATE_VERSION = 4;
 
 /**
  * The files' layout. The gate: one JSON line (everything but the list), then the neutral actions as plain lines after
@@ -33,9 +34,24 @@ export const GATE_VERSION = 3;
 const NEUTRAL_MARK = '\n\u0000neutral\n';
 const KNOWN_MARK = '\n\u0000known\n';
 const INDEX_MARK = '\n\u0000index\n';
+const ASKS_MARK = '\n\u0000asks\n';
 
 /** A listable action name: one that cannot reach across lines or markers. */
 export const listable = (action: string): boolean => !action.includes('\n') && !action.includes('\u0000');
+
+/** Above this many names to look up, a list is made a Set once rather than searched for each name. */
+const SEARCHES = 32;
+
+/**
+ * Whether a list (names each between newlines) holds a name: one search in the text per name for a few names, a Set
+ * built once for many (a call of 40,000 steps would otherwise search a 75 KB list 40,000 times).
+ */
+export function listLookup(list: string, names: number): (name: string) => boolean {
+  if (names <= SEARCHES) return (name) => listable(name) && list.includes(`\n${name}\n`);
+  const set = new Set(list.split('\n'));
+  set.delete('');
+  return (name) => listable(name) && set.has(name);
+}
 
 /** The gate file's text. */
 export function serializeGate(gate: Gate): string {
@@ -45,7 +61,7 @@ export function serializeGate(gate: Gate): string {
 
 /** The names file's text, tagged for the gate whose `names` is `tag`. */
 export function serializeGateNames(tag: string, names: GateNames): string {
-  return `${tag}${KNOWN_MARK}${names.known.slice(1)}${INDEX_MARK.slice(1)}${names.index}\n`;
+  return `${tag}${KNOWN_MARK}${names.known.slice(1)}${INDEX_MARK.slice(1)}${names.index}${ASKS_MARK}${names.asks}`;
 }
 
 /** The files a gate is compiled from, in the order of its stamps. */
@@ -81,17 +97,21 @@ export interface GateNames {
   known: string;
   /** The suggestions' index of `known` (suggest.ts `packNameIndex`), base64 of its bytes in this machine's order. */
   index: string;
+  /** The actions the person's rules ask about, and nothing else would answer (ask.ts `serializeAsks`; ends with a newline). */
+  asks: string;
 }
 
 /**
  * `neutral`: answer `{}` (`record`: the hook's run record must be written); `deny`: the call names actions the
- * snapshot lacks (`unknown`, each once, in the call's order) and the gate's deny answers it; `call`: the full check
+ * snapshot lacks (`unknown`, each once, in the call's order) and the gate's deny answers it; `ask`: the person's rules
+ * ask about some of its actions and nothing else has an opinion on any (`asks`, each once, in order); `call`: the full check
  * runs, and may use the names file's `known` actions rather than read the whole snapshot; `stale`: the full check
  * runs and compiles a gate.
  */
 export type GateCheck =
   | { kind: 'neutral'; record: boolean }
   | { kind: 'deny'; unknown: string[]; known: string; index: string; journal: boolean }
+  | { kind: 'ask'; asks: RuleAsk[]; journal: boolean }
   | { kind: 'call'; known?: string }
   | { kind: 'stale'; stamps: Stamp[] | null };
 
@@ -131,8 +151,9 @@ export function readGateNames(path: string, tag: string): GateNames | null {
     const text = bytes.toString('utf8');
     const knownAt = text.indexOf(KNOWN_MARK);
     const indexAt = text.indexOf(INDEX_MARK, knownAt + 1);
-    if (knownAt < 0 || indexAt < 0 || text.slice(0, knownAt) !== tag || !text.endsWith('\n')) return null;
-    return { known: text.slice(knownAt + KNOWN_MARK.length - 1, indexAt + 1), index: text.slice(indexAt + INDEX_MARK.length, -1) };
+    const asksAt = text.indexOf(ASKS_MARK, indexAt + 1);
+    if (knownAt < 0 || indexAt < 0 || asksAt < 0 || text.slice(0, knownAt) !== tag || !text.endsWith('\n')) return null;
+    return { known: text.slice(knownAt + KNOWN_MARK.length - 1, indexAt + 1), index: text.slice(indexAt + INDEX_MARK.length, asksAt), asks: text.slice(asksAt + ASKS_MARK.length) };
   } catch {
     return null;
   }
@@ -184,15 +205,20 @@ export function checkGate(raw: Record<string, unknown>, o: GateCheckOptions): Ga
   const identity = callIdentity(raw);
   if (!namesExecuteTool(identity) || !isAgentStackCall(identity, gate.bases)) return { kind: 'call' };
   const actions = plainSteps(raw.tool_input);
-  if (actions && actions.every((a) => listable(a) && gate.neutral.includes(`\n${a}\n`))) {
+  if (actions && actions.every(listLookup(gate.neutral, actions.length))) {
     // The heartbeat diagnose-local reads: written only when this run says something its record does not.
     return { kind: 'neutral', record: !heartbeatCurrent(o.paths.hookRuns, raw, o) };
   }
   const names = readGateNames(o.paths.gateNames, gate.names);
   if (!names) return { kind: 'call' };
   if (!actions || !actions.every(listable)) return { kind: 'call', known: names.known };
-  const unknown = gate.denies ? [...new Set(actions.filter((a) => !names.known.includes(`\n${a}\n`)))] : [];
+  const isKnown = listLookup(names.known, actions.length);
+  const unknown = gate.denies ? [...new Set(actions.filter((a) => !isKnown(a)))] : [];
   if (unknown.length) return { kind: 'deny', unknown, known: names.known, index: names.index, journal: gate.journal };
+  // The rules' ask, when every other action is one the hook has no opinion on.
+  const isNeutral = listLookup(gate.neutral, actions.length);
+  const asks = names.asks.length > 3 ? asksOf(names.asks, actions.filter((a) => !isNeutral(a))) : null;
+  if (asks?.length) return { kind: 'ask', asks, journal: gate.journal };
   return { kind: 'call', known: names.known };
 }
 
