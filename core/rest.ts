@@ -29,9 +29,11 @@ export interface RestContext {
 
 export function protectedResourceMetadata(state: CoreState) {
   return {
-    resource: state.variants.has('root-resource-metadata') ? state.baseUrl : state.mcpUrl,
+    resource: state.resource,
     authorization_servers: [state.issuer],
-    scopes_supported: allScopes(state),
+    // The resource's own scopes; what only the authorization server grants (offline_access) is in its metadata.
+    // AgentStack's hosted server lists its OIDC scopes here too: the `agentstack` variant.
+    scopes_supported: state.variants.has('agentstack') ? allScopes(state) : state.variants.capabilityScopes(),
     bearer_methods_supported: ['header'],
     resource_name: 'AgentStack MCP',
     ...state.variants.extras('protected_resource'),

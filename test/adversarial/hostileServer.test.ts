@@ -46,7 +46,7 @@ async function failure(promise: Promise<unknown>): Promise<PluginError> {
 }
 
 const legacy = (base: string): OAuthEndpoints => ({
-  issuer: base, deviceAuthorizationEndpoint: `${base}/api/oauth2/device/authorize`, tokenEndpoint: `${base}/api/oauth2/token`, resource: `${base}/mcp`, source: 'legacy',
+  issuer: base, deviceAuthorizationEndpoint: `${base}/api/oauth2/device/authorize`, tokenEndpoint: `${base}/api/oauth2/token`, resource: `${base}/mcp`, source: 'builtin',
 });
 const client = { clientId: 'cursor-plugin' };
 let dirCount = 0;

@@ -60,7 +60,9 @@ describe('protected-resource metadata at the root location (resource = the origi
   it('the sign-in finds an authorization server on another origin through it, without the fixed paths', async () => {
     const c = await coreWith('root-resource-metadata', 'other-issuer');
     const endpoints = await discoverEndpoints(c.baseUrl, { timeoutMs: 5000 });
-    expect(endpoints).toMatchObject({ source: 'discovery', issuer: c.issuer, resource: c.mcpUrl });
+    // RFC 8707 `resource` is what the metadata names (the origin here): this core, like an authorization server that
+    // knows one resource, answers invalid_target to <base>/mcp.
+    expect(endpoints).toMatchObject({ source: 'discovery', issuer: c.issuer, resource: c.baseUrl });
     expect(endpoints.tokenEndpoint.startsWith(c.issuer)).toBe(true);
     expect(c.issuer).not.toBe(c.baseUrl);
     expect(await signIn(c)).toMatch(/\S{20,}/);

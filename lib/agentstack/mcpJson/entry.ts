@@ -6,6 +6,7 @@
 import { DEFAULT_BASE_URL, baseUrlFromMcpUrl, mcpUrlFor } from '../server/baseUrl.js';
 import { PluginError } from '../../platform/errors.js';
 import { decodeJwtClaims } from '../auth/jwt.js';
+import { resourceCovers } from '../auth/resourceCovers.js';
 import { MCP_SERVER_KEY } from '../server/toolNames.js';
 import { isObject } from '../../platform/text/isObject.js';
 import { bearerToken, headerValue, isRealApiKey, isRealBearer, tokenFingerprint, type McpConfig } from './credential.js';
@@ -94,7 +95,7 @@ export function credentialsBelongTo(entry: unknown, baseUrl: string, issued?: Is
   if (entryBase !== baseUrl) return false;
   const authorization = headerValue(entry.headers, 'Authorization');
   const token = bearerToken(authorization);
-  if (token !== null && issued && issued.serverUrl !== mcpUrlFor(baseUrl) && (!issued.fingerprint || issued.fingerprint === tokenFingerprint(token))) return false;
+  if (token !== null && issued && !resourceCovers(issued.serverUrl, mcpUrlFor(baseUrl)) && (!issued.fingerprint || issued.fingerprint === tokenFingerprint(token))) return false;
   const origins = audienceOrigins(authorization);
   return origins.length === 0 || origins.includes(new URL(baseUrl).origin);
 }
