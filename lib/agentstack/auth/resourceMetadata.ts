@@ -17,7 +17,7 @@ export function protectedResourceUrls(mcpUrl: string, fromChallenge?: string | n
   const path = u.pathname.replace(/\/+$/, '');
   const root = `${u.origin}/.well-known/oauth-protected-resource`;
   const wellKnown = path && path !== '/' ? [`${root}${path}`, root] : [root];
-  return fromChallenge && !wellKnown.includes(fromChallenge) ? [fromChallenge, ...wellKnown] : wellKnown;
+  return fromChallenge ? [fromChallenge, ...wellKnown.filter((url) => url !== fromChallenge)] : wellKnown;
 }
 
 /**
