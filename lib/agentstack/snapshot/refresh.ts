@@ -6,6 +6,7 @@
  */
 import { quoteShort } from '../../platform/errors.js';
 import { mcpUrlFor } from '../server/baseUrl.js';
+import { tokenFingerprint } from '../mcpJson/credential.js';
 import { flattenCatalog } from './catalog.js';
 import { applySnapshotDiff, type SnapshotDiff } from './diff.js';
 import { fetchCatalog } from './fetch.js';
@@ -73,7 +74,10 @@ export async function refreshSnapshot(args: RefreshSnapshotArgs): Promise<Snapsh
     const code = (error as { code?: string })?.code;
     const failed = { kind: 'failed' as const, message: failureMessage(error, args.path), unauthorized: code === 'invalid_grant' };
     try {
-      writeSnapshotFailure(args.failurePath, { at: new Date(args.now()).toISOString(), server_url: serverUrl, message: failed.message, unauthorized: failed.unauthorized });
+      writeSnapshotFailure(args.failurePath, {
+        at: new Date(args.now()).toISOString(), server_url: serverUrl, message: failed.message, unauthorized: failed.unauthorized,
+        ...(failed.unauthorized ? { token_sha256: tokenFingerprint(args.token) } : {}),
+      });
     } catch { /* without the record, the next session start simply tries again */ }
     return failed;
   }

@@ -118,7 +118,7 @@ export function credentialFacts(args: Omit<NoticeArgs, 'serverName' | 'log'>): {
   const ours = stored !== null && refreshBelongsTo(stored, baseUrl);
   const view = classifyCredential({ config: args.config, storedExpiresAt: ours ? stored.expires_at : null, now: args.now });
   const failure = view.token && !view.apiKey ? readSnapshotFailure(args.paths.capabilitiesFailure) : null;
-  const refused = refusedSince(failure, mcpUrlFor(baseUrl), view.claims);
+  const refused = refusedSince(failure, mcpUrlFor(baseUrl), view.claims, view.token);
   return {
     facts: { entry: entry !== undefined, signedOut: entry !== undefined && isSignedOut(args.paths.signedOut), state: view.state, refreshable: ours, belongs: credentialsBelongTo(entry, baseUrl, issuedFor(stored)), refused },
     baseUrl,

@@ -8,7 +8,7 @@
 import { readProjectPin } from '../../agentstack/auth/projectPin.js';
 import { mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
 import { quoteShort } from '../../platform/errors.js';
-import { agentstackEntry, classifyCredential, headerValue, needsRefresh, type CredentialView, type McpConfig, bearerOf } from '../../agentstack/mcpJson/credential.js';
+import { agentstackEntry, classifyCredential, headerValue, needsRefresh, refusedView, type CredentialView, type McpConfig, bearerOf } from '../../agentstack/mcpJson/credential.js';
 import { chooseBaseUrl, credentialsBelongTo, normalizeMcpConfig, parseProjectId, type IssuedFor } from '../../agentstack/mcpJson/entry.js';
 import { isSignedOut } from '../../agentstack/auth/signedOut.js';
 import { removeIfExists } from '../../platform/fs/secureFile.js';
@@ -126,7 +126,7 @@ async function refreshStep(run: Run, gate: CredentialView): Promise<{ gate: Cred
   const { ctx } = run;
   const net = !run.offline && needsRefresh(gate, ctx.now()) && run.stored ? await run.net() : null;
   if (!net) return { gate, config: null };
-  const outcome = await net.refreshSingleFlight({ paths: run.paths, env: run.env, baseUrl: run.baseUrl, deadline: ctx.deadline, seenToken: gate.token, now: ctx.now });
+  const outcome = await net.refreshSingleFlight({ paths: run.paths, env: run.env, baseUrl: run.baseUrl, deadline: ctx.deadline, seenToken: gate.token, refused: gate.state === 'expired', now: ctx.now });
   if (outcome.kind === 'refreshed' || outcome.kind === 'superseded') {
     const config = readMcpConfigFile(run.paths.mcpJson).config;
     ctx.notes.push(outcome.kind === 'superseded' ? 'A new sign-in replaced the credential while it was being refreshed; the new one is kept.'
@@ -247,7 +247,10 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   // server: normalizing dropped that one, and it must not be refreshed or used here.
   const gateConfig = credentialsBelongTo(agentstackEntry(normalized?.before ?? {}), baseUrl, issued) ? normalized?.before ?? {} : config;
   const storedExpiresAt = stored && refreshBelongsTo(stored, baseUrl) ? stored.expires_at : null;
-  const first = classifyCredential({ config: gateConfig, storedExpiresAt, now: now() });
+  const seen = classifyCredential({ config: gateConfig, storedExpiresAt, now: now() });
+  // A Bearer the server refused (its last catalog fetch answered 401 to it) counts as expired: renewed, or signed in again.
+  const refusedToken = seen.token !== null && !seen.apiKey && refusedSince(readSnapshotFailure(paths.capabilitiesFailure), mcpUrlFor(baseUrl), seen.claims, seen.token);
+  const first = refusedView(seen, refusedToken, now());
 
   // 3. refresh, 4. sign-in, 5. snapshot, 6. who
   const refreshed = await refreshStep(run, first);
@@ -270,7 +273,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   const account = accountOf({
     readable: normalized !== null, entry: agentstackEntry(gateConfig) !== undefined, credential: gate.state, apiKey: gate.apiKey, expiresAtMs: gate.expiresAtMs,
     refreshable: run.stored !== null && refreshBelongsTo(run.stored, baseUrl) && !refreshed.refusedGrant,
-    refused: refreshed.refusedGrant === true || (gate.token !== null && !gate.apiKey && refusedSince(readSnapshotFailure(paths.capabilitiesFailure), serverUrl, gate.claims)),
+    refused: refreshed.refusedGrant === true || (gate.token !== null && !gate.apiKey && refusedSince(readSnapshotFailure(paths.capabilitiesFailure), serverUrl, gate.claims, gate.token)),
     // A credential issued for another server was dropped by the normalization above: what is left belongs here.
     belongs: true, signedOut: gate.state !== 'ok' && isSignedOut(paths.signedOut), now: now(),
   });
