@@ -164,6 +164,25 @@ describe('finishSignIn against the core', () => {
     }
   });
 
+  it('a server that serves no catalog (404) is not AgentStack: said once, and who signed in is not asked', async () => {
+    const seen: string[] = [];
+    const plain = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not_found"}');
+    });
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    try {
+      const baseUrl = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
+      const result = await finishSignIn(args({ access_token: 'opaque-access-token-0123456789', token_type: 'Bearer', expires_in: 3600 }, { baseUrl }));
+      expect(result.warnings).toEqual([`not an AgentStack server: no capability list (GET ${baseUrl}/mcp/actions answered 404)`]);
+      expect(result).toMatchObject({ capabilities: null, who: null, refresh_stored: false });
+      expect(result.expires_at).not.toBeNull();
+      expect(seen).not.toContain('GET /api/auth/me');
+    } finally {
+      await new Promise((resolve) => plain.close(resolve));
+    }
+  });
+
   it('cancelled once saved: every remaining step is skipped and says so, the result is still signed in', async () => {
     const tokens = await issue();
     const clears = cacheClears();

@@ -191,7 +191,7 @@ export async function requestDeviceCode(
 }
 
 /**
- * We never use the ID token (identity comes from `/api/auth/me`), and with the legacy endpoints there is no issuer
+ * We never use the ID token (identity comes from `/api/auth/me`), and with the built-in endpoints there is no issuer
  * to check it against: drop it before oauth4webapi validates the token response.
  */
 async function withoutIdToken(res: Response): Promise<Response> {

@@ -61,7 +61,7 @@ async function refreshNow(args: TokenRefreshArgs, stored: StoredRefresh, startTo
   const oauth = await import('./oauth.js');
   const timeoutMs = Math.max(500, Math.min(5_000, args.deadline - now() - 300));
   const client = oauth.clientFromEnv(args.env);
-  const tokenEndpoint = stored.token_endpoint ?? (await oauth.discoverEndpoints(args.baseUrl, { timeoutMs })).tokenEndpoint;
+  const tokenEndpoint = stored.token_endpoint ?? (await oauth.discoverServer(args.baseUrl, { timeoutMs })).tokenEndpoint;
   const clientId = stored.client_id ?? client.clientId;
   const resource = stored.resource ?? mcpUrlFor(args.baseUrl);
   const tokens = await oauth.refreshAccessToken({

@@ -118,20 +118,32 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
     }
   };
 
+  // The tool cache first (the catalog read next may depend on it); its words wait until we know the server serves it.
+  const cacheWarnings: string[] = [];
+  const kept = warnings.length;
   await attempt('Clearing the server tool cache', async () => {
     const res = await httpRequest({ url: `${baseUrl}/mcp/cache/clear`, method: 'POST', headers: auth, timeoutMs, signal: args.signal });
     if (res.status >= 400) throw new Error(`HTTP ${res.status}`);
   });
+  cacheWarnings.push(...warnings.splice(kept));
   const { refreshSnapshot } = await import('../snapshot/refresh.js');
   // A snapshot failure is already a result (reported below); only a cancel throws, and `attempt` turns that into null.
   const saved = await attempt('Saving the capability snapshot', () => refreshSnapshot({
     path: paths.capabilities, failurePath: paths.capabilitiesFailure, baseUrl, token: tokens.access_token, timeoutMs,
     revalidate: false, signal: args.signal, now,
   }));
-  if (saved?.kind === 'failed') warnings.push(`Saving the capability snapshot: ${saved.message}`);
+  // AgentStack's own endpoints (the catalog, the tool cache, who signed in) mean something only on a server that
+  // serves them: one without the catalog is not AgentStack, which is said once instead of one failure per endpoint.
+  const agentstack = !(saved?.kind === 'failed' && saved.notServed);
+  if (!agentstack) {
+    warnings.splice(kept, warnings.length - kept, `not an AgentStack server: no capability list (GET ${baseUrl}/mcp/actions answered 404)`);
+  } else {
+    warnings.splice(kept, 0, ...cacheWarnings);
+    if (saved?.kind === 'failed') warnings.push(`Saving the capability snapshot: ${saved.message}`);
+  }
   const capabilities = !saved || saved.kind === 'failed' ? null : saved.count;
   const skipped = !saved || saved.kind === 'failed' || !saved.skipped ? null : { count: saved.skipped, reason: saved.skippedReason };
-  const who = await attempt('Looking up who signed in', async () => {
+  const who = !agentstack ? null : await attempt('Looking up who signed in', async () => {
     const { lookUpIdentity } = await import('../auth/identity.js');
     return lookUpIdentity({ baseUrl, token: tokens.access_token, identityPath: paths.identity, timeoutMs, signal: args.signal, now: new Date(now()) });
   });
