@@ -13,9 +13,8 @@ Signs this machine in to AgentStack with the OAuth Device Code flow and writes t
 
 Options:
   --scope-preset NAME  full, readonly or builder (default: the scope-preset setting, else full);
-                       follows the scopes the server names (its 401 challenge, else its
-                       resource metadata): full = all, readonly = the read ones,
-                       builder = read + execute/write
+                       follows the scopes the server names (401 challenge, else resource
+                       metadata): full = all, readonly = read, builder = read + execute/write
   --scopes "A B"       explicit space-separated scopes (overrides the preset; offline_access
                        is added when the authorization server offers it; a scope the server
                        does not offer is refused)

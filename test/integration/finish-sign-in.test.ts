@@ -19,6 +19,7 @@ import { markSignedOut } from '../../lib/agentstack/auth/signedOut.js';
 import { readSnapshot } from '../../lib/agentstack/snapshot/store.js';
 import type { TokenSet } from '../../lib/agentstack/auth/oauth.js';
 import { tempDir } from '../helpers/repo.js';
+import { readCursorState } from '../../lib/agentstack/state/read.js';
 
 let core: RunningCore;
 let dir: ReturnType<typeof tempDir>;
@@ -178,6 +179,10 @@ describe('finishSignIn against the core', () => {
       expect(result).toMatchObject({ capabilities: null, who: null, refresh_stored: false });
       expect(result.expires_at).not.toBeNull();
       expect(seen).not.toContain('GET /api/auth/me');
+      // No refresh token came: the token's end is still kept, so a view never calls it signed in once it is past.
+      const env = { AGENTSTACK_CURSOR_DIR: dir.path };
+      expect(readCursorState({ env, envBaseUrl: baseUrl }).derived.account).toMatchObject({ state: 'signed_in', expiresAt: result.expires_at!.replace(/\.\d{3}Z$/, 'Z') });
+      expect(readCursorState({ env, envBaseUrl: baseUrl, now: Date.now() + 2 * 3600_000 }).derived.account.state).toBe('expired');
     } finally {
       await new Promise((resolve) => plain.close(resolve));
     }

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { authorizationServerUrls, endpointsOf, issuerMatches, noMetadataText, readChallenge, requireDeviceGrant, type Discovery } from '../../lib/agentstack/auth/discovery.js';
-import { resourceCovers } from '../../lib/agentstack/auth/resourceCovers.js';
+import { resourceCovers } from '../../lib/agentstack/server/baseUrl.js';
 import { refreshBelongsTo } from '../../lib/agentstack/auth/refreshStore.js';
 import { resolveScopes } from '../../lib/agentstack/auth/scopes.js';
 import { capabilityKind } from '../../lib/agentstack/auth/capabilityKind.js';

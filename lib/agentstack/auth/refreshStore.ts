@@ -5,8 +5,7 @@
 import { PluginError } from '../../platform/errors.js';
 import { RefreshFileSchema, type RefreshFile } from '../../schemas/state.js';
 import { SECRET_FILE_MODE, readTextIfExists, removeIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
-import { mcpUrlFor } from '../server/baseUrl.js';
-import { resourceCovers } from './resourceCovers.js';
+import { mcpUrlFor, resourceCovers } from '../server/baseUrl.js';
 import type { IssuedFor } from '../mcpJson/entry.js';
 import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
 

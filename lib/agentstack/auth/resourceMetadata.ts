@@ -4,7 +4,7 @@
  * the verify checks, so both accept and refuse the same documents. Pure, no I/O.
  */
 import { ProtectedResourceMetadataSchema } from '../../schemas/server.js';
-import { resourceCovers } from './resourceCovers.js';
+import { resourceCovers } from '../server/baseUrl.js';
 
 export { resourceCovers };
 

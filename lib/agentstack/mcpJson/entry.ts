@@ -3,10 +3,9 @@
  * every other server and top-level key keeps its value and its position. Each function returns `{config, changed}`
  * so the file layer writes nothing on a no-op.
  */
-import { DEFAULT_BASE_URL, baseUrlFromMcpUrl, mcpUrlFor } from '../server/baseUrl.js';
+import { DEFAULT_BASE_URL, baseUrlFromMcpUrl, mcpUrlFor, resourceCovers } from '../server/baseUrl.js';
 import { PluginError } from '../../platform/errors.js';
 import { decodeJwtClaims } from '../auth/jwt.js';
-import { resourceCovers } from '../auth/resourceCovers.js';
 import { MCP_SERVER_KEY } from '../server/toolNames.js';
 import { isObject } from '../../platform/text/isObject.js';
 import { bearerToken, headerValue, isRealApiKey, isRealBearer, tokenFingerprint, type McpConfig } from './credential.js';

@@ -13,6 +13,7 @@ import { symlinkNotice, updateMcpConfigFile } from '../mcpJson/file.js';
 import { expiresAtOf, type OAuthClient, type OAuthEndpoints, type TokenSet } from '../auth/oauth.js';
 import type { CursorPaths } from '../server/paths.js';
 import { clearRefreshFile, writeRefreshFile } from '../auth/refreshStore.js';
+import { clearTokenFacts, writeTokenFacts } from '../auth/tokenFacts.js';
 import { PluginError, quoteShort } from '../../platform/errors.js';
 import { mcpUrlFor } from '../server/baseUrl.js';
 import { clearSignedOut, isSignedOut, signedOutAt } from '../auth/signedOut.js';
@@ -90,8 +91,11 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
         resource: args.endpoints.resource,
         access_token_sha256: tokenFingerprint(tokens.access_token),
       });
+      clearTokenFacts(paths.token);
     } else {
       clearRefreshFile(paths.refresh);
+      // The token's end is kept even without a refresh token (`expires_in`, else the JWT's `exp`).
+      writeTokenFacts(paths.token, { expires_at: expiresAt, access_token_sha256: tokenFingerprint(tokens.access_token), resource: args.endpoints.resource });
     }
     const result = await updateMcpConfigFile(paths.mcpJson, (config) => applyBearer(config, { token: tokens.access_token, baseUrl, projectId: args.projectId }));
     clearSignedOut(paths.signedOut);

@@ -99,7 +99,7 @@ async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now
     } catch (error) {
       warnings.push(`${paths.signedOut} could not be written (${(error as NodeJS.ErrnoException).code ?? 'error'}); a session start may offer a sign-in by itself.`);
     }
-    for (const path of [paths.refresh, paths.identity, paths.capabilities]) {
+    for (const path of [paths.refresh, paths.token, paths.identity, paths.capabilities]) {
       try {
         removeIfExists(path);
       } catch (error) {

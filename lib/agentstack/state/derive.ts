@@ -56,7 +56,8 @@ export function deriveState(s: DeriveInput, envBaseUrl: string | null): DerivedS
   const baseUrl = chooseBaseUrl(s.mcp.entry, envBaseUrl);
   const serverUrl = mcpUrlFor(baseUrl);
   const ours = s.refresh.record !== null && refreshBelongsTo(s.refresh.record, baseUrl);
-  const view = classifyCredential({ config: s.mcp.config ?? {}, storedExpiresAt: ours ? s.refresh.expiresAt : null, now: s.now });
+  // Without a refresh record, `expiresAt` is what the sign-in recorded for this very Bearer (tokenFacts.ts).
+  const view = classifyCredential({ config: s.mcp.config ?? {}, storedExpiresAt: ours || s.refresh.record === null ? s.refresh.expiresAt : null, now: s.now });
   const account = accountOf({
     readable: s.mcp.error === null,
     entry: s.mcp.entry !== null,

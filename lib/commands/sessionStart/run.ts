@@ -22,6 +22,7 @@ import { accountOf } from '../../agentstack/state/account.js';
 import { projectOf, type Project } from '../../agentstack/state/project.js';
 import { refusedSince } from '../../agentstack/state/derive.js';
 import { readSnapshotFailure } from '../../agentstack/snapshot/store.js';
+import { recordedExpiry } from '../../agentstack/auth/tokenFacts.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
 import { displayLines } from '../../platform/text/displayText.js';
 import { runningFlow, type SignInOutcome } from '../../agentstack/signIn/running.js';
@@ -246,7 +247,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   // 2. gate: the file as it was (normalizing hides a placeholder Bearer), unless its credential was for another
   // server: normalizing dropped that one, and it must not be refreshed or used here.
   const gateConfig = credentialsBelongTo(agentstackEntry(normalized?.before ?? {}), baseUrl, issued) ? normalized?.before ?? {} : config;
-  const storedExpiresAt = stored && refreshBelongsTo(stored, baseUrl) ? stored.expires_at : null;
+  const storedExpiresAt = stored ? (refreshBelongsTo(stored, baseUrl) ? stored.expires_at : null) : recordedExpiry(paths.token, bearerOf(gateConfig));
   const seen = classifyCredential({ config: gateConfig, storedExpiresAt, now: now() });
   // A Bearer the server refused (its last catalog fetch answered 401 to it) counts as expired: renewed, or signed in again.
   const refusedToken = seen.token !== null && !seen.apiKey && refusedSince(readSnapshotFailure(paths.capabilitiesFailure), mcpUrlFor(baseUrl), seen.claims, seen.token);
