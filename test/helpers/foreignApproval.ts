@@ -14,8 +14,11 @@ export async function approveInBrowser(browser: Browser, verificationUriComplete
   await page.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => route.abort());
   try {
     await page.goto(verificationUriComplete, { waitUntil: 'domcontentloaded' });
-    await page.click('button[form="op.deviceInputForm"]');
-    await page.waitForSelector('form#op\\.deviceConfirmForm');
+    // The link carries the code: the provider's callback page submits it by itself and shows the confirm page; a
+    // link without it shows the code input first.
+    await page.waitForSelector('form[id="op.deviceConfirmForm"], form[id="op.deviceInputForm"]', { state: 'attached' });
+    if (await page.$('form[id="op.deviceInputForm"]')) await page.click('button[form="op.deviceInputForm"]');
+    await page.waitForSelector('form[id="op.deviceConfirmForm"]', { state: 'attached' });
     await page.click('button[autofocus][form="op.deviceConfirmForm"]');
     await page.waitForSelector('input[name=login]');
     await page.fill('input[name=login]', LOGIN.login);
