@@ -50,7 +50,7 @@ describe.skipIf(unavailable !== null)('device sign-in against a foreign oidc-pro
     expect(await mcpStatus(d, first)).toBe(200);
     expect(`${result.stdout}${result.stderr}`).not.toContain(first!);
 
-    const before = status(h);
+    const before = await status(h);
     expect(before.json).toMatchObject({ signed_in: true, refresh_stored: true });
     expect(before.json.expires_at).not.toBeNull();
 
@@ -64,7 +64,7 @@ describe.skipIf(unavailable !== null)('device sign-in against a foreign oidc-pro
     expect(bearer(h)).not.toBe(first);
     expect(await mcpStatus(d, bearer(h))).toBe(200);
 
-    const out = logout(h);
+    const out = await logout(h);
     expect(out.code).toBe(0);
     const revocations = requestsTo(d, 'revocation');
     expect(revocations.length).toBeGreaterThan(0);
@@ -81,6 +81,6 @@ describe.skipIf(unavailable !== null)('device sign-in against a foreign oidc-pro
     expect(scopesOf(requestsTo(d, 'device_authorization')[0]?.params)).toEqual(['mcp:read', 'offline_access']);
     expect(result.final, result.stderr).toMatchObject({ event: 'authorized' });
     expect(await mcpStatus(d, bearer(h))).toBe(200);
-    expect(status(h).json).toMatchObject({ signed_in: true, refresh_stored: true });
+    expect((await status(h)).json).toMatchObject({ signed_in: true, refresh_stored: true });
   }, 90_000);
 });

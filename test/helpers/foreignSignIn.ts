@@ -2,7 +2,7 @@
  * Drives the built plugin (device-code.mjs, its --status and --logout, the session-start hook) against a foreign
  * deployment (test/fixtures/foreignDeployment.ts), each run in its own temporary home.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -56,16 +56,27 @@ function fullEnv(home: ForeignHome): NodeJS.ProcessEnv {
   return { ...baseChildEnv(), HOME: home.path, AGENTSTACK_BASE_URL: home.base, AGENTSTACK_CURSOR_DIR: home.path, ...home.env };
 }
 
+/** Runs device-code.mjs with `args` without blocking: the deployment answers from this same process. */
+function runScript(home: ForeignHome, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [DEVICE_CODE_SCRIPT, ...args], { env: fullEnv(home), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  return new Promise((resolve) => child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); }));
+}
+
 /** `device-code --status --json`. */
-export function status(home: ForeignHome): { code: number | null; json: Record<string, any> } {
-  const r = spawnSync(process.execPath, [DEVICE_CODE_SCRIPT, '--status', '--json'], { env: fullEnv(home), encoding: 'utf8', timeout: 30_000 });
-  return { code: r.status, json: JSON.parse(r.stdout) as Record<string, any> };
+export async function status(home: ForeignHome): Promise<{ code: number | null; json: Record<string, any> }> {
+  const r = await runScript(home, ['--status', '--json']);
+  return { code: r.code, json: JSON.parse(r.stdout) as Record<string, any> };
 }
 
 /** `device-code --logout` (the person's words on stdout/stderr). */
-export function logout(home: ForeignHome): { code: number | null; text: string } {
-  const r = spawnSync(process.execPath, [DEVICE_CODE_SCRIPT, '--logout'], { env: fullEnv(home), encoding: 'utf8', timeout: 30_000 });
-  return { code: r.status, text: `${r.stdout}\n${r.stderr}` };
+export async function logout(home: ForeignHome): Promise<{ code: number | null; text: string }> {
+  const r = await runScript(home, ['--logout']);
+  return { code: r.code, text: `${r.stdout}\n${r.stderr}` };
 }
 
 /** The session-start hook as Cursor runs it, automatic sign-in off (renewal still runs). */

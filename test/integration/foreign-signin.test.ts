@@ -35,14 +35,14 @@ describe('sign-in against foreign deployments (approval over HTTP through the pr
     const signedInAt = Date.now();
     // The AS does not list offline_access (SEP-2207): not asked for.
     expect(scopesOf(requestsTo(d, 'device_authorization')[0]?.params)).toEqual(['mcp:read', 'mcp:write']);
-    const before = status(h);
+    const before = await status(h);
     expect(before.json).toMatchObject({ signed_in: true, refresh_stored: false });
     expect(before.json.expires_at, 'expires_in (4 s) must be stored without a refresh token').not.toBeNull();
     expect(Math.abs(Date.parse(before.json.expires_at) - (signedInAt + 4_000))).toBeLessThan(3_000);
 
     await sleep(Math.max(0, signedInAt + 4_500 - Date.now()));
     expect(await mcpStatus(d, bearer(h))).toBe(401); // the server's view
-    const after = status(h);
+    const after = await status(h);
     expect(after.json.signed_in).toBe(false);
     expect(after.code).toBe(1);
     const card = String((await startSession(h)).json.additional_context ?? '');
@@ -55,7 +55,7 @@ describe('sign-in against foreign deployments (approval over HTTP through the pr
     expect(result.final, result.stderr).toMatchObject({ event: 'authorized' });
     const signedInAt = Date.now();
     expect(scopesOf(requestsTo(d, 'device_authorization')[0]?.params)).toEqual(['mcp:read', 'mcp:write', 'offline_access']);
-    expect(status(h).json).toMatchObject({ signed_in: true, refresh_stored: true });
+    expect((await status(h)).json).toMatchObject({ signed_in: true, refresh_stored: true });
     const first = bearer(h);
 
     await sleep(Math.max(0, signedInAt + 4_500 - Date.now()));
@@ -67,7 +67,7 @@ describe('sign-in against foreign deployments (approval over HTTP through the pr
     expect(refreshes[0]!.params.resource).toBe(d.resource);
     expect(bearer(h)).not.toBe(first);
     expect(await mcpStatus(d, bearer(h))).toBe(200);
-    expect(status(h).json.signed_in).toBe(true);
+    expect((await status(h)).json.signed_in).toBe(true);
   }, 60_000);
 
   it('AS metadata only at /.well-known/openid-configuration/<path>: found there (MCP discovery order), no built-in path tried', async () => {
@@ -78,7 +78,7 @@ describe('sign-in against foreign deployments (approval over HTTP through the pr
     expect(builtInPaths(d)).toEqual([]);
     expect(requestsTo(d, 'token', DEVICE_GRANT).at(-1)?.status).toBe(200);
     expect(await mcpStatus(d, bearer(h))).toBe(200);
-    expect(status(h).json.signed_in).toBe(true);
+    expect((await status(h)).json.signed_in).toBe(true);
   }, 60_000);
 
   it('resource metadata naming the resource by origin: that resource (RFC 8707) on the device and token requests', async () => {
@@ -130,7 +130,7 @@ describe('sign-in against foreign deployments (approval over HTTP through the pr
     const { d, h } = await start('expires-no-refresh');
     const result = await signIn(d, h);
     expect(result.final, result.stderr).toMatchObject({ event: 'authorized' });
-    const out = logout(h);
+    const out = await logout(h);
     expect(out.code).toBe(0);
     expect(requestsTo(d, 'revocation').length).toBeGreaterThan(0);
     expect(out.text).toContain(d.revocationEndpoint);
