@@ -67,9 +67,9 @@ function runScript(home: ForeignHome, args: string[]): Promise<{ code: number | 
   return new Promise((resolve) => child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); }));
 }
 
-/** `device-code --status --json`. */
-export async function status(home: ForeignHome): Promise<{ code: number | null; json: Record<string, any> }> {
-  const r = await runScript(home, ['--status', '--json']);
+/** `device-code --status --json` (`online`: with `--online`, which asks the server). */
+export async function status(home: ForeignHome, online = false): Promise<{ code: number | null; json: Record<string, any> }> {
+  const r = await runScript(home, ['--status', '--json', ...(online ? ['--online'] : [])]);
   return { code: r.code, json: JSON.parse(r.stdout) as Record<string, any> };
 }
 

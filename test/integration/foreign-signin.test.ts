@@ -126,6 +126,18 @@ describe('sign-in against foreign deployments (approval over HTTP through the pr
     expect(requestsTo(d, 'token')).toEqual([]);
   }, 60_000);
 
+  it('a server that is not AgentStack: the card says so once, and --status --online judges the token by MCP initialize', async () => {
+    const { d, h } = await start('offline-access-in-as-only');
+    const result = await signIn(d, h);
+    expect(result.final, result.stderr).toMatchObject({ event: 'authorized' });
+    const card = String((await startSession(h)).json.additional_context ?? '');
+    expect(card.split('not an AgentStack server: no capability list')).toHaveLength(2);
+    const online = await status(h, true);
+    expect(online.json).toMatchObject({ signed_in: true, online: { accepted: true } });
+    const initializes = d.mcpRequests.filter((r) => r.path === '/mcp' && r.body.includes('"initialize"'));
+    expect(initializes.length).toBeGreaterThan(0);
+  }, 60_000);
+
   it('sign-out after a sign-in without a refresh token names the revocation endpoint it used', async () => {
     const { d, h } = await start('expires-no-refresh');
     const result = await signIn(d, h);
