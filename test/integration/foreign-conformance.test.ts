@@ -11,6 +11,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FOREIGN_PROFILES, startForeignDeployment, type ForeignDeployment, type ForeignOptions } from '../fixtures/foreignDeployment.js';
 import { foreignHome, requestsTo, signIn, type ForeignHome, type SignInResult } from '../helpers/foreignSignIn.js';
+import { runDeviceCode } from '../helpers/deviceCode.js';
 
 type Status = 'SUCCESS' | 'WARNING' | 'FAILURE' | 'INFO';
 interface Check { id: string; status: Status; details: Record<string, unknown> }
@@ -89,5 +90,25 @@ describe('MCP conformance (client auth scenarios for a device client), read from
     expect(d.mcpRequests.filter((r) => r.path.startsWith('/api/oauth2/'))).toEqual([]);
     expect(run.started).toBeNull();
     expect(run.code).not.toBe(0);
+  }, 30_000);
+
+  it('the sign-in\'s own request trace (--debug) shows the same device authorization request, and the challenge unmasked', async () => {
+    deployment = await startForeignDeployment(FOREIGN_PROFILES['challenge-scope']);
+    home = foreignHome(deployment);
+    const run = runDeviceCode({ baseUrl: home.base, cursorDir: home.path, env: home.env, args: ['--json', '--no-browser', '--debug'] });
+    await run.waitFor('device_code', 20_000);
+    run.child.kill('SIGTERM');
+    const { stderr } = await run.done;
+    const entries = stderr.split(/^\[api\] /m);
+    const deviceEntry = entries.find((e) => e.split('\n')[0]!.includes(`POST ${deployment!.issuer}/device/auth `));
+    expect(deviceEntry, stderr).toBeDefined();
+    const body = deviceEntry!.split('\n').find((l) => /^ {2}> (?![\w-]+: )/.test(l))!.slice(4);
+    const traced = Object.fromEntries(new URLSearchParams(body));
+    const received = requestsTo(deployment, 'device_authorization')[0]!.params;
+    expect({ scope: traced.scope, resource: traced.resource }).toEqual({ scope: received.scope, resource: received.resource });
+    // A challenge's auth-params are not secrets: the trace must show where the metadata is and which scope is asked.
+    const challenge = entries.find((e) => e.split('\n')[0]!.includes(`${deployment!.mcpUrl} -> 401`));
+    expect(challenge).toContain(`resource_metadata="${deployment.resourceMetadataUrl}"`);
+    expect(challenge).toContain('scope="mcp:read"');
   }, 30_000);
 });
