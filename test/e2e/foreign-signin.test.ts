@@ -58,9 +58,8 @@ describe.skipIf(unavailable !== null)('device sign-in against a foreign oidc-pro
     const started = await startSession(h);
     expect(started.code).toBe(0);
     const refresh = requestsTo(d, 'token', 'refresh_token');
-    expect(refresh).toHaveLength(1);
-    expect(refresh[0]!.params.resource).toBe(d.resource);
-    expect(refresh[0]!.status).toBe(200);
+    expect(refresh.length).toBeGreaterThan(0);
+    for (const r of refresh) expect({ resource: r.params.resource, status: r.status }).toEqual({ resource: d.resource, status: 200 });
     expect(bearer(h)).not.toBe(first);
     expect(await mcpStatus(d, bearer(h))).toBe(200);
 

@@ -39,8 +39,8 @@ export interface SignInResult {
  * `device-code --json --no-browser`; when it shows a code, the person approves it through the provider's own pages
  * (in Chromium when `browser` is given, else the same forms over HTTP). `approve: false` stops at the code.
  */
-export async function signIn(d: ForeignDeployment, home: ForeignHome, opts: { browser?: Browser; screenshot?: string; approve?: boolean } = {}): Promise<SignInResult> {
-  const run = runDeviceCode({ baseUrl: home.base, cursorDir: home.path, env: home.env });
+export async function signIn(d: ForeignDeployment, home: ForeignHome, opts: { browser?: Browser; screenshot?: string; approve?: boolean; args?: string[] } = {}): Promise<SignInResult> {
+  const run = runDeviceCode({ baseUrl: home.base, cursorDir: home.path, env: home.env, args: ['--json', '--no-browser', ...(opts.args ?? [])] });
   const started = await Promise.race([run.waitFor('device_code', 20_000), run.done.then(() => null)]).catch(() => null);
   if (started && opts.approve === false) run.child.kill('SIGTERM');
   else if (started) {

@@ -100,6 +100,15 @@ describe('sign-in against foreign deployments (approval over HTTP through the pr
     expect(await mcpStatus(d, bearer(h))).toBe(200);
   }, 60_000);
 
+  it('--scopes and --scope-preset use the scopes the deployment advertises, offline_access added because the AS lists it', async () => {
+    const { d, h } = await start('offline-access-in-as-only');
+    const explicit = await signIn(d, h, { approve: false, args: ['--scopes', 'mcp:read offline_access'] });
+    expect(explicit.started, explicit.stderr).not.toBeNull();
+    const readonly = await signIn(d, h, { approve: false, args: ['--scope-preset', 'readonly'] });
+    expect(readonly.started, readonly.stderr).not.toBeNull();
+    expect(requestsTo(d, 'device_authorization').map((r) => scopesOf(r.params))).toEqual([['mcp:read', 'offline_access'], ['mcp:read', 'offline_access']]);
+  }, 60_000);
+
   it('AS metadata whose issuer differs by a trailing slash: sign-in stops naming both, and no secret goes anywhere', async () => {
     const secret = 'foreign-client-secret-0d1b5a7c9e';
     const { d, h } = await start('issuer-trailing-slash', { AGENTSTACK_OAUTH_CLIENT_SECRET: secret });
