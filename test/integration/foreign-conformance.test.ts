@@ -90,6 +90,8 @@ describe('MCP conformance (client auth scenarios for a device client), read from
     expect(d.mcpRequests.filter((r) => r.path.startsWith('/api/oauth2/'))).toEqual([]);
     expect(run.started).toBeNull();
     expect(run.code).not.toBe(0);
+    expect(run.stderr + run.stdout).toContain(prmResource);
+    expect(run.stderr + run.stdout).toContain(d.resource);
   }, 30_000);
 
   it('the sign-in\'s own request trace (--debug) shows the same device authorization request, and the challenge unmasked', async () => {

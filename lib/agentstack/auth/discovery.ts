@@ -8,7 +8,8 @@
  * `issuer` must be identical to the issuer it was fetched for (RFC 8414 §3.3), and a mismatch stops discovery.
  *
  * Credentials go only where metadata points. AgentStack's built-in paths are used only when the server publishes
- * no metadata at all (neither RFC 9728 nor RFC 8414), and the result says so.
+ * no metadata at all (neither RFC 9728 nor RFC 8414), and the result says so; resource metadata whose `resource`
+ * does not cover the MCP URL stops discovery (RFC 9728 §3.3).
  *
  * Hooks load this module only on their sign-in and renewal paths (it brings the SDK's auth module).
  */
@@ -112,11 +113,17 @@ async function getJson(url: string, options: DiscoveryOptions): Promise<{ json: 
 }
 
 async function findResourceMetadata(mcpUrl: string, challenge: Challenge, options: DiscoveryOptions): Promise<{ metadata: ResourceMetadata; url: string } | null> {
+  let other: { url: string; resource: string } | null = null;
   for (const url of protectedResourceUrls(mcpUrl, challenge.resourceMetadataUrl)) {
     const got = await getJson(url, options);
     if (!got || !('json' in got)) continue;
     const read = readResourceMetadata(got.json, mcpUrl);
     if (read.ok) return { metadata: read.metadata, url };
+    if (read.problem === 'other_resource' && !other) other = { url, resource: read.resource ?? '' };
+  }
+  // Metadata that exists but is for another resource is a refusal, not an absence: the built-in paths are not tried.
+  if (other) {
+    throw new PluginError('invalid_response', `The resource metadata at ${quoteShort(other.url, 160)} names the resource ${JSON.stringify(quoteShort(other.resource, 160))}, which does not cover ${quoteShort(mcpUrl, 160)} (RFC 9728 §3.3); refusing to sign in. Ask the server's operator to fix its resource metadata, or check the server URL.`, { details: { resource: other.resource, mcpUrl } });
   }
   return null;
 }
@@ -138,7 +145,7 @@ async function findAuthorizationServer(issuer: string, options: DiscoveryOptions
   return null;
 }
 
-/** RFC 9728 then RFC 8414 for `<base>/mcp`. Throws on a cancel, a deadline, a 5xx from the authorization server's metadata, or an issuer mismatch. */
+/** RFC 9728 then RFC 8414 for `<base>/mcp`. Throws on a cancel, a deadline, resource metadata for another resource, a 5xx from the authorization server's metadata, or an issuer mismatch. */
 export async function discover(baseUrl: string, options: DiscoveryOptions): Promise<Discovery> {
   const mcpUrl = mcpUrlFor(baseUrl);
   const challenge = await challengeOf(mcpUrl, options);
