@@ -45,3 +45,21 @@ export async function lookUpIdentity(args: { baseUrl: string; token: string; ide
   rememberIdentity(args.identityPath, { who, token: args.token, baseUrl: args.baseUrl, now: args.now });
   return who;
 }
+
+/**
+ * Whether the MCP endpoint refuses `token` as invalid: a 401 whose challenge says `error="invalid_token"` (RFC 6750
+ * §3.1: expired, revoked or malformed). A `ping` without a session: the server checks the Bearer before anything
+ * else and no session is created. Any other answer, or none, is not a refusal.
+ */
+export async function mcpRefusesToken(args: { baseUrl: string; token: string; timeoutMs: number; signal?: AbortSignal }): Promise<boolean> {
+  try {
+    const res = await httpRequest({
+      url: mcpUrlFor(args.baseUrl), method: 'POST',
+      headers: { authorization: `Bearer ${args.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }), timeoutMs: args.timeoutMs, maxBytes: 16_384, signal: args.signal,
+    });
+    return res.status === 401 && /(?:^|[\s,])error\s*=\s*"?invalid_token"?(?:[\s,]|$)/i.test(res.headers.get('www-authenticate') ?? '');
+  } catch {
+    return false;
+  }
+}

@@ -122,10 +122,24 @@ function readStored(path: string, ctx: Ctx): StoredRefresh | null {
   }
 }
 
-/** Step 3: refresh a token near expiry; the credential view after it. */
+/** A token that says nothing of its end (no expiry in it or on record) but can be renewed. */
+function unknownEnd(run: Run, gate: CredentialView): boolean {
+  return !run.offline && gate.state === 'ok' && gate.expiresAtMs === null && gate.token !== null && !gate.apiKey
+    && run.stored !== null && refreshBelongsTo(run.stored, run.baseUrl) && left(run.ctx) > 2_500;
+}
+
+/** Step 3: refresh a token near expiry, or one the server refuses as invalid; the credential view after it. */
 async function refreshStep(run: Run, gate: CredentialView): Promise<{ gate: CredentialView; config: McpConfig | null; refusedGrant?: true }> {
   const { ctx } = run;
-  const net = !run.offline && needsRefresh(gate, ctx.now()) && run.stored ? await run.net() : null;
+  let net = !run.offline && needsRefresh(gate, ctx.now()) && run.stored ? await run.net() : null;
+  if (!net && unknownEnd(run, gate)) {
+    // A renewable token with no known end: the server's first 401 invalid_token (RFC 6750 §3.1) is its expiry.
+    const checker = await run.net();
+    if (checker && await checker.mcpRefusesToken({ baseUrl: run.baseUrl, token: gate.token!, timeoutMs: Math.min(2_000, left(ctx) - 500) })) {
+      gate = refusedView(gate, true, ctx.now());
+      net = checker;
+    }
+  }
   if (!net) return { gate, config: null };
   const outcome = await net.refreshSingleFlight({ paths: run.paths, env: run.env, baseUrl: run.baseUrl, deadline: ctx.deadline, seenToken: gate.token, refused: gate.state === 'expired', now: ctx.now });
   if (outcome.kind === 'refreshed' || outcome.kind === 'superseded') {
