@@ -6,6 +6,7 @@
 import { decodeJwtClaims, jwtExpiryMs } from '../auth/jwt.js';
 import { grantedScopes, uncoveredActions } from '../auth/scopes.js';
 import { readSnapshot } from '../snapshot/store.js';
+import { notAgentStackText } from '../snapshot/layout.js';
 import { applyBearer } from '../mcpJson/entry.js';
 import { tokenFingerprint } from '../mcpJson/credential.js';
 import { unwritableReason, withLock } from '../../platform/fs/fileLock.js';
@@ -140,7 +141,7 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
   // serves them: one without the catalog is not AgentStack, which is said once instead of one failure per endpoint.
   const agentstack = !(saved?.kind === 'failed' && saved.notServed);
   if (!agentstack) {
-    warnings.splice(kept, warnings.length - kept, `not an AgentStack server: no capability list (GET ${baseUrl}/mcp/actions answered 404)`);
+    warnings.splice(kept, warnings.length - kept, notAgentStackText(baseUrl));
   } else {
     warnings.splice(kept, 0, ...cacheWarnings);
     if (saved?.kind === 'failed') warnings.push(`Saving the capability snapshot: ${saved.message}`);

@@ -79,6 +79,7 @@ export async function refreshSnapshot(args: RefreshSnapshotArgs): Promise<Snapsh
       writeSnapshotFailure(args.failurePath, {
         at: new Date(args.now()).toISOString(), server_url: serverUrl, message: failed.message, unauthorized: failed.unauthorized,
         ...(failed.unauthorized ? { token_sha256: tokenFingerprint(args.token) } : {}),
+        ...(failed.notServed ? { not_served: true } : {}),
       });
     } catch { /* without the record, the next session start simply tries again */ }
     return failed;
