@@ -4,7 +4,7 @@
  * used (and when the built-in ones may be), and which scopes a sign-in asks for.
  */
 import { describe, expect, it } from 'vitest';
-import { authorizationServerUrls, endpointsOf, issuerMatches, noMetadataText, readChallenge, requireDeviceGrant, type Discovery } from '../../lib/agentstack/auth/discovery.js';
+import { authorizationServerUrls, discover, endpointsOf, issuerMatches, noMetadataText, readChallenge, requireDeviceGrant, type Discovery } from '../../lib/agentstack/auth/discovery.js';
 import { resourceCovers } from '../../lib/agentstack/server/baseUrl.js';
 import { refreshBelongsTo } from '../../lib/agentstack/auth/refreshStore.js';
 import { resolveScopes } from '../../lib/agentstack/auth/scopes.js';
@@ -97,6 +97,18 @@ describe('the endpoints a discovery yields', () => {
     expect(e).toMatchObject({ source: 'builtin', tokenEndpoint: 'https://mcp.example/api/oauth2/token', resource: MCP, scopesSupported: null });
     expect(e.note).toBe(`${noMetadataText(MCP)}; using AgentStack's built-in endpoints on https://mcp.example`);
   });
+  it('resource metadata for another resource stops discovery naming both; no built-in path and no AS metadata is fetched', async () => {
+    const asked: string[] = [];
+    const fetchStub = (async (input: string | URL) => {
+      const url = String(input);
+      asked.push(url);
+      if (url.endsWith('/.well-known/oauth-protected-resource/mcp')) return Response.json({ resource: 'https://other.example/mcp', authorization_servers: ['https://as.example'] });
+      return new Response(null, { status: url.endsWith('/mcp') ? 401 : 404 });
+    }) as typeof fetch;
+    await expect(discover('https://h.example', { fetch: fetchStub })).rejects.toThrow(/https:\/\/other\.example\/mcp.*does not cover https:\/\/h\.example\/mcp/);
+    expect(asked.some((u) => u.includes('as.example') || u.includes('/api/oauth2/'))).toBe(false);
+  });
+
   it('resource metadata that names an authorization server without metadata stops: no silent fallback', () => {
     expect(() => endpointsOf(found({ asMetadata: null, asMetadataUrl: null }), 'https://mcp.example')).toThrow(/names the authorization server https:\/\/as\.example\/oidc, but it publishes no OAuth metadata/);
   });
