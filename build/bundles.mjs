@@ -16,6 +16,9 @@ export const BUNDLES = [
     chunks: [
       { out: 'hooks/scripts/session-start.main.cjs', modules: ['lib/commands/sessionStart/run.ts', 'lib/schemas/hooks.ts'] },
       { out: 'hooks/scripts/session-start.net.cjs', modules: ['lib/commands/sessionStart/net.ts'] },
+      // OAuth discovery (with the MCP SDK's auth module): loaded only when a sign-in starts or a renewal has no stored
+      // token endpoint, so the network chunk every session start loads stays small.
+      { out: 'hooks/scripts/session-start.discovery.cjs', modules: ['lib/agentstack/auth/discovery.ts'] },
     ],
     plainSchemas: HOOK_SCHEMAS,
   },

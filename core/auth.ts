@@ -104,13 +104,13 @@ export async function approveDevice(
   const caps = capsOf(requested.join(' '));
   const grant = new p.Grant({ accountId: account.user_id, clientId: code.clientId });
   if (oidcScope.length) grant.addOIDCScope(oidcScope.join(' '));
-  if (caps.length) grant.addResourceScope(state.mcpUrl, caps.join(' '));
+  if (caps.length) grant.addResourceScope(state.resource, caps.join(' '));
   const grantId: string = await grant.save();
   Object.assign(code, {
     accountId: account.user_id,
     grantId,
     scope: [...oidcScope, ...caps].join(' '),
-    resource: state.mcpUrl,
+    resource: state.resource,
     authTime: Math.floor(Date.now() / 1000),
     amr: ['pwd'],
   });
@@ -141,12 +141,12 @@ export async function issueTokensDirect(
     if (!res.ok) throw new Error(`issueTokens: ${path} answered ${res.status} ${JSON.stringify(body)}`);
     return body;
   };
-  const device = await post(OAUTH_ROUTES.device_authorization, { client_id: CLIENT_ID, scope, resource: state.mcpUrl });
+  const device = await post(OAUTH_ROUTES.device_authorization, { client_id: CLIENT_ID, scope, resource: state.resource });
   const grantId = await approveDevice(state, String(device.user_code), { account: opts.account, scope });
   if (grantId && (opts.claims || opts.accessTokenTtl || opts.refreshedAccessTokenTtl)) {
     state.overrides.set(grantId, { claims: opts.claims, accessTokenTtl: opts.accessTokenTtl, refreshedAccessTokenTtl: opts.refreshedAccessTokenTtl });
   }
-  const tokens = await post(OAUTH_ROUTES.token, { grant_type: DEVICE_GRANT, device_code: String(device.device_code), client_id: CLIENT_ID, resource: state.mcpUrl });
+  const tokens = await post(OAUTH_ROUTES.token, { grant_type: DEVICE_GRANT, device_code: String(device.device_code), client_id: CLIENT_ID, resource: state.resource });
   return {
     access_token: String(tokens.access_token),
     ...(typeof tokens.refresh_token === 'string' ? { refresh_token: tokens.refresh_token } : {}),

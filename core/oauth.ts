@@ -41,7 +41,7 @@ export function capsOf(scope: string | undefined): string[] {
 }
 
 export function createProvider(state: CoreState, signingJwk: Record<string, unknown>): Provider {
-  const { mcpUrl, faults } = state;
+  const { mcpUrl, faults, resource: advertised } = state;
   quietProviderNotices();
   const provider = new Provider(state.issuer, {
     clients: [
@@ -98,14 +98,15 @@ export function createProvider(state: CoreState, signingJwk: Record<string, unkn
       resourceIndicators: {
         enabled: true,
         async defaultResource(_ctx: unknown, _client: unknown, oneOf?: string[]) {
-          if (oneOf) return oneOf.includes(mcpUrl) ? mcpUrl : oneOf;
-          return mcpUrl;
+          if (oneOf) return oneOf.includes(advertised) ? advertised : oneOf;
+          return advertised;
         },
         async useGrantedResource() {
           return true;
         },
         async getResourceServerInfo(_ctx: unknown, resource: string) {
-          if (resource !== mcpUrl) throw new errors.InvalidTarget!();
+          // Only the resource its RFC 9728 metadata names, as an authorization server that knows one resource does.
+          if (resource !== advertised) throw new errors.InvalidTarget!();
           return {
             scope: state.variants.capabilityScopes().join(' '),
             audience: mcpUrl,
@@ -162,9 +163,11 @@ export function createProvider(state: CoreState, signingJwk: Record<string, unkn
   });
   provider.on('server_error', (_ctx: unknown, err: Error) => state.log(`oidc-provider server_error: ${err.stack ?? err}`));
 
-  // AgentStack additions around the provider: RFC 8414 path, scopes_supported, interval + hostile URIs on device authz.
+  // Around the provider: RFC 8414 metadata at its standard place for this (root) issuer, scopes_supported, interval +
+  // hostile URIs on device authz. The `agentstack` variant answers every path under the RFC 8414 well-known
+  // prefix with the same document, as AgentStack's hosted server does.
   provider.use(async (ctx: any, next) => {
-    if (ctx.path === '/.well-known/oauth-authorization-server' || ctx.path.startsWith('/.well-known/oauth-authorization-server/')) {
+    if (ctx.path === '/.well-known/oauth-authorization-server' || (state.variants.has('agentstack') && ctx.path.startsWith('/.well-known/oauth-authorization-server/'))) {
       ctx.path = '/.well-known/openid-configuration';
     }
     await next();

@@ -29,9 +29,11 @@ export interface RestContext {
 
 export function protectedResourceMetadata(state: CoreState) {
   return {
-    resource: state.variants.has('root-resource-metadata') ? state.baseUrl : state.mcpUrl,
+    resource: state.resource,
     authorization_servers: [state.issuer],
-    scopes_supported: allScopes(state),
+    // The resource's own scopes; what only the authorization server grants (offline_access) is in its metadata.
+    // AgentStack's hosted server lists its OIDC scopes here too: the `agentstack` variant.
+    scopes_supported: state.variants.has('agentstack') ? allScopes(state) : state.variants.capabilityScopes(),
     bearer_methods_supported: ['header'],
     resource_name: 'AgentStack MCP',
     ...state.variants.extras('protected_resource'),
@@ -47,7 +49,10 @@ export function resourceMetadataUrl(state: CoreState): string {
 
 /** The metadata at `path`, or a 404 where this core's variant does not serve it. */
 const metadataAt = (path: string) => ({ state, res }: RestContext) => {
-  if (resourceMetadataUrl(state) !== `${state.baseUrl}${path}` && (state.variants.has('challenge-metadata') || state.variants.has('root-resource-metadata'))) {
+  // A plain deployment publishes one document, where RFC 9728 §3.1 puts it for <base>/mcp; AgentStack's hosted server
+  // (the `agentstack` variant) answers the root location with the same document too.
+  const elsewhere = state.variants.has('challenge-metadata') || state.variants.has('root-resource-metadata') || !state.variants.has('agentstack');
+  if (resourceMetadataUrl(state) !== `${state.baseUrl}${path}` && elsewhere) {
     sendJson(res, 404, { error: 'not_found', error_description: 'no protected-resource metadata here' });
     return;
   }

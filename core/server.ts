@@ -105,6 +105,7 @@ export async function startCore(options: CoreOptions = {}): Promise<RunningCore>
   const state: CoreState = {
     baseUrl,
     mcpUrl: `${baseUrl}${MCP_PATH}`,
+    resource: variants.has('root-resource-metadata') ? baseUrl : `${baseUrl}${MCP_PATH}`,
     issuer,
     faults,
     variants,

@@ -27,6 +27,8 @@ export interface TokenOverrides {
 export interface CoreState {
   baseUrl: string;
   mcpUrl: string;
+  /** The RFC 8707 resource this core advertises in its RFC 9728 metadata and accepts (the MCP URL, or the origin). */
+  resource: string;
   issuer: string;
   faults: CoreFaults;
   /** How this core serves the contract (default: none). */

@@ -9,7 +9,7 @@ import { CAPABILITY_SCOPES, CAPS_CLAIM } from './contract.js';
 export const VARIANT_NAMES = [
   'safe-string', 'safe-object', 'safe-boolean', 'extra-fields', 'malformed-entry', 'many-actions', 'unicode-actions',
   'other-scopes', 'scope-claim', 'scp-claim', 'no-caps-claim', 'me-sparse', 'no-discovery', 'admin-actions',
-  'root-resource-metadata', 'challenge-metadata', 'other-issuer',
+  'root-resource-metadata', 'challenge-metadata', 'other-issuer', 'agentstack',
 ] as const;
 export type VariantName = (typeof VARIANT_NAMES)[number];
 
@@ -35,6 +35,7 @@ export const VARIANT_HELP: Record<VariantName, string> = {
   'root-resource-metadata': 'RFC 9728 metadata only at /.well-known/oauth-protected-resource, with resource = the origin (the 401 challenge points there)',
   'challenge-metadata': 'RFC 9728 metadata only at a URL named by the 401 challenge\'s resource_metadata (no well-known location)',
   'other-issuer': 'the authorization server is another origin (http://localhost:<port>); its endpoints and metadata are not served on the base URL',
+  'agentstack': 'what AgentStack\'s hosted server adds to a plain deployment: openid and offline_access in the RFC 9728 scopes_supported, and its RFC 8414 metadata at every /.well-known/oauth-authorization-server/<path>',
 };
 
 /** Where the `challenge-metadata` variant serves its protected-resource metadata. */

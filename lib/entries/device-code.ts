@@ -13,11 +13,11 @@ Signs this machine in to AgentStack with the OAuth Device Code flow and writes t
 
 Options:
   --scope-preset NAME  full, readonly or builder (default: the scope-preset setting, else full);
-                       follows the scopes the server advertises (scopes_supported): full = all,
-                       readonly = the read ones, builder = read + execute/write
-  --scopes "A B"       explicit space-separated scopes (overrides the preset; openid and
-                       offline_access are added when the server offers them; a scope the
-                       server does not advertise is refused)
+                       follows the scopes the server names (401 challenge, else resource
+                       metadata): full = all, readonly = read, builder = read + execute/write
+  --scopes "A B"       explicit space-separated scopes (overrides the preset; offline_access
+                       is added when the authorization server offers it; a scope the server
+                       does not offer is refused)
   --project ID         pin this project (an integer > 1) before signing in; "none" removes the pin
                        (written to ~/.cursor/agentstack-project, mode 0600)
   --no-browser         print the URL and code; do not open a browser (alias --headless)

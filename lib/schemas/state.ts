@@ -65,6 +65,10 @@ export const SnapshotFailureSchema = z.looseObject({
   server_url: z.string(),
   message: z.string(),
   unauthorized: z.optional(z.boolean()),
+  /** SHA-256 (base64url) of the Bearer the server refused, to tell it from a later one (opaque tokens carry no `iat`). */
+  token_sha256: z.optional(z.nullable(z.string())),
+  /** The server answered 404: it serves no capability list (it is not AgentStack). */
+  not_served: z.optional(z.boolean()),
 });
 export type SnapshotFailure = z.infer<typeof SnapshotFailureSchema>;
 

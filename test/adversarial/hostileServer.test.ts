@@ -46,7 +46,7 @@ async function failure(promise: Promise<unknown>): Promise<PluginError> {
 }
 
 const legacy = (base: string): OAuthEndpoints => ({
-  issuer: base, deviceAuthorizationEndpoint: `${base}/api/oauth2/device/authorize`, tokenEndpoint: `${base}/api/oauth2/token`, resource: `${base}/mcp`, source: 'legacy',
+  issuer: base, deviceAuthorizationEndpoint: `${base}/api/oauth2/device/authorize`, tokenEndpoint: `${base}/api/oauth2/token`, resource: `${base}/mcp`, source: 'builtin',
 });
 const client = { clientId: 'cursor-plugin' };
 let dirCount = 0;
@@ -167,12 +167,20 @@ describe('wrong types in every field the plugin reads (hostile server)', () => {
   it.each([
     ['PRM resource', '/.well-known/oauth-protected-resource/mcp', { resource: 5, authorization_servers: 'x' }],
     ['PRM authorization_servers', '/.well-known/oauth-protected-resource/mcp', { resource: 'RESOURCE', authorization_servers: [5, { a: 1 }] }],
-    ['AS issuer', '/.well-known/oauth-authorization-server', { issuer: 12, token_endpoint: 'ISSUER/t' }],
-  ])('discovery with a wrong-typed %s: falls back to AgentStack paths on the same server', async (_name, path, doc) => {
-    const body = JSON.parse(JSON.stringify(doc).replaceAll('RESOURCE', `${hostile.baseUrl}/mcp`).replaceAll('ISSUER', hostile.baseUrl));
+  ])('discovery with a wrong-typed %s and no other metadata: the built-in paths on the same server, with a note saying why', async (_name, path, doc) => {
+    const body = JSON.parse(JSON.stringify(doc).replaceAll('RESOURCE', `${hostile.baseUrl}/mcp`));
     hostile.route(path, json(body));
     const endpoints = await discoverEndpoints(hostile.baseUrl, { timeoutMs: 3_000 });
-    expect(endpoints).toEqual(legacy(hostile.baseUrl));
+    expect(endpoints).toMatchObject(legacy(hostile.baseUrl));
+    expect(endpoints.note).toMatch(/^no OAuth metadata \(RFC 9728 \/ RFC 8414\) at /);
+  });
+
+  it('discovery with a wrong-typed AS issuer: stops (RFC 8414 §3.3), nothing goes to the built-in paths', async () => {
+    hostile.route('/.well-known/oauth-authorization-server', json({ issuer: 12, token_endpoint: `${hostile.baseUrl}/t` }));
+    const error = await failure(discoverEndpoints(hostile.baseUrl, { timeoutMs: 3_000 }));
+    expect(error.code).toBe('invalid_response');
+    expect(error.message).toContain('names no issuer, not');
+    expect(hostile.requests.map((r) => r.path)).not.toContain('/api/oauth2/token');
   });
 });
 
@@ -180,12 +188,12 @@ describe('RFC 9728 metadata whose resource does not match (refused)', () => {
   const prm = (resource: string) => json({ resource, authorization_servers: [elsewhere.baseUrl] });
   const asDoc = () => json({ issuer: elsewhere.baseUrl, token_endpoint: `${elsewhere.baseUrl}/token`, device_authorization_endpoint: `${elsewhere.baseUrl}/device` });
 
-  it('resource names another server: its authorization server is never contacted; AgentStack paths on the base are used', async () => {
+  it('resource names another server: its authorization server is never contacted; with no other metadata, the built-in paths on the base', async () => {
     hostile.route('/.well-known/oauth-protected-resource/mcp', prm('https://other.example/mcp'));
     hostile.route('/.well-known/oauth-protected-resource', prm('https://other.example/mcp'));
     elsewhere.route('/.well-known/oauth-authorization-server', asDoc());
     const endpoints = await discoverEndpoints(hostile.baseUrl, { timeoutMs: 3_000 });
-    expect(endpoints.source).toBe('legacy');
+    expect(endpoints.source).toBe('builtin');
     expect(endpoints.tokenEndpoint.startsWith(hostile.baseUrl)).toBe(true);
     expect(elsewhere.requests).toEqual([]);
   });
@@ -195,7 +203,7 @@ describe('RFC 9728 metadata whose resource does not match (refused)', () => {
     elsewhere.route('/prm', prm(`${elsewhere.baseUrl}/mcp`));
     elsewhere.route('/.well-known/oauth-authorization-server', asDoc());
     const endpoints = await discoverEndpoints(hostile.baseUrl, { timeoutMs: 3_000 });
-    expect(endpoints.source).toBe('legacy');
+    expect(endpoints.source).toBe('builtin');
     expect(elsewhere.requests.map((r) => r.path)).toEqual(['/prm']);
   });
 
@@ -210,7 +218,7 @@ describe('RFC 9728 metadata whose resource does not match (refused)', () => {
     hostile.route('/.well-known/oauth-authorization-server', json({ issuer: hostile.baseUrl, token_endpoint: 5, device_authorization_endpoint: [] }));
     const error = await failure(discoverEndpoints(hostile.baseUrl, { timeoutMs: 3_000 }));
     expect(error.code).toBe('invalid_response');
-    expect(error.message).toMatch(/names an endpoint that is not a URL \((object|number)\)/);
+    expect(error.message).toMatch(/names a token_endpoint that is not a URL \(number\)/);
     expect(hostile.requests.map((r) => r.path)).not.toContain('/api/oauth2/token');
   });
 

@@ -12,14 +12,28 @@ afterAll(() => core.close());
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('discovery', () => {
-  it('serves RFC 9728 protected resource metadata at both paths', async () => {
-    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
-      const res = await fetch(core.baseUrl + path);
-      expect(res.status).toBe(200);
-      const meta = ProtectedResourceMetadataSchema.parse(await res.json());
-      expect(meta.resource).toBe(core.mcpUrl);
-      expect(meta.authorization_servers).toEqual([core.issuer]);
-      expect(meta.scopes_supported).toEqual(expect.arrayContaining([...CAPABILITY_SCOPES, 'offline_access']));
+  it('plain default: RFC 9728 metadata where §3.1 puts it for /mcp only, with the resource\'s own scopes', async () => {
+    const res = await fetch(`${core.baseUrl}/.well-known/oauth-protected-resource/mcp`);
+    expect(res.status).toBe(200);
+    const meta = ProtectedResourceMetadataSchema.parse(await res.json());
+    expect(meta.resource).toBe(core.mcpUrl);
+    expect(meta.authorization_servers).toEqual([core.issuer]);
+    expect(meta.scopes_supported).toEqual([...CAPABILITY_SCOPES]);
+    expect((await fetch(`${core.baseUrl}/.well-known/oauth-protected-resource`)).status).toBe(404);
+  });
+
+  it('the agentstack variant: the same document at both paths, with openid and offline_access among its scopes', async () => {
+    const hosted = await startCore({ port: 0, variant: 'agentstack' });
+    try {
+      for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
+        const res = await fetch(hosted.baseUrl + path);
+        expect(res.status).toBe(200);
+        const meta = ProtectedResourceMetadataSchema.parse(await res.json());
+        expect(meta.resource).toBe(hosted.mcpUrl);
+        expect(meta.scopes_supported).toEqual(expect.arrayContaining([...CAPABILITY_SCOPES, 'openid', 'offline_access']));
+      }
+    } finally {
+      await hosted.close();
     }
   });
 

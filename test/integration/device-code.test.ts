@@ -169,7 +169,7 @@ describe('device-code.mjs against the reference core', () => {
     expect(existsSync(file('agentstack-device.lock'))).toBe(false);
   });
 
-  it('discovery absent: the legacy AgentStack paths are used', async () => {
+  it('no OAuth metadata at all: the built-in AgentStack paths are used', async () => {
     core.setFaults({ noDiscovery: true });
     const before = { ...core.counters.requests };
     const run = start();

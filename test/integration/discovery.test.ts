@@ -8,8 +8,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
 import type { VariantName } from '../../core/variants.js';
-import { discoverEndpoints, pollDeviceToken, requestDeviceCode } from '../../lib/agentstack/auth/oauth.js';
-import { scopeStringFor } from '../../lib/agentstack/auth/scopes.js';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { discoverEndpoints, discoverServer, pollDeviceToken, requestDeviceCode } from '../../lib/agentstack/auth/oauth.js';
+import { resolveScopes, scopeStringFor } from '../../lib/agentstack/auth/scopes.js';
 import { oauthChecks } from '../../lib/commands/verify/oauthChecks.js';
 import type { Check } from '../../lib/platform/report.js';
 
@@ -60,7 +62,9 @@ describe('protected-resource metadata at the root location (resource = the origi
   it('the sign-in finds an authorization server on another origin through it, without the fixed paths', async () => {
     const c = await coreWith('root-resource-metadata', 'other-issuer');
     const endpoints = await discoverEndpoints(c.baseUrl, { timeoutMs: 5000 });
-    expect(endpoints).toMatchObject({ source: 'discovery', issuer: c.issuer, resource: c.mcpUrl });
+    // RFC 8707 `resource` is what the metadata names (the origin here): this core, like an authorization server that
+    // knows one resource, answers invalid_target to <base>/mcp.
+    expect(endpoints).toMatchObject({ source: 'discovery', issuer: c.issuer, resource: c.baseUrl });
     expect(endpoints.tokenEndpoint.startsWith(c.issuer)).toBe(true);
     expect(c.issuer).not.toBe(c.baseUrl);
     expect(await signIn(c)).toMatch(/\S{20,}/);
@@ -90,5 +94,120 @@ describe('the other-issuer variant on its own (metadata at the usual place)', ()
     const c = await coreWith('other-issuer');
     expect((await fetch(`${c.baseUrl}/api/oauth2/token`, { method: 'POST' })).status).toBe(404);
     expect(await signIn(c)).toMatch(/\S{20,}/);
+  });
+});
+
+/**
+ * A hand-written peer on 127.0.0.1 that serves only the documents a test gives it, and records every request: the
+ * MCP endpoint's 401 and whatever metadata an authorization server deployed elsewhere would publish. Nothing else
+ * answers, so a credential sent anywhere the metadata does not point shows up as a request to an unknown path.
+ */
+async function peer(routes: (base: string) => Record<string, unknown>, challenge: (base: string) => string) {
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    requests.push(`${req.method} ${path}`);
+    if (path === '/mcp') {
+      res.writeHead(401, { 'www-authenticate': challenge(base), 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
+      return;
+    }
+    const doc = routes(base)[path];
+    if (doc === undefined) { res.writeHead(404).end(); return; }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  peers.push(server);
+  return { base, requests };
+}
+const peers: Server[] = [];
+afterEach(async () => {
+  for (const s of peers.splice(0)) await new Promise((r) => s.close(r));
+});
+
+const asDoc = (issuer: string, extra: Record<string, unknown> = {}) => ({
+  issuer, token_endpoint: `${issuer}/token`, device_authorization_endpoint: `${issuer}/device/auth`, revocation_endpoint: `${issuer}/token/revocation`,
+  scopes_supported: ['openid', 'offline_access', 'mcp:read', 'mcp:write'], ...extra,
+});
+
+describe('authorization servers deployed elsewhere (a hand-written peer)', () => {
+  it('an issuer on a path with metadata only at /.well-known/openid-configuration/<path>: found in the MCP spec order', async () => {
+    const p = await peer((b) => ({
+      '/.well-known/oauth-protected-resource': { resource: b, authorization_servers: [`${b}/oidc`], scopes_supported: ['mcp:read', 'mcp:write'] },
+      '/.well-known/openid-configuration/oidc': asDoc(`${b}/oidc`),
+    }), (b) => `Bearer resource_metadata="${b}/.well-known/oauth-protected-resource"`);
+    const endpoints = await discoverEndpoints(p.base, { timeoutMs: 5000 });
+    expect(endpoints).toMatchObject({ source: 'discovery', issuer: `${p.base}/oidc`, tokenEndpoint: `${p.base}/oidc/token`, resource: p.base, revocationEndpoint: `${p.base}/oidc/token/revocation` });
+    expect(p.requests).toEqual([
+      'POST /mcp',
+      'GET /.well-known/oauth-protected-resource',
+      'GET /.well-known/oauth-authorization-server/oidc',
+      'GET /.well-known/openid-configuration/oidc',
+    ]);
+    expect(resolveScopes({ preset: 'full' }, endpoints)).toBe('offline_access mcp:read mcp:write');
+  });
+
+  it('an issuer that differs by a trailing slash stops discovery naming both values; nothing is sent to built-in paths', async () => {
+    const p = await peer((b) => ({
+      '/.well-known/oauth-protected-resource/mcp': { resource: `${b}/mcp`, authorization_servers: [`${b}/oidc/`] },
+      '/.well-known/oauth-authorization-server/oidc': asDoc(`${b}/oidc`),
+    }), () => 'Bearer');
+    const error = await discoverEndpoints(p.base, { timeoutMs: 5000 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'invalid_response' });
+    expect((error as Error).message).toContain(`names "${p.base}/oidc", not "${p.base}/oidc/" (RFC 8414 §3.3`);
+    expect(p.requests.filter((r) => r.includes('/api/oauth2/'))).toEqual([]);
+  });
+
+  it('an authorization server without the device grant: "does not offer device sign-in (RFC 8628); use Connect"', async () => {
+    const { device_authorization_endpoint: _d, ...noDevice } = asDoc('x');
+    const p = await peer((b) => ({
+      '/.well-known/oauth-protected-resource/mcp': { resource: `${b}/mcp`, authorization_servers: [b] },
+      '/.well-known/oauth-authorization-server': { ...noDevice, issuer: b, token_endpoint: `${b}/token` },
+    }), () => 'Bearer');
+    await expect(discoverEndpoints(p.base, { timeoutMs: 5000 })).rejects.toThrow(/does not offer device sign-in \(RFC 8628\); use Connect/);
+    // Sign-out and renewal do not need the grant: they still find the token and revocation endpoints.
+    expect(await discoverServer(p.base, { timeoutMs: 5000 })).toMatchObject({ tokenEndpoint: `${p.base}/token` });
+  });
+
+  it('resource metadata naming a server with no metadata of its own: a clear error, no fallback to the MCP server', async () => {
+    const p = await peer((b) => ({ '/.well-known/oauth-protected-resource/mcp': { resource: `${b}/mcp`, authorization_servers: [`${b}/idp`] } }), () => 'Bearer');
+    await expect(discoverEndpoints(p.base, { timeoutMs: 5000 })).rejects.toThrow(/publishes no OAuth metadata \(RFC 8414 \/ OpenID\)/);
+    expect(p.requests.filter((r) => r.includes('/api/oauth2/'))).toEqual([]);
+  });
+
+  it('the challenge\'s scope is what the sign-in asks for', async () => {
+    const p = await peer((b) => ({
+      '/.well-known/oauth-protected-resource/mcp': { resource: `${b}/mcp`, authorization_servers: [b], scopes_supported: ['mcp:read', 'mcp:write'] },
+      '/.well-known/oauth-authorization-server': asDoc(b),
+    }), (b) => `Bearer resource_metadata="${b}/.well-known/oauth-protected-resource/mcp", scope="mcp:read"`);
+    const endpoints = await discoverEndpoints(p.base, { timeoutMs: 5000 });
+    expect(endpoints).toMatchObject({ scopesSupported: ['mcp:read'], scopeSource: 'challenge' });
+    expect(resolveScopes({ preset: 'full' }, endpoints)).toBe('offline_access mcp:read');
+  });
+});
+
+describe('the core\'s plain default and its agentstack variant', () => {
+  it('plain: offline_access is only in the authorization server\'s metadata, and the sign-in still gets a refresh token', async () => {
+    const c = await coreWith();
+    const prm = await (await fetch(`${c.baseUrl}/.well-known/oauth-protected-resource/mcp`)).json() as { scopes_supported: string[] };
+    expect(prm.scopes_supported).not.toContain('offline_access');
+    expect((await fetch(`${c.baseUrl}/.well-known/oauth-authorization-server/mcp`)).status).toBe(404);
+    const endpoints = await discoverEndpoints(c.baseUrl, { timeoutMs: 5000 });
+    const scope = resolveScopes({ preset: 'full' }, endpoints);
+    expect(scope.split(' ')).toContain('offline_access');
+    const client = { clientId: 'cursor-plugin' };
+    const device = await requestDeviceCode({ endpoints, client, scope });
+    await c.approve(device.user_code);
+    await new Promise((r) => setTimeout(r, 1100));
+    const result = await pollDeviceToken({ endpoints, client, deviceCode: device.device_code });
+    expect(result.kind === 'success' && result.tokens.refresh_token).toBeTruthy();
+  });
+
+  it('agentstack: the resource metadata lists openid and offline_access, and every RFC 8414 path answers', async () => {
+    const c = await coreWith('agentstack');
+    const prm = await (await fetch(`${c.baseUrl}/.well-known/oauth-protected-resource/mcp`)).json() as { scopes_supported: string[] };
+    expect(prm.scopes_supported).toEqual(expect.arrayContaining(['openid', 'offline_access']));
+    expect((await fetch(`${c.baseUrl}/.well-known/oauth-authorization-server/mcp`)).status).toBe(200);
+    expect(resolveScopes({ preset: 'full' }, await discoverEndpoints(c.baseUrl, { timeoutMs: 5000 }))).toMatch(/^openid offline_access /);
   });
 });

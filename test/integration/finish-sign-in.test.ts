@@ -19,6 +19,7 @@ import { markSignedOut } from '../../lib/agentstack/auth/signedOut.js';
 import { readSnapshot } from '../../lib/agentstack/snapshot/store.js';
 import type { TokenSet } from '../../lib/agentstack/auth/oauth.js';
 import { tempDir } from '../helpers/repo.js';
+import { readCursorState } from '../../lib/agentstack/state/read.js';
 
 let core: RunningCore;
 let dir: ReturnType<typeof tempDir>;
@@ -163,6 +164,29 @@ describe('finishSignIn against the core', () => {
       expect(seen[0]).toEqual({ url: '/mcp/cache/clear', authorization: 'Bearer opaque-access-token-0123456789', accept: 'application/json' });
     } finally {
       await new Promise((resolve) => refusing.close(resolve));
+    }
+  });
+
+  it('a server that serves no catalog (404) is not AgentStack: said once, and who signed in is not asked', async () => {
+    const seen: string[] = [];
+    const plain = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not_found"}');
+    });
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    try {
+      const baseUrl = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
+      const result = await finishSignIn(args({ access_token: 'opaque-access-token-0123456789', token_type: 'Bearer', expires_in: 3600 }, { baseUrl }));
+      expect(result.warnings).toEqual([`not an AgentStack server: no capability list (GET ${baseUrl}/mcp/actions answered 404)`]);
+      expect(result).toMatchObject({ capabilities: null, who: null, refresh_stored: false });
+      expect(result.expires_at).not.toBeNull();
+      expect(seen).not.toContain('GET /api/auth/me');
+      // No refresh token came: the token's end is still kept, so a view never calls it signed in once it is past.
+      const env = { AGENTSTACK_CURSOR_DIR: dir.path };
+      expect(readCursorState({ env, envBaseUrl: baseUrl }).derived.account).toMatchObject({ state: 'signed_in', expiresAt: result.expires_at!.replace(/\.\d{3}Z$/, 'Z') });
+      expect(readCursorState({ env, envBaseUrl: baseUrl, now: Date.now() + 2 * 3600_000 }).derived.account.state).toBe('expired');
+    } finally {
+      await new Promise((resolve) => plain.close(resolve));
     }
   });
 

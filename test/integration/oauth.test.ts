@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
 import {
-  discoverEndpoints, pollDeviceToken, refreshAccessToken, requestDeviceCode, LEGACY_TOKEN_PATH, type OAuthEndpoints,
+  discoverEndpoints, pollDeviceToken, refreshAccessToken, requestDeviceCode, type OAuthEndpoints,
 } from '../../lib/agentstack/auth/oauth.js';
+import { BUILTIN_TOKEN_PATH } from '../../lib/agentstack/auth/discovery.js';
 import { scopeStringFor } from '../../lib/agentstack/auth/scopes.js';
 import { flattenCatalog } from '../../lib/agentstack/snapshot/catalog.js';
 import { fetchCatalog } from '../../lib/agentstack/snapshot/fetch.js';
@@ -18,14 +19,16 @@ const client = { clientId: 'cursor-plugin' };
 describe('oauth kernel against the reference core', () => {
   it('discovers the endpoints through RFC 9728 + RFC 8414', async () => {
     const endpoints = await discoverEndpoints(core.baseUrl);
-    expect(endpoints).toMatchObject({ source: 'discovery', resource: `${core.baseUrl}/mcp`, tokenEndpoint: `${core.baseUrl}${LEGACY_TOKEN_PATH}` });
+    expect(endpoints).toMatchObject({ source: 'discovery', resource: `${core.baseUrl}/mcp`, tokenEndpoint: `${core.baseUrl}${BUILTIN_TOKEN_PATH}` });
     expect(endpoints.deviceAuthorizationEndpoint).toBe(`${core.baseUrl}/api/oauth2/device/authorize`);
   });
 
-  it('falls back to the legacy paths when discovery is absent', async () => {
+  it('uses the built-in paths only when the server publishes no metadata at all, and says so', async () => {
     core.setFaults({ noDiscovery: true });
     try {
-      expect((await discoverEndpoints(core.baseUrl)).source).toBe('legacy');
+      const endpoints = await discoverEndpoints(core.baseUrl);
+      expect(endpoints.source).toBe('builtin');
+      expect(endpoints.note).toBe(`no OAuth metadata (RFC 9728 / RFC 8414) at ${core.mcpUrl}; using AgentStack's built-in endpoints on ${core.baseUrl}`);
     } finally {
       core.setFaults({ noDiscovery: false });
     }

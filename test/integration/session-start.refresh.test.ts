@@ -64,6 +64,25 @@ describe('session-start.cjs: refresh, snapshot, status card', () => {
     expect(run.stdout + run.stderr).not.toContain(token()!);
   });
 
+  it('a Bearer of unknown expiry that /mcp refuses (401 invalid_token) is renewed by that same session start', async () => {
+    const issued = await core.issueTokens();
+    await signInWith(dir.path, core.baseUrl, issued);
+    // An opaque token with no expiry of its own, and a refresh record that never learnt one (no expires_in).
+    const stored = JSON.parse(readFileSync(file('agentstack-refresh'), 'utf8'));
+    writeFileSync(file('agentstack-refresh'), JSON.stringify({ ...stored, expires_at: null }), { mode: 0o600 });
+    const opaque = 'opaque-token-the-server-does-not-know-0123456789';
+    const config = JSON.parse(readFileSync(file('mcp.json'), 'utf8'));
+    config.mcpServers.agentstack.headers.Authorization = `Bearer ${opaque}`;
+    writeFileSync(file('mcp.json'), JSON.stringify(config), { mode: 0o600 });
+    const grants = core.counters.refreshGrants;
+    const first = await hook({ AGENTSTACK_DISABLE_AUTO_LOGIN: '1' });
+    expect(core.counters.refreshGrants).toBe(grants + 1);
+    expect(token()).not.toBe(opaque);
+    expect(context(first)).toContain('Refreshed the access token');
+    expect(context(first)).toContain('signed in as dev@agentstack.test');
+    expect(context(first)).not.toContain(opaque);
+  });
+
   it('invalid_grant: clears the stored refresh token, asks for sign-in, and does not try again', async () => {
     const issued = await core.issueTokens({ accessTokenTtl: 30 });
     await signInWith(dir.path, core.baseUrl, issued);

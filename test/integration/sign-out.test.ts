@@ -48,7 +48,8 @@ describe('signOut against the core', () => {
     const result = await signOut({ env: env(), now: () => NOW });
     expect(result).toEqual({
       server_url: `${core.baseUrl}/mcp`, was_signed_in: true, revoked: true, access_token_revoked: false, reason: null, message: null,
-      access_token_expires_at: expiryOf(tokens.access_token), revoke_at: core.baseUrl, mcp_json: paths.mcpJson, warnings: [],
+      access_token_expires_at: expiryOf(tokens.access_token), revoke_at: core.baseUrl, revocation_endpoint: `${core.issuer}/api/oauth2/revoke`,
+      mcp_json: paths.mcpJson, warnings: [],
     });
     expect(core.counters.grantsRevoked).toBe(revoked + 1);
     expect((await refresh(core.baseUrl, tokens.refresh_token!)).body.error).toBe('invalid_grant');
@@ -118,7 +119,8 @@ describe('signOut against the core', () => {
     await signedIn();
     core.setFaults({ noDiscovery: true });
     expect(await signOut({ env: env() })).toMatchObject({
-      was_signed_in: true, revoked: false, access_token_revoked: false, reason: 'no_revocation_endpoint', message: 'the server names no revocation endpoint in its OAuth metadata',
+      was_signed_in: true, revoked: false, access_token_revoked: false, reason: 'no_revocation_endpoint', message: 'the server publishes no OAuth metadata: there is no endpoint to revoke at',
+      revocation_endpoint: null,
     });
   });
 

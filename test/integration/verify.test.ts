@@ -132,9 +132,9 @@ describe('verify-mcp-surface-e2e against the reference core', () => {
 
   it('oauth.connect_ready runs the registration Connect sends: a registration endpoint that fails makes it FAIL', async () => {
     const clean = await verifyAgainst({});
-    expect(check(clean, 'oauth.connect_ready')).toMatchObject({ status: 'PASS', summary: expect.stringMatching(/registered a public client with the advertised scopes \(9\)/) });
+    expect(check(clean, 'oauth.connect_ready')).toMatchObject({ status: 'PASS', summary: expect.stringMatching(/registered a public client with the advertised scopes \(7\)/) });
     const o = await verifyAgainst({ endpointFaults: { registration: { kind: '5xx' } } });
-    expect(check(o, 'oauth.connect_ready')).toMatchObject({ status: 'FAIL', summary: expect.stringMatching(/registering a public client with the advertised scopes \(9\) answered HTTP 503/) });
+    expect(check(o, 'oauth.connect_ready')).toMatchObject({ status: 'FAIL', summary: expect.stringMatching(/registering a public client with the advertised scopes \(7\) answered HTTP 503/) });
   });
 
   it('noDiscovery: RFC 9728 metadata missing FAILs, and Connect is not ready', async () => {

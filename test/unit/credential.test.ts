@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  REFRESH_WINDOW_MS, agentstackEntry, bearerOf, bearerToken, classifyCredential, headerValue, isRealApiKey, needsRefresh, needsSignIn, tokenFingerprint,
+  REFRESH_WINDOW_MS, agentstackEntry, bearerOf, bearerToken, classifyCredential, headerValue, isRealApiKey, needsRefresh, needsSignIn, refusedView, tokenFingerprint,
 } from '../../lib/agentstack/mcpJson/credential.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
@@ -85,5 +85,22 @@ describe('the credential view primitives', () => {
     expect(tokenFingerprint('tok')).toBe(tokenFingerprint('tok'));
     expect(tokenFingerprint('tok')).not.toContain('tok');
     expect(tokenFingerprint('tok')).not.toBe(tokenFingerprint('tok2'));
+  });
+});
+
+describe('a Bearer the server refused', () => {
+  it('counts as expired and due for renewal, whether its expiry was unknown or still ahead; an API key or no token is untouched', () => {
+    const unknown = gate(config({ Authorization: 'Bearer opaque-token-0123456789' }));
+    expect(unknown).toMatchObject({ state: 'ok', expiresAtMs: null });
+    expect(needsRefresh(unknown, NOW)).toBe(false);
+    const marked = refusedView(unknown, true, NOW);
+    expect(marked).toMatchObject({ state: 'expired', expiresAtMs: NOW });
+    expect(needsRefresh(marked, NOW)).toBe(true);
+    expect(needsSignIn(marked.state)).toBe(true);
+    const later = gate(config({ Authorization: `Bearer ${jwt({ exp: NOW / 1000 + 3600 })}` }));
+    expect(refusedView(later, true, NOW)).toMatchObject({ state: 'expired', expiresAtMs: NOW });
+    expect(refusedView(later, false, NOW)).toBe(later);
+    const key = gate(config({ 'X-API-Key': 'k' }));
+    expect(refusedView(key, true, NOW)).toBe(key);
   });
 });

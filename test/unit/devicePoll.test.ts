@@ -3,7 +3,7 @@ import { initialPollState, nextPoll, pollUntilAuthorized, DEFAULT_POLL_TIMING } 
 import { PluginError } from '../../lib/platform/errors.js';
 import type { PollResult } from '../../lib/agentstack/auth/oauth.js';
 
-const endpoints = { issuer: 'https://a', deviceAuthorizationEndpoint: 'https://a/d', tokenEndpoint: 'https://a/t', resource: 'https://a/mcp', source: 'legacy' as const };
+const endpoints = { issuer: 'https://a', deviceAuthorizationEndpoint: 'https://a/d', tokenEndpoint: 'https://a/t', resource: 'https://a/mcp', source: 'builtin' as const };
 
 /** Drives the loop with a scripted server and a fake clock; returns the waits it asked for. */
 async function run(script: PollResult[], opts: { interval?: number; deadlineMs?: number } = {}) {

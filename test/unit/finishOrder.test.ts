@@ -12,7 +12,7 @@ import { markSignedOut } from '../../lib/agentstack/auth/signedOut.js';
 import { tempDir } from '../helpers/repo.js';
 
 const BASE = 'http://127.0.0.1:9';
-const endpoints = { issuer: BASE, deviceAuthorizationEndpoint: `${BASE}/d`, tokenEndpoint: `${BASE}/t`, resource: `${BASE}/mcp`, source: 'legacy' as const };
+const endpoints = { issuer: BASE, deviceAuthorizationEndpoint: `${BASE}/d`, tokenEndpoint: `${BASE}/t`, resource: `${BASE}/mcp`, source: 'builtin' as const };
 
 describe('finishing a sign-in', () => {
   const tmp = tempDir('agentstack-finish-');

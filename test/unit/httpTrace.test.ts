@@ -105,6 +105,13 @@ describe('httpTraceFormatter', () => {
     expect(text.trimEnd().split('\n')).toHaveLength(2);
   });
 
+  it('leaves a challenge\'s auth-params readable (error="invalid_token" is what a trace is for); a credential after the scheme is still masked', () => {
+    const challenge = 'Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/mcp", error="invalid_token", error_description="expired"';
+    const text = httpTraceFormatter()(exchange({ status: 401, responseHeaders: [['WWW-Authenticate', challenge]], responseBody: `echo: Bearer ${ACCESS}` }));
+    expect(text).toContain(`WWW-Authenticate: ${challenge}`);
+    expect(findLeaks([{ what: 'trace', text }], [ACCESS])).toEqual([]);
+  });
+
   it('remembers what it masked: a server echoing a token elsewhere later does not get it through', () => {
     const format = httpTraceFormatter();
     format(exchange({ responseBody: JSON.stringify({ refresh_token: REFRESH }) }));

@@ -21,7 +21,7 @@ describe('withoutCredentials: the mcp.json side of signing out', () => {
 
 const base: SignOutResult = {
   server_url: 'https://agentstack.tech/mcp', was_signed_in: true, revoked: true, access_token_revoked: false, reason: null, message: null,
-  access_token_expires_at: '2026-12-01T04:00:00.000Z', revoke_at: 'https://agentstack.tech', mcp_json: '/h/.cursor/mcp.json', warnings: [],
+  access_token_expires_at: '2026-12-01T04:00:00.000Z', revoke_at: 'https://agentstack.tech', revocation_endpoint: 'https://agentstack.tech/api/oauth2/revoke', mcp_json: '/h/.cursor/mcp.json', warnings: [],
 };
 
 describe('what --logout says', () => {
@@ -34,6 +34,10 @@ describe('what --logout says', () => {
     expect(after.join('\n')).not.toMatch(/valid until|project pin/);
     expect(signedOutLines(base, { ...before, pinned: true }).at(-1)).toContain('the project pin stays');
     expect(signedOutLines({ ...base, access_token_revoked: true, access_token_expires_at: null })[0]).toBe('✓ Signed out of AgentStack (server https://agentstack.tech/mcp); the refresh and access tokens were revoked.');
+  });
+  it('names the endpoint that revoked, and none when nothing was sent', () => {
+    expect(signedOutLines(base)[1]).toBe('  Revoked at https://agentstack.tech/api/oauth2/revoke (RFC 7009).');
+    expect(signedOutLines({ ...base, revoked: false, revocation_endpoint: null, reason: 'no_revocation_endpoint', message: 'x' }).join('\n')).not.toContain('Revoked at');
   });
   it('not revoked: says so plainly and where to revoke', () => {
     const lines = signedOutLines({ ...base, revoked: false, reason: 'no_revocation_endpoint', message: 'the server names no revocation endpoint in its OAuth metadata' });

@@ -11,8 +11,9 @@ const READ_WORDS = new Set(['read', 'readonly', 'view', 'list', 'get']);
 const CHANGE_WORDS = new Set(['write', 'execute', 'exec', 'run', 'create', 'update', 'manage']);
 const ADMIN_WORDS = new Set(['admin', 'delete', 'purge', 'destroy', 'owner']);
 
+/** The words of a scope: split at punctuation and at camel case, so `api://x/Tools.ReadWrite` reads tools, read, write. */
 function words(scope: string): string[] {
-  return Array.from(scope.toLowerCase().matchAll(/[a-z0-9]+/g), (m) => m[0]);
+  return Array.from(scope.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().matchAll(/[a-z0-9]+/g), (m) => m[0]);
 }
 
 /** The strongest word wins: an admin word over a change word over a read word (`admin:read` is admin). */

@@ -45,3 +45,38 @@ export async function lookUpIdentity(args: { baseUrl: string; token: string; ide
   rememberIdentity(args.identityPath, { who, token: args.token, baseUrl: args.baseUrl, now: args.now });
   return who;
 }
+
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/**
+ * Whether the MCP endpoint refuses `token` as invalid: a 401 whose challenge says `error="invalid_token"` (RFC 6750
+ * §3.1: expired, revoked or malformed). A `ping` without a session: the server checks the Bearer before anything
+ * else and no session is created. Any other answer, or none, is not a refusal.
+ */
+export async function mcpRefusesToken(args: { baseUrl: string; token: string; timeoutMs: number; signal?: AbortSignal }): Promise<boolean> {
+  try {
+    const res = await httpRequest({
+      url: mcpUrlFor(args.baseUrl), method: 'POST', headers: { authorization: `Bearer ${args.token}`, ...MCP_HEADERS },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }), timeoutMs: args.timeoutMs, maxBytes: 16_384, signal: args.signal,
+    });
+    return res.status === 401 && /(?:^|[\s,])error\s*=\s*"?invalid_token"?(?:[\s,]|$)/i.test(res.headers.get('www-authenticate') ?? '');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether the MCP endpoint accepts `token`, judged by an MCP `initialize`: for a server that has no
+ * `/api/auth/me` (not AgentStack). The HTTP status; a session it opened is closed again.
+ */
+export async function mcpInitializeStatus(args: { baseUrl: string; token: string; timeoutMs: number }): Promise<number> {
+  const url = mcpUrlFor(args.baseUrl);
+  const authorization = `Bearer ${args.token}`;
+  const res = await httpRequest({
+    url, method: 'POST', headers: { authorization, ...MCP_HEADERS }, timeoutMs: args.timeoutMs, maxBytes: 65_536,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'agentstack-cursor-plugin', version: '0' } } }),
+  });
+  const session = res.headers.get('mcp-session-id');
+  if (session) await httpRequest({ url, method: 'DELETE', headers: { authorization, 'mcp-session-id': session }, timeoutMs: args.timeoutMs }).catch(() => {});
+  return res.status;
+}

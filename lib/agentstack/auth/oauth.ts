@@ -1,36 +1,25 @@
 /**
- * The OAuth protocol steps, on oauth4webapi: endpoint discovery (RFC 9728 then RFC 8414, AgentStack's own paths as
- * the fallback), the device authorization request (RFC 8628), one device-code poll, and the refresh grant. Every
+ * The OAuth protocol steps, on oauth4webapi: endpoint discovery (discovery.ts: RFC 9728 then RFC 8414; AgentStack's
+ * built-in paths only for a server that publishes no metadata at all), the device authorization request (RFC 8628),
+ * one device-code poll, and the refresh grant. Every
  * request goes through `boundedFetch` (proxy, deadline, body cap, no redirects). Failures become PluginErrors whose
  * messages quote the server only through its OAuth `error`/`error_description`, cut short.
  */
 import * as o from 'oauth4webapi';
-import { isLoopbackHost, isSafeWebUrl, mcpUrlFor } from '../server/baseUrl.js';
+import { isLoopbackHost, isSafeWebUrl } from '../server/baseUrl.js';
 import { PluginError, quoteShort, redactError } from '../../platform/errors.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
 import { boundedFetch } from '../../platform/net/http.js';
-import { scopesSupportedOf } from '../../schemas/server.js';
-import { challengeResourceMetadata, protectedResourceUrls, readResourceMetadata, type ResourceMetadata } from './resourceMetadata.js';
+import type { DiscoveredEndpoints } from './discovery.js';
 import { DEFAULT_CLIENT_ID } from '../settings/keys.js';
 import { USER_CODE_MAX_LENGTH, isDisplayableUserCode } from './userCode.js';
 
 export { DEFAULT_CLIENT_ID };
-export const LEGACY_DEVICE_PATH = '/api/oauth2/device/authorize';
-export const LEGACY_TOKEN_PATH = '/api/oauth2/token';
 
-export interface OAuthEndpoints {
-  issuer: string;
-  deviceAuthorizationEndpoint: string;
-  tokenEndpoint: string;
-  /** The MCP URL, sent as `resource` (RFC 8707) on every request. */
-  resource: string;
-  /** How the endpoints were found. */
-  source: 'discovery' | 'legacy';
-  /** The scopes the server advertises (RFC 9728, else RFC 8414 `scopes_supported`); null when it names none. */
-  scopesSupported?: string[] | null;
-  /** RFC 7009 revocation endpoint, when the metadata names a usable one. */
-  revocationEndpoint?: string;
-}
+/** What discovery found (discovery.ts); the device authorization endpoint is there only when the server offers the grant. */
+export type ServerEndpoints = DiscoveredEndpoints;
+/** The endpoints of a device sign-in. */
+export type OAuthEndpoints = DiscoveredEndpoints & { deviceAuthorizationEndpoint: string };
 
 export interface OAuthClient {
   clientId: string;
@@ -151,116 +140,21 @@ export async function attempt<T>(what: string, fn: () => Promise<T>, secrets: Se
   }
 }
 
-/** One candidate metadata URL: the document when it is usable for `resource`, else null. */
-async function fetchResourceMetadata(url: string, resource: string, options: RequestOptions): Promise<ResourceMetadata | null> {
-  try {
-    const res = await boundedFetch({ timeoutMs: options.timeoutMs })(url, { headers: { accept: 'application/json' }, signal: options.signal });
-    if (res.status !== 200) {
-      await res.body?.cancel().catch(() => {});
-      return null;
-    }
-    const read = readResourceMetadata(await res.json(), resource);
-    return read.ok ? read.metadata : null;
-  } catch (error) {
-    if (stopsDiscovery(error, options)) throw toPluginError(error, 'Discovery');
-    return null;
-  }
-}
-
-/** The `resource_metadata` URL of the MCP endpoint's 401 challenge to a request without a token, or null. */
-async function challengeMetadataUrl(resource: string, options: RequestOptions): Promise<string | null> {
-  try {
-    const res = await boundedFetch({ timeoutMs: options.timeoutMs })(resource, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      signal: options.signal,
-    });
-    await res.body?.cancel().catch(() => {});
-    const url = res.status === 401 ? challengeResourceMetadata(res.headers.get('www-authenticate')) : null;
-    return url && isSafeWebUrl(url) ? url : null;
-  } catch (error) {
-    if (stopsDiscovery(error, options)) throw toPluginError(error, 'Discovery');
-    return null;
-  }
-}
-
 /**
- * RFC 9728 metadata of `resource`, where the MCP authorization spec looks: the URL the 401 challenge names, then the
- * path-suffixed well-known URL, then the root one. A document is used when its `resource` covers the MCP URL (the
- * root form names the origin). Null when none is usable.
- */
-async function protectedResourceMetadata(resource: string, options: RequestOptions): Promise<ResourceMetadata | null> {
-  for (const url of protectedResourceUrls(resource, await challengeMetadataUrl(resource, options))) {
-    const metadata = await fetchResourceMetadata(url, resource, options);
-    if (metadata) return metadata;
-  }
-  return null;
-}
-
-/**
- * Discovery falls back on absent or unusable metadata, never on a cancel or a deadline: a server that did not answer
- * one request in time would otherwise cost every later try its full deadline too.
- */
-function stopsDiscovery(error: unknown, options: RequestOptions): boolean {
-  return Boolean(options.signal?.aborted) || (error instanceof PluginError && error.code === 'timeout');
-}
-
-/** RFC 8414 metadata of `issuer` (then its OpenID form). Null when absent or unusable. */
-async function authorizationServerMetadata(issuer: string, options: RequestOptions): Promise<o.AuthorizationServer | null> {
-  const issuerUrl = new URL(issuer);
-  for (const algorithm of ['oauth2', 'oidc'] as const) {
-    try {
-      const res = await o.discoveryRequest(issuerUrl, { ...requestOptions(issuer, options), algorithm });
-      return await o.processDiscoveryResponse(issuerUrl, res);
-    } catch (error) {
-      if (stopsDiscovery(error, options)) throw toPluginError(error, 'Discovery');
-    }
-  }
-  return null;
-}
-
-function legacyEndpoints(baseUrl: string): OAuthEndpoints {
-  return {
-    issuer: baseUrl,
-    deviceAuthorizationEndpoint: `${baseUrl}${LEGACY_DEVICE_PATH}`,
-    tokenEndpoint: `${baseUrl}${LEGACY_TOKEN_PATH}`,
-    resource: mcpUrlFor(baseUrl),
-    source: 'legacy',
-  };
-}
-
-/**
- * Finds the device authorization and token endpoints for `<base>/mcp`. Discovery that is absent or broken falls
- * back to AgentStack's own paths; discovered endpoints that are not https (or loopback http) are refused.
+ * The endpoints to sign in with (discovery.ts): an authorization server without the device grant stops here with
+ * words that say so. Sign-out and renewal use `discoverServer`, which does not need the device grant.
  */
 export async function discoverEndpoints(baseUrl: string, options: RequestOptions = {}): Promise<OAuthEndpoints> {
-  const resource = mcpUrlFor(baseUrl);
-  const prm = await protectedResourceMetadata(resource, options);
-  const issuer = prm?.authorization_servers?.find((s) => typeof s === 'string' && isSafeWebUrl(s)) ?? baseUrl;
-  const as = await authorizationServerMetadata(issuer, options);
-  const scopesSupported = scopesSupportedOf(prm) ?? scopesSupportedOf(as);
-  const advertised = scopesSupported ? { scopesSupported } : {};
-  if (!as?.token_endpoint) return { ...legacyEndpoints(baseUrl), ...advertised };
-  const legacy = legacyEndpoints(baseUrl);
-  const endpoints: OAuthEndpoints = {
-    issuer: as.issuer,
-    deviceAuthorizationEndpoint: as.device_authorization_endpoint ?? legacy.deviceAuthorizationEndpoint,
-    tokenEndpoint: as.token_endpoint,
-    resource,
-    source: 'discovery',
-    ...advertised,
-    ...(typeof as.revocation_endpoint === 'string' && isSafeWebUrl(as.revocation_endpoint) ? { revocationEndpoint: as.revocation_endpoint } : {}),
-  };
-  for (const url of [endpoints.deviceAuthorizationEndpoint, endpoints.tokenEndpoint] as unknown[]) {
-    if (typeof url !== 'string' || !url) {
-      throw new PluginError('invalid_response', `The server's OAuth metadata names an endpoint that is not a URL (${url === '' ? 'empty' : typeof url}); refusing to use it`);
-    }
-    if (!isSafeWebUrl(url)) {
-      throw new PluginError('unsafe_url', `The server's OAuth metadata names an endpoint that is not https: ${quoteShort(url, 120)}; refusing to use it`);
-    }
-  }
-  return endpoints;
+  const { requireDeviceGrant } = await import('./discovery.js');
+  return requireDeviceGrant(await discoverServer(baseUrl, options));
+}
+
+/** The authorization server's endpoints for `<base>/mcp`, from metadata (or the built-in paths when there is none). */
+export async function discoverServer(baseUrl: string, options: RequestOptions = {}): Promise<ServerEndpoints> {
+  return attempt('Discovery', async () => {
+    const { discoverEndpointsOf } = await import('./discovery.js');
+    return discoverEndpointsOf(baseUrl, { fetch: boundedFetch({ timeoutMs: options.timeoutMs }), signal: options.signal });
+  });
 }
 
 export interface DeviceCodeResponse {
@@ -279,7 +173,7 @@ export async function requestDeviceCode(
   const as = asFor(endpoints);
   const oclient: o.Client = { client_id: client.clientId };
   return attempt('Starting the device sign-in', async () => {
-    const res = await o.deviceAuthorizationRequest(as, oclient, clientAuth(client), { scope: args.scope, resource: endpoints.resource },
+    const res = await o.deviceAuthorizationRequest(as, oclient, clientAuth(client), { ...(args.scope ? { scope: args.scope } : {}), resource: endpoints.resource },
       requestOptions(endpoints.deviceAuthorizationEndpoint, args));
     const body = await o.processDeviceAuthorizationResponse(as, oclient, res);
     if (!isDisplayableUserCode(body.user_code)) {
@@ -297,7 +191,7 @@ export async function requestDeviceCode(
 }
 
 /**
- * We never use the ID token (identity comes from `/api/auth/me`), and with the legacy endpoints there is no issuer
+ * We never use the ID token (identity comes from `/api/auth/me`), and with the built-in endpoints there is no issuer
  * to check it against: drop it before oauth4webapi validates the token response.
  */
 async function withoutIdToken(res: Response): Promise<Response> {

@@ -7,7 +7,7 @@
 import { PluginError } from '../../platform/errors.js';
 import { RefreshFileSchema, type RefreshFile } from '../../schemas/state.js';
 import { SECRET_FILE_MODE, readTextIfExists, removeIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
-import { mcpUrlFor } from '../server/baseUrl.js';
+import { mcpUrlFor, resourceCovers } from '../server/baseUrl.js';
 import type { IssuedFor } from '../mcpJson/entry.js';
 import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
 
@@ -81,7 +81,8 @@ export function clearRefreshFile(path: string): boolean {
  * `invalid_grant`. The old plain-text form records nothing; only the Bearer check vouches for it.
  */
 export function refreshBelongsTo(stored: Pick<StoredRefresh, 'resource' | 'token_endpoint'>, baseUrl: string): boolean {
-  if (stored.resource) return stored.resource === mcpUrlFor(baseUrl);
+  // The resource is what the server's RFC 9728 metadata named: the MCP URL, or a URL above it (often the origin).
+  if (stored.resource) return resourceCovers(stored.resource, mcpUrlFor(baseUrl));
   if (stored.token_endpoint) {
     try { return new URL(stored.token_endpoint).origin === new URL(baseUrl).origin; } catch { return false; }
   }

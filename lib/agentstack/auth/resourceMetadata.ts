@@ -4,6 +4,9 @@
  * the verify checks, so both accept and refuse the same documents. Pure, no I/O.
  */
 import { ProtectedResourceMetadataSchema } from '../../schemas/server.js';
+import { resourceCovers } from '../server/baseUrl.js';
+
+export { resourceCovers };
 
 /**
  * Where to look, in order: the URL the 401 challenge names (the MCP authorization spec: clients MUST use it when
@@ -14,7 +17,7 @@ export function protectedResourceUrls(mcpUrl: string, fromChallenge?: string | n
   const path = u.pathname.replace(/\/+$/, '');
   const root = `${u.origin}/.well-known/oauth-protected-resource`;
   const wellKnown = path && path !== '/' ? [`${root}${path}`, root] : [root];
-  return fromChallenge && !wellKnown.includes(fromChallenge) ? [fromChallenge, ...wellKnown] : wellKnown;
+  return fromChallenge ? [fromChallenge, ...wellKnown.filter((url) => url !== fromChallenge)] : wellKnown;
 }
 
 /**
@@ -32,25 +35,6 @@ export function challengeResourceMetadata(header: string | null | undefined): st
   } catch {
     return null;
   }
-}
-
-/**
- * Whether metadata naming `resource` may be used for `mcpUrl`: same origin, and the MCP URL's path at or under the
- * resource's path (segment by segment). Metadata at the root location names the origin (RFC 9728 §3.3 ties
- * `resource` to the URL it was fetched from), which covers `<origin>/mcp`; this is the MCP SDK client's rule.
- */
-export function resourceCovers(resource: string, mcpUrl: string): boolean {
-  let named: URL;
-  let wanted: URL;
-  try {
-    named = new URL(resource);
-    wanted = new URL(mcpUrl);
-  } catch {
-    return false;
-  }
-  if (named.origin !== wanted.origin || named.search || named.hash) return false;
-  const slash = (p: string) => (p.endsWith('/') ? p : `${p}/`);
-  return slash(wanted.pathname).startsWith(slash(named.pathname));
 }
 
 export type ResourceMetadata = { resource: string; authorization_servers?: string[]; scopes_supported?: unknown } & Record<string, unknown>;

@@ -5,7 +5,7 @@
  * A preset follows what the server advertises (`scopes_supported`): `full` asks for every advertised scope,
  * `readonly` for the read ones, `builder` for read + execute/write. A scope the plugin knows keeps its place in
  * the presets below; another is judged by its words (capabilityKind.ts, the rule the per-action policy uses too).
- * When the server advertises nothing, the lists below are used as they are.
+ * When the server publishes no OAuth metadata at all, the lists below are used as they are (AgentStack's own).
  */
 import { PluginError } from '../../platform/errors.js';
 import { capabilityKind } from './capabilityKind.js';
@@ -52,25 +52,44 @@ function inPreset(scope: string, preset: ScopePreset): boolean {
 }
 
 /**
- * The scope string to send. With an advertised list, nothing outside it is ever asked for: an explicit scope the
- * server does not offer is refused (`invalid_config`), and the base scopes are added only when advertised.
+ * What the server offers, as discovery found it: `scopesSupported` is the MCP spec's choice (the 401 challenge's
+ * `scope`, else the resource metadata's `scopes_supported`), `serverScopes` the authorization server's own list.
+ * `builtin`: the server published no metadata at all, so AgentStack's own lists apply.
  */
-export function resolveScopes(request: ScopeRequest, advertised: readonly string[] | null | undefined): string {
-  if (!advertised?.length) {
+export interface ScopeOffer {
+  scopesSupported?: readonly string[] | null;
+  serverScopes?: readonly string[] | null;
+  source?: 'discovery' | 'builtin';
+}
+
+/**
+ * The scope string to send (empty: send none). The MCP spec's choice: the challenge's scope, else the resource
+ * metadata's `scopes_supported`, else none; a preset takes its share of that list. `offline_access` (what brings a
+ * refresh token) is added when the authorization server's metadata lists it, never otherwise; `openid` only when the
+ * list names it. An explicit scope nobody offers is refused (`invalid_config`). A server with no metadata at all gets
+ * AgentStack's built-in lists.
+ */
+export function resolveScopes(request: ScopeRequest, offer: ScopeOffer | readonly string[] | null | undefined): string {
+  const o: ScopeOffer = Array.isArray(offer) || offer == null ? { scopesSupported: offer as readonly string[] | null } : offer as ScopeOffer;
+  const listed = o.scopesSupported?.length ? o.scopesSupported : null;
+  const server = o.serverScopes ?? [];
+  if (!listed && (o.source === 'builtin' || (o.source === undefined && !server.length))) {
     return 'preset' in request ? scopeStringFor(request.preset) : [...new Set([...BASE_SCOPES, ...request.scopes])].join(' ');
   }
-  const offered = new Set(advertised);
-  const base = BASE_SCOPES.filter((s) => offered.has(s));
+  const offline = server.includes('offline_access') || Boolean(listed?.includes('offline_access'));
+  const base = BASE_SCOPES.filter((s) => (s === 'offline_access' ? offline : Boolean(listed?.includes(s))));
   if ('scopes' in request) {
-    const missing = request.scopes.filter((s) => !offered.has(s));
+    const offered = new Set([...(listed ?? []), ...server]);
+    const missing = offered.size ? request.scopes.filter((s) => !offered.has(s)) : [];
     if (missing.length) {
-      throw new PluginError('invalid_config', `The server does not offer the scope ${missing.map((s) => JSON.stringify(s)).join(', ')}; it offers: ${advertised.join(' ')}`);
+      throw new PluginError('invalid_config', `The server does not offer the scope ${missing.map((s) => JSON.stringify(s)).join(', ')}; it offers: ${[...offered].join(' ')}`);
     }
     return [...new Set([...base, ...request.scopes])].join(' ');
   }
-  const chosen = advertised.filter((s) => !(BASE_SCOPES as readonly string[]).includes(s) && inPreset(s, request.preset));
+  if (!listed) return base.join(' ');
+  const chosen = listed.filter((s) => !(BASE_SCOPES as readonly string[]).includes(s) && inPreset(s, request.preset));
   if (!chosen.length && request.preset !== 'full') {
-    throw new PluginError('invalid_config', `The server offers no scope for the ${request.preset} preset (it offers: ${advertised.join(' ')}); choose them with --scopes "…"`);
+    throw new PluginError('invalid_config', `The server offers no scope for the ${request.preset} preset (it offers: ${listed.join(' ')}); choose them with --scopes "…"`);
   }
   return [...base, ...chosen].join(' ');
 }

@@ -12,7 +12,7 @@
  */
 import { withLock } from '../../platform/fs/fileLock.js';
 import { isPluginError, quoteShort } from '../../platform/errors.js';
-import { bearerOf, classifyCredential, needsRefresh, tokenFingerprint } from '../mcpJson/credential.js';
+import { bearerOf, classifyCredential, needsRefresh, refusedView, tokenFingerprint } from '../mcpJson/credential.js';
 import { jwtExpiryMs } from './jwt.js';
 import { mcpUrlFor } from '../server/baseUrl.js';
 import { applyBearer } from '../mcpJson/entry.js';
@@ -37,6 +37,8 @@ export interface TokenRefreshArgs {
   deadline: number;
   /** The Bearer this process saw when it decided to refresh (null: none). */
   seenToken: string | null;
+  /** The server refused `seenToken` (401) or it expired: refresh it even when its own expiry is unknown. */
+  refused?: boolean;
   now?: () => number;
 }
 
@@ -63,7 +65,7 @@ async function refreshNow(args: TokenRefreshArgs, stored: StoredRefresh, startTo
   const oauth = await import('./oauth.js');
   const timeoutMs = Math.max(500, Math.min(5_000, args.deadline - now() - 300));
   const client = oauth.clientFromEnv(args.env);
-  const tokenEndpoint = stored.token_endpoint ?? (await oauth.discoverEndpoints(args.baseUrl, { timeoutMs })).tokenEndpoint;
+  const tokenEndpoint = stored.token_endpoint ?? (await oauth.discoverServer(args.baseUrl, { timeoutMs })).tokenEndpoint;
   const clientId = stored.client_id ?? client.clientId;
   const resource = stored.resource ?? mcpUrlFor(args.baseUrl);
   const refreshToken = await loading;
@@ -112,7 +114,7 @@ export async function refreshSingleFlight(args: TokenRefreshArgs): Promise<Refre
       // result (comparing tokens, not expiry: a short-lived grant's new token may itself be inside the window).
       const stored = readStored(args.paths.refresh);
       const config = readMcpConfigFile(args.paths.mcpJson).config;
-      const gate = classifyCredential({ config, storedExpiresAt: stored?.expires_at, now: now() });
+      const gate = refusedView(classifyCredential({ config, storedExpiresAt: stored?.expires_at, now: now() }), args.refused === true && bearerOf(config) === args.seenToken, now());
       if (gate.token && gate.state !== 'expired' && (gate.token !== args.seenToken || !needsRefresh(gate, now()))) {
         return { kind: 'refreshed', token: gate.token, byThisProcess: false } as const;
       }

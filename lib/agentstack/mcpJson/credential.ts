@@ -100,6 +100,15 @@ export function classifyCredential({ config, storedExpiresAt, now }: CredentialI
   return { ...base, state: 'ok' };
 }
 
+/**
+ * A Bearer the server answered 401 to (RFC 6750 `invalid_token`) is expired, whatever its own expiry said or when
+ * it said nothing: it is renewed, or a sign-in starts when nothing can renew it.
+ */
+export function refusedView(view: CredentialView, refused: boolean, now: number): CredentialView {
+  if (!refused || view.token === null || view.apiKey) return view;
+  return { ...view, state: 'expired', expiresAtMs: view.expiresAtMs === null ? now : Math.min(view.expiresAtMs, now) };
+}
+
 /** True when the token should be refreshed now: expired, or expiring within REFRESH_WINDOW_MS. */
 export function needsRefresh(gate: Pick<CredentialView, 'state' | 'expiresAtMs'>, now: number): boolean {
   if (gate.state !== 'ok' && gate.state !== 'expired') return false;

@@ -3,7 +3,7 @@
  * every other server and top-level key keeps its value and its position. Each function returns `{config, changed}`
  * so the file layer writes nothing on a no-op.
  */
-import { DEFAULT_BASE_URL, baseUrlFromMcpUrl, mcpUrlFor } from '../server/baseUrl.js';
+import { DEFAULT_BASE_URL, baseUrlFromMcpUrl, mcpUrlFor, resourceCovers } from '../server/baseUrl.js';
 import { PluginError } from '../../platform/errors.js';
 import { decodeJwtClaims } from '../auth/jwt.js';
 import { MCP_SERVER_KEY } from '../server/toolNames.js';
@@ -94,7 +94,7 @@ export function credentialsBelongTo(entry: unknown, baseUrl: string, issued?: Is
   if (entryBase !== baseUrl) return false;
   const authorization = headerValue(entry.headers, 'Authorization');
   const token = bearerToken(authorization);
-  if (token !== null && issued && issued.serverUrl !== mcpUrlFor(baseUrl) && (!issued.fingerprint || issued.fingerprint === tokenFingerprint(token))) return false;
+  if (token !== null && issued && !resourceCovers(issued.serverUrl, mcpUrlFor(baseUrl)) && (!issued.fingerprint || issued.fingerprint === tokenFingerprint(token))) return false;
   const origins = audienceOrigins(authorization);
   return origins.length === 0 || origins.includes(new URL(baseUrl).origin);
 }

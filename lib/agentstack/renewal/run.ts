@@ -7,7 +7,10 @@ import { setProxyOptions } from '../../platform/net/http.js';
 import { chooseBaseUrl } from '../mcpJson/entry.js';
 import { agentstackEntry, bearerOf } from '../mcpJson/credential.js';
 import { readMcpConfigFile } from '../mcpJson/file.js';
-import { resolveBaseUrl } from '../server/baseUrl.js';
+import { mcpUrlFor, resolveBaseUrl } from '../server/baseUrl.js';
+import { decodeJwtClaims } from '../auth/jwt.js';
+import { readSnapshotFailure } from '../snapshot/store.js';
+import { refusedSince } from '../state/derive.js';
 import { cursorPaths } from '../server/paths.js';
 import { refreshSingleFlight } from '../auth/tokenRefresh.js';
 
@@ -23,7 +26,10 @@ export async function runRenewal(processEnv: NodeJS.ProcessEnv = process.env): P
     const paths = cursorPaths(env);
     const config = readMcpConfigFile(paths.mcpJson).config;
     const baseUrl = chooseBaseUrl(agentstackEntry(config), env.AGENTSTACK_BASE_URL?.trim() ? resolveBaseUrl(env) : null);
-    const outcome = await refreshSingleFlight({ paths, env, baseUrl, deadline: Date.now() + RENEWAL_BUDGET_MS, seenToken: bearerOf(config) });
+    const seenToken = bearerOf(config);
+    // A Bearer the server refused (401 to the last catalog fetch) is renewed whatever its own expiry says.
+    const refused = seenToken !== null && refusedSince(readSnapshotFailure(paths.capabilitiesFailure), mcpUrlFor(baseUrl), decodeJwtClaims(seenToken), seenToken);
+    const outcome = await refreshSingleFlight({ paths, env, baseUrl, deadline: Date.now() + RENEWAL_BUDGET_MS, seenToken, refused });
     return outcome.kind === 'refreshed' || outcome.kind === 'not_needed' || outcome.kind === 'superseded' ? 0 : 1;
   } catch {
     return 1;

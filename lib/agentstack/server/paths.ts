@@ -24,6 +24,8 @@ export const CURSOR_FILES = {
   settings: SETTINGS,
   settingsLock: lockPathFor(SETTINGS),
   signedOut: 'agentstack-signed-out',
+  /** When an access token that came without a refresh token ends (no secret: its fingerprint and expiry). */
+  token: 'agentstack-token.json',
   /** When each hook last ran (no secret): diagnose-local tells from it whether Cursor runs the plugin's hooks. */
   hookRuns: 'agentstack-hook-runs.json',
   /** When the pre-MCP hook last told the person about an unusable credential, per state (no secret). */

@@ -6,6 +6,7 @@
 import { decodeJwtClaims, jwtExpiryMs } from '../auth/jwt.js';
 import { grantedScopes, uncoveredActions } from '../auth/scopes.js';
 import { readSnapshot } from '../snapshot/store.js';
+import { notAgentStackText } from '../snapshot/layout.js';
 import { applyBearer } from '../mcpJson/entry.js';
 import { tokenFingerprint } from '../mcpJson/credential.js';
 import { unwritableReason, withLock } from '../../platform/fs/fileLock.js';
@@ -14,6 +15,7 @@ import { expiresAtOf, type OAuthClient, type OAuthEndpoints, type TokenSet } fro
 import type { CursorPaths } from '../server/paths.js';
 import { clearRefreshFile, readRefreshFile, type StoredRefresh } from '../auth/refreshStore.js';
 import { deleteRefreshSecrets, saveRefresh } from '../auth/credentialStore.js';
+import { clearTokenFacts, writeTokenFacts } from '../auth/tokenFacts.js';
 import { PluginError, quoteShort } from '../../platform/errors.js';
 import { mcpUrlFor } from '../server/baseUrl.js';
 import { clearSignedOut, isSignedOut, signedOutAt } from '../auth/signedOut.js';
@@ -101,9 +103,12 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
         access_token_sha256: tokenFingerprint(tokens.access_token),
       } });
       store = saved.store === 'keychain' ? 'keychain' : 'file';
+      clearTokenFacts(paths.token);
     } else {
       clearRefreshFile(paths.refresh);
       await deleteRefreshSecrets(previous, null, { env, paths });
+      // The token's end is kept even without a refresh token (`expires_in`, else the JWT's `exp`).
+      writeTokenFacts(paths.token, { expires_at: expiresAt, access_token_sha256: tokenFingerprint(tokens.access_token), resource: args.endpoints.resource });
     }
     const result = await updateMcpConfigFile(paths.mcpJson, (config) => applyBearer(config, { token: tokens.access_token, baseUrl, projectId: args.projectId }));
     clearSignedOut(paths.signedOut);
@@ -131,20 +136,32 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
     }
   };
 
+  // The tool cache first (the catalog read next may depend on it); its words wait until we know the server serves it.
+  const cacheWarnings: string[] = [];
+  const kept = warnings.length;
   await attempt('Clearing the server tool cache', async () => {
     const res = await httpRequest({ url: `${baseUrl}/mcp/cache/clear`, method: 'POST', headers: auth, timeoutMs, signal: args.signal });
     if (res.status >= 400) throw new Error(`HTTP ${res.status}`);
   });
+  cacheWarnings.push(...warnings.splice(kept));
   const { refreshSnapshot } = await import('../snapshot/refresh.js');
   // A snapshot failure is already a result (reported below); only a cancel throws, and `attempt` turns that into null.
   const saved = await attempt('Saving the capability snapshot', () => refreshSnapshot({
     path: paths.capabilities, failurePath: paths.capabilitiesFailure, baseUrl, token: tokens.access_token, timeoutMs,
     revalidate: false, signal: args.signal, now,
   }));
-  if (saved?.kind === 'failed') warnings.push(`Saving the capability snapshot: ${saved.message}`);
+  // AgentStack's own endpoints (the catalog, the tool cache, who signed in) mean something only on a server that
+  // serves them: one without the catalog is not AgentStack, which is said once instead of one failure per endpoint.
+  const agentstack = !(saved?.kind === 'failed' && saved.notServed);
+  if (!agentstack) {
+    warnings.splice(kept, warnings.length - kept, notAgentStackText(baseUrl));
+  } else {
+    warnings.splice(kept, 0, ...cacheWarnings);
+    if (saved?.kind === 'failed') warnings.push(`Saving the capability snapshot: ${saved.message}`);
+  }
   const capabilities = !saved || saved.kind === 'failed' ? null : saved.count;
   const skipped = !saved || saved.kind === 'failed' || !saved.skipped ? null : { count: saved.skipped, reason: saved.skippedReason };
-  const who = await attempt('Looking up who signed in', async () => {
+  const who = !agentstack ? null : await attempt('Looking up who signed in', async () => {
     const { lookUpIdentity } = await import('../auth/identity.js');
     return lookUpIdentity({ baseUrl, token: tokens.access_token, identityPath: paths.identity, timeoutMs, signal: args.signal, now: new Date(now()) });
   });

@@ -10,7 +10,7 @@ import { finishSignIn, type FinishResult } from './finish.js';
 import { abortableSleep, pollUntilAuthorized, type PollEvent, type PollTiming, type Sleep } from './poll.js';
 import { chooseBaseUrl } from '../mcpJson/entry.js';
 import { readMcpConfigFile } from '../mcpJson/file.js';
-import { clientFromEnv, discoverEndpoints, requestDeviceCode, type DeviceCodeResponse, type OAuthClient, type OAuthEndpoints } from '../auth/oauth.js';
+import { clientFromEnv, discoverEndpoints, discoverServer, requestDeviceCode, type DeviceCodeResponse, type OAuthClient, type OAuthEndpoints } from '../auth/oauth.js';
 import { cursorPaths, type CursorPaths } from '../server/paths.js';
 import { readProjectPin } from '../auth/projectPin.js';
 import type { DeviceLock } from '../../schemas/state.js';
@@ -23,6 +23,8 @@ export type FlowEvent =
   | PollEvent
   | { event: 'approved' }
   | { event: 'discovering'; server_url: string }
+  /** Discovery found no OAuth metadata and the built-in AgentStack paths are used: said once, before the code. */
+  | { event: 'discovery_note'; message: string }
   | ({ event: 'authorized' } & FinishResult);
 
 export type DeviceFlowOutcome = { kind: 'authorized'; result: FinishResult } | { kind: 'already_running'; holder: DeviceLock };
@@ -60,7 +62,7 @@ export function prepareSignIn(env: NodeJS.ProcessEnv, baseUrl?: string): { baseU
 /** Discovery and the device authorization request; the URLs are checked before anyone sees them. */
 export async function startDeviceFlow(args: { baseUrl: string; client: OAuthClient; scopes: ScopeRequest; signal?: AbortSignal }): Promise<{ endpoints: OAuthEndpoints; device: DeviceCodeResponse }> {
   const endpoints = await discoverEndpoints(args.baseUrl, { signal: args.signal });
-  const scope = resolveScopes(args.scopes, endpoints.scopesSupported);
+  const scope = resolveScopes(args.scopes, endpoints);
   const device = await requestDeviceCode({ endpoints, client: args.client, scope, signal: args.signal });
   assertOpenableUrl(device.verification_uri, 'verification URL');
   if (device.verification_uri_complete !== undefined) assertOpenableUrl(device.verification_uri_complete, 'verification URL');
@@ -101,8 +103,8 @@ export async function beginDeviceFlow(args: { paths: CursorPaths; baseUrl: strin
 async function shownHolder(holder: DeviceLock, baseUrl: string, signal?: AbortSignal): Promise<DeviceLock> {
   let authorization: string[] = [];
   try {
-    const endpoints = await discoverEndpoints(baseUrl, { signal, timeoutMs: 3_000 });
-    authorization = [endpoints.issuer, endpoints.deviceAuthorizationEndpoint];
+    const endpoints = await discoverServer(baseUrl, { signal, timeoutMs: 3_000 });
+    authorization = [endpoints.issuer, ...(endpoints.deviceAuthorizationEndpoint ? [endpoints.deviceAuthorizationEndpoint] : [])];
   } catch { /* discovery unavailable: only the server's own origin is trusted */ }
   return shownDeviceLock(holder, signInOrigins(baseUrl, authorization));
 }
@@ -167,6 +169,7 @@ export async function runDeviceFlow(options: DeviceFlowOptions): Promise<DeviceF
   }
   const { lock, endpoints, device, issuedAt } = begun;
   try {
+    if (endpoints.note) options.onEvent?.({ event: 'discovery_note', message: endpoints.note });
     options.onEvent?.({
       event: 'device_code',
       user_code: device.user_code,

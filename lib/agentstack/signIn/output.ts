@@ -146,6 +146,9 @@ export function createReporter(options: { json: boolean; streams: OutputStreams;
       case 'discovering':
         note(`Asking ${event.server_url} how to sign in…`);
         return;
+      case 'discovery_note':
+        say(`! ${event.message}.`);
+        return;
       case 'approved':
         // Human text only: the JSON events stay device_code, pending/slow_down, then authorized or error.
         stop();

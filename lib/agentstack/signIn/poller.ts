@@ -36,7 +36,7 @@ const DevicePollerHandoffSchema = z.looseObject({
     verification_uri: z.string(),
     expires_in: z.number(),
   }),
-  endpoints: z.looseObject({ tokenEndpoint: z.string(), deviceAuthorizationEndpoint: z.string(), resource: z.string(), issuer: z.string(), source: z.enum(['discovery', 'legacy']) }),
+  endpoints: z.looseObject({ tokenEndpoint: z.string(), deviceAuthorizationEndpoint: z.string(), resource: z.string(), issuer: z.string(), source: z.enum(['discovery', 'builtin']) }),
   clientId: z.string(),
   baseUrl: z.string(),
   projectId: z.nullable(z.number()),

@@ -14,7 +14,7 @@ import { chooseBaseUrl, credentialsBelongTo } from '../mcpJson/entry.js';
 import { agentstackEntry, bearerOf, headerValue, type McpConfig } from '../mcpJson/credential.js';
 import { updateMcpConfigFile } from '../mcpJson/file.js';
 import { withoutCredentials } from '../mcpJson/withoutCredentials.js';
-import { issuedFor, readRefreshFile, type StoredRefresh } from '../auth/refreshStore.js';
+import { issuedFor, readRefreshFile, refreshBelongsTo, type StoredRefresh } from '../auth/refreshStore.js';
 import { deleteRefreshSecrets, loadRefreshToken } from '../auth/credentialStore.js';
 import { markSignedOut } from '../auth/signedOut.js';
 import { jwtExpiryMs } from '../auth/jwt.js';
@@ -44,6 +44,8 @@ export interface SignOutResult {
   access_token_expires_at: string | null;
   /** Where the person can revoke the sign-in themselves. */
   revoke_at: string;
+  /** The RFC 7009 endpoint the tokens were sent to (the authorization server's `revocation_endpoint`); null when none was used. */
+  revocation_endpoint: string | null;
   mcp_json: string;
   warnings: string[];
 }
@@ -106,7 +108,7 @@ async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now
     } catch (error) {
       warnings.push(`${paths.signedOut} could not be written (${(error as NodeJS.ErrnoException).code ?? 'error'}); a session start may offer a sign-in by itself.`);
     }
-    for (const path of [paths.refresh, paths.identity, paths.capabilities]) {
+    for (const path of [paths.refresh, paths.token, paths.identity, paths.capabilities]) {
       try {
         removeIfExists(path);
       } catch (error) {
@@ -136,6 +138,8 @@ function reasonOf(error: unknown): NotRevokedReason {
 }
 
 interface Revocation {
+  /** The endpoint asked, when there was one. */
+  endpoint?: string;
   revoked: boolean;
   accessRevoked: boolean;
   reason: NotRevokedReason | null;
@@ -147,16 +151,18 @@ async function revokeAtServer(removed: Removed, options: SignOutOptions): Promis
   const { refresh, bearer } = removed;
   if (!refresh?.refresh_token && !bearer) return { revoked: false, accessRevoked: false, reason: 'not_signed_in', message: 'there was no token to revoke' };
   // The refresh token goes back only to the server it was issued for (its recorded resource), never elsewhere.
-  const server = (refresh?.resource ? baseUrlFromMcpUrl(refresh.resource) : null) ?? removed.baseUrl;
+  const server = (refresh && !refreshBelongsTo(refresh, removed.baseUrl) && refresh.resource ? baseUrlFromMcpUrl(refresh.resource) : null) ?? removed.baseUrl;
   const timeoutMs = options.timeoutMs ?? 5_000;
   const request = { signal: options.signal, timeoutMs };
   try {
-    const { clientFromEnv, discoverEndpoints } = await import('../auth/oauth.js');
+    const { clientFromEnv, discoverServer } = await import('../auth/oauth.js');
     const { revokeToken } = await import('../auth/revoke.js');
-    const endpoints = await discoverEndpoints(server, request);
+    const endpoints = await discoverServer(server, request);
     if (!endpoints.revocationEndpoint) {
-      return { revoked: false, accessRevoked: false, reason: 'no_revocation_endpoint', message: 'the server names no revocation endpoint in its OAuth metadata' };
+      const where = endpoints.source === 'builtin' ? 'the server publishes no OAuth metadata' : `the authorization server ${quoteShort(endpoints.issuer, 120)} names no revocation_endpoint (RFC 7009) in its metadata`;
+      return { revoked: false, accessRevoked: false, reason: 'no_revocation_endpoint', message: `${where}: there is no endpoint to revoke at` };
     }
+    const endpoint = endpoints.revocationEndpoint;
     const issuedBy = refresh?.token_endpoint ? new URL(refresh.token_endpoint).origin : new URL(endpoints.tokenEndpoint).origin;
     if (new URL(endpoints.revocationEndpoint).origin !== issuedBy) {
       return { revoked: false, accessRevoked: false, reason: 'refused', message: `the revocation endpoint ${quoteShort(endpoints.revocationEndpoint, 120)} is not on the server that issued the token` };
@@ -178,7 +184,7 @@ async function revokeAtServer(removed: Removed, options: SignOutOptions): Promis
         if (!refresh?.refresh_token) throw error;
       }
     }
-    return { revoked: revoked || accessRevoked, accessRevoked, reason: revoked || accessRevoked ? null : 'refused', message: revoked || accessRevoked ? null : 'the server did not accept the access token for revocation' };
+    return { endpoint, revoked: revoked || accessRevoked, accessRevoked, reason: revoked || accessRevoked ? null : 'refused', message: revoked || accessRevoked ? null : 'the server did not accept the access token for revocation' };
   } catch (error) {
     const reason = options.signal?.aborted ? 'aborted' : reasonOf(error);
     return { revoked: false, accessRevoked: false, reason, message: quoteShort((error as Error)?.message ?? 'unexpected failure', 200) };
@@ -218,6 +224,7 @@ export async function signOut(options: SignOutOptions): Promise<SignOutResult> {
     message: revocation.message,
     access_token_expires_at: revocation.accessRevoked || !removed.bearer ? null : expiryMs ? new Date(expiryMs).toISOString() : storedExpiry,
     revoke_at: removed.baseUrl,
+    revocation_endpoint: revocation.endpoint ?? null,
     mcp_json: paths.mcpJson,
     warnings: removed.warnings,
   };

@@ -11,6 +11,11 @@ export const SNAPSHOT_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 /** After a failed fetch, session start waits this long before it tries again. */
 export const SNAPSHOT_RETRY_MS = 15 * 60 * 1000;
 
+/** What every view says of a server whose `GET /mcp/actions` answers 404. */
+export function notAgentStackText(baseUrl: string): string {
+  return `not an AgentStack server: no capability list (GET ${baseUrl}/mcp/actions answered 404)`;
+}
+
 /** Where the `actions` array opens in a written snapshot. */
 export const ACTIONS_KEY = '\n  "actions": [';
 /** How a non-empty `actions` array ends: its last (flat) object, then `]`. */

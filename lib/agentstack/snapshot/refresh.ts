@@ -6,6 +6,7 @@
  */
 import { quoteShort } from '../../platform/errors.js';
 import { mcpUrlFor } from '../server/baseUrl.js';
+import { tokenFingerprint } from '../mcpJson/credential.js';
 import { flattenCatalog } from './catalog.js';
 import { applySnapshotDiff, type SnapshotDiff } from './diff.js';
 import { fetchCatalog } from './fetch.js';
@@ -22,7 +23,8 @@ export interface SnapshotCounts {
 export type SnapshotRefresh =
   | ({ kind: 'not_modified' } & SnapshotCounts)
   | ({ kind: 'updated'; diff: SnapshotDiff } & SnapshotCounts)
-  | { kind: 'failed'; message: string; unauthorized: boolean };
+  /** `notServed`: the server answered 404, so it serves no capability list (it is not AgentStack). */
+  | { kind: 'failed'; message: string; unauthorized: boolean; notServed?: boolean };
 
 export interface RefreshSnapshotArgs {
   path: string;
@@ -71,9 +73,14 @@ export async function refreshSnapshot(args: RefreshSnapshotArgs): Promise<Snapsh
   } catch (error) {
     if (args.signal?.aborted) throw error;
     const code = (error as { code?: string })?.code;
-    const failed = { kind: 'failed' as const, message: failureMessage(error, args.path), unauthorized: code === 'invalid_grant' };
+    const status = (error as { details?: { status?: unknown } })?.details?.status;
+    const failed = { kind: 'failed' as const, message: failureMessage(error, args.path), unauthorized: code === 'invalid_grant', ...(status === 404 ? { notServed: true } : {}) };
     try {
-      writeSnapshotFailure(args.failurePath, { at: new Date(args.now()).toISOString(), server_url: serverUrl, message: failed.message, unauthorized: failed.unauthorized });
+      writeSnapshotFailure(args.failurePath, {
+        at: new Date(args.now()).toISOString(), server_url: serverUrl, message: failed.message, unauthorized: failed.unauthorized,
+        ...(failed.unauthorized ? { token_sha256: tokenFingerprint(args.token) } : {}),
+        ...(failed.notServed ? { not_served: true } : {}),
+      });
     } catch { /* without the record, the next session start simply tries again */ }
     return failed;
   }

@@ -3,7 +3,7 @@
  * to and why, who is signed in. Pure.
  */
 import { mcpUrlFor } from '../server/baseUrl.js';
-import { classifyCredential, headerValue, type McpConfig } from '../mcpJson/credential.js';
+import { classifyCredential, headerValue, tokenFingerprint, type McpConfig } from '../mcpJson/credential.js';
 import { chooseBaseUrl, credentialsBelongTo, parseProjectId } from '../mcpJson/entry.js';
 import { issuedFor, refreshBelongsTo, type RefreshRecord } from '../auth/refreshStore.js';
 import { identityFor, type Identity } from '../auth/identityCache.js';
@@ -33,11 +33,13 @@ export interface DerivedState {
 }
 
 /**
- * The server refused this token: the last catalog fetch from this server answered 401 after the token was issued
- * (a failure older than the token says nothing about it).
+ * The server refused this token: the last catalog fetch from this server answered 401 for this very token (the
+ * failure records its fingerprint), or, for a record without one, after the token was issued (a failure older than
+ * the token says nothing about it).
  */
-export function refusedSince(failure: SnapshotFailure | null | undefined, serverUrl: string, claims: Record<string, unknown> | null): boolean {
+export function refusedSince(failure: SnapshotFailure | null | undefined, serverUrl: string, claims: Record<string, unknown> | null, token?: string | null): boolean {
   if (failure?.unauthorized !== true || failure.server_url !== serverUrl) return false;
+  if (failure.token_sha256 && token) return failure.token_sha256 === tokenFingerprint(token);
   const issuedAtMs = typeof claims?.iat === 'number' ? claims.iat * 1000 : null;
   return issuedAtMs === null || Date.parse(failure.at) >= issuedAtMs;
 }
@@ -59,7 +61,8 @@ export function deriveState(s: DeriveInput, envBaseUrl: string | null): DerivedS
   const baseUrl = chooseBaseUrl(s.mcp.entry, envBaseUrl);
   const serverUrl = mcpUrlFor(baseUrl);
   const ours = s.refresh.record !== null && refreshBelongsTo(s.refresh.record, baseUrl);
-  const view = classifyCredential({ config: s.mcp.config ?? {}, storedExpiresAt: ours ? s.refresh.expiresAt : null, now: s.now });
+  // Without a refresh record, `expiresAt` is what the sign-in recorded for this very Bearer (tokenFacts.ts).
+  const view = classifyCredential({ config: s.mcp.config ?? {}, storedExpiresAt: ours || s.refresh.record === null ? s.refresh.expiresAt : null, now: s.now });
   const account = accountOf({
     readable: s.mcp.error === null,
     entry: s.mcp.entry !== null,
@@ -67,7 +70,7 @@ export function deriveState(s: DeriveInput, envBaseUrl: string | null): DerivedS
     apiKey: view.apiKey,
     expiresAtMs: view.expiresAtMs,
     refreshable: ours,
-    refused: view.token !== null && !view.apiKey && refusedSince(s.snapshot.failure, serverUrl, view.claims),
+    refused: view.token !== null && !view.apiKey && refusedSince(s.snapshot.failure, serverUrl, view.claims, view.token),
     belongs: credentialsBelongTo(s.mcp.entry ?? undefined, baseUrl, issuedFor(s.refresh.record)),
     signedOut: s.signedOut,
     now: s.now,

@@ -18,6 +18,7 @@ import { running } from '../signIn/running.js';
 import { jwtExpiryMs } from '../auth/jwt.js';
 import { chooseBaseUrl, normalizeMcpConfig } from '../mcpJson/entry.js';
 import { bearerOf, type McpConfig } from '../mcpJson/credential.js';
+import { recordedExpiry } from '../auth/tokenFacts.js';
 import { readMcpConfigFile } from '../mcpJson/file.js';
 import { cursorPaths, type CursorPaths } from '../server/paths.js';
 import { issuedFor, placementOf, readRefreshFile, recordOf, refreshBelongsTo, type RefreshPlacement, type RefreshRecord } from '../auth/refreshStore.js';
@@ -149,6 +150,8 @@ export function readCursorState(options: ReadStateOptions = {}): CursorState {
   const paths = cursorPaths(env);
   const refresh = readRefreshState(paths.refresh);
   const mcp = readMcpState(paths.mcpJson, options.envBaseUrl ?? null, refresh.record);
+  // A sign-in without a refresh token records its token's end beside it.
+  if (!refresh.exists && mcp.config) refresh.expiresAt = recordedExpiry(paths.token, bearerOf(mcp.config));
   const baseUrl = chooseBaseUrl(mcp.entry, options.envBaseUrl);
   const recorded = refresh.record && refreshBelongsTo(refresh.record, baseUrl) ? refresh.record.token_endpoint : null;
   const bearer = mcp.config ? bearerOf(mcp.config) : null;

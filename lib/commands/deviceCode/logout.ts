@@ -62,6 +62,7 @@ export function signedOutLines(result: SignOutResult, context: { pinned?: boolea
       ? ''
       : ` The last access token stays valid until ${whenText(expiresAt)} unless the server checks revocation.`;
     lines.push(`✓ Signed out of AgentStack (${server}); ${what}${rest}`);
+    if (result.revocation_endpoint) lines.push(`  Revoked at ${result.revocation_endpoint} (RFC 7009).`);
   } else {
     lines.push(`✓ Signed out of AgentStack on this machine (${server}); no copy of the tokens is left here.`);
     lines.push(`! The sign-in could not be revoked at the server (${result.message ?? result.reason}). Revoke the "cursor-plugin" sign-in in your AgentStack account at ${result.revoke_at}; until then it stays valid there${expiresAt ? ` (the last access token until ${whenText(expiresAt)})` : ''}.`);
@@ -97,6 +98,7 @@ export async function runLogout(options: LogoutOptions): Promise<number> {
         message: result.message,
         access_token_expires_at: result.access_token_expires_at,
         revoke_at: result.revoke_at,
+        revocation_endpoint: result.revocation_endpoint,
         warnings: result.warnings,
         journal: journal.state,
       })}\n`);

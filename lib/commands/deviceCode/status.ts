@@ -217,6 +217,18 @@ async function checkOnline(baseUrl: string, token: string): Promise<{ accepted: 
   } catch (error) {
     const status = (error as { details?: { status?: unknown } }).details?.status;
     if (status === 401 || status === 403) return { accepted: false, message: `the server refused the token (HTTP ${status})` };
+    if (status === 404) {
+      // No /api/auth/me: not AgentStack. The MCP endpoint itself judges the token.
+      try {
+        const { mcpInitializeStatus } = await import('../../agentstack/auth/identity.js');
+        const mcp = await mcpInitializeStatus({ baseUrl, token, timeoutMs: 5_000 });
+        if (mcp === 200) return { accepted: true, message: 'the MCP server accepts the token (initialize)' };
+        if (mcp === 401 || mcp === 403) return { accepted: false, message: `the MCP server refused the token (HTTP ${mcp})` };
+        return { accepted: null, message: `no verdict: MCP initialize answered HTTP ${mcp}` };
+      } catch (mcpError) {
+        return { accepted: null, message: `no verdict: ${quoteShort((mcpError as Error).message, 160)}` };
+      }
+    }
     return { accepted: null, message: `no verdict: ${quoteShort((error as Error).message, 160)}` };
   }
 }

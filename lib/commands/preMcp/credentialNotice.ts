@@ -5,7 +5,8 @@
  * Connect's own authorization may work: so the answer is `ask` (never `deny`), and at most once every ten minutes
  * per state (toldOnce.ts), so a person who works through Connect is not asked at every call.
  */
-import { agentstackEntry, classifyCredential, type CredentialState, type McpConfig } from '../../agentstack/mcpJson/credential.js';
+import { agentstackEntry, bearerOf, classifyCredential, type CredentialState, type McpConfig } from '../../agentstack/mcpJson/credential.js';
+import { recordedExpiry } from '../../agentstack/auth/tokenFacts.js';
 import { chooseBaseUrl, credentialsBelongTo } from '../../agentstack/mcpJson/entry.js';
 import { issuedFor, readRefreshFile, refreshBelongsTo, type StoredRefresh } from '../../agentstack/auth/refreshStore.js';
 import { isSignedOut } from '../../agentstack/auth/signedOut.js';
@@ -117,9 +118,9 @@ export function credentialFacts(args: Omit<NoticeArgs, 'serverName' | 'log'>): {
   const baseUrl = chooseBaseUrl(entry, envBaseUrl);
   const stored = entry ? readStored(args.paths.refresh) : null;
   const ours = stored !== null && refreshBelongsTo(stored, baseUrl);
-  const view = classifyCredential({ config: args.config, storedExpiresAt: ours ? stored.expires_at : null, now: args.now });
+  const view = classifyCredential({ config: args.config, storedExpiresAt: ours ? stored.expires_at : stored ? null : recordedExpiry(args.paths.token, bearerOf(args.config)), now: args.now });
   const failure = view.token && !view.apiKey ? readSnapshotFailure(args.paths.capabilitiesFailure) : null;
-  const refused = refusedSince(failure, mcpUrlFor(baseUrl), view.claims);
+  const refused = refusedSince(failure, mcpUrlFor(baseUrl), view.claims, view.token);
   return {
     facts: { entry: entry !== undefined, signedOut: entry !== undefined && isSignedOut(args.paths.signedOut), state: view.state, refreshable: ours, belongs: credentialsBelongTo(entry, baseUrl, issuedFor(stored)), refused },
     baseUrl,

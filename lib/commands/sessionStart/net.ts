@@ -8,5 +8,5 @@ export { refreshSingleFlight } from '../../agentstack/auth/tokenRefresh.js';
 export { startSignIn } from '../../agentstack/signIn/background.js';
 export { refreshSnapshot } from '../../agentstack/snapshot/refresh.js';
 export { runDevicePoller } from '../../agentstack/signIn/poller.js';
-export { lookUpIdentity } from '../../agentstack/auth/identity.js';
+export { lookUpIdentity, mcpRefusesToken } from '../../agentstack/auth/identity.js';
 export { runRenewal } from '../../agentstack/renewal/run.js';

@@ -8,7 +8,7 @@
 import { readProjectPin } from '../../agentstack/auth/projectPin.js';
 import { mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
 import { quoteShort } from '../../platform/errors.js';
-import { agentstackEntry, classifyCredential, headerValue, needsRefresh, type CredentialView, type McpConfig, bearerOf } from '../../agentstack/mcpJson/credential.js';
+import { agentstackEntry, classifyCredential, headerValue, needsRefresh, refusedView, type CredentialView, type McpConfig, bearerOf } from '../../agentstack/mcpJson/credential.js';
 import { chooseBaseUrl, credentialsBelongTo, normalizeMcpConfig, parseProjectId, type IssuedFor } from '../../agentstack/mcpJson/entry.js';
 import { isSignedOut } from '../../agentstack/auth/signedOut.js';
 import { removeIfExists } from '../../platform/fs/secureFile.js';
@@ -24,6 +24,7 @@ import { tilde } from '../../platform/text/tilde.js';
 import { projectOf, type Project } from '../../agentstack/state/project.js';
 import { refusedSince } from '../../agentstack/state/derive.js';
 import { readSnapshotFailure } from '../../agentstack/snapshot/store.js';
+import { recordedExpiry } from '../../agentstack/auth/tokenFacts.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
 import { displayLines } from '../../platform/text/displayText.js';
 import { runningFlow, type SignInOutcome } from '../../agentstack/signIn/running.js';
@@ -128,12 +129,26 @@ function readStored(path: string, ctx: Ctx): StoredRefresh | null {
   }
 }
 
-/** Step 3: refresh a token near expiry; the credential view after it. */
+/** A token that says nothing of its end (no expiry in it or on record) but can be renewed. */
+function unknownEnd(run: Run, gate: CredentialView): boolean {
+  return !run.offline && gate.state === 'ok' && gate.expiresAtMs === null && gate.token !== null && !gate.apiKey
+    && run.stored !== null && refreshBelongsTo(run.stored, run.baseUrl) && left(run.ctx) > 2_500;
+}
+
+/** Step 3: refresh a token near expiry, or one the server refuses as invalid; the credential view after it. */
 async function refreshStep(run: Run, gate: CredentialView): Promise<{ gate: CredentialView; config: McpConfig | null; refusedGrant?: true }> {
   const { ctx } = run;
-  const net = !run.offline && needsRefresh(gate, ctx.now()) && run.stored ? await run.net() : null;
+  let net = !run.offline && needsRefresh(gate, ctx.now()) && run.stored ? await run.net() : null;
+  if (!net && unknownEnd(run, gate)) {
+    // A renewable token with no known end: the server's first 401 invalid_token (RFC 6750 §3.1) is its expiry.
+    const checker = await run.net();
+    if (checker && await checker.mcpRefusesToken({ baseUrl: run.baseUrl, token: gate.token!, timeoutMs: Math.min(2_000, left(ctx) - 500) })) {
+      gate = refusedView(gate, true, ctx.now());
+      net = checker;
+    }
+  }
   if (!net) return { gate, config: null };
-  const outcome = await net.refreshSingleFlight({ paths: run.paths, env: run.env, baseUrl: run.baseUrl, deadline: ctx.deadline, seenToken: gate.token, now: ctx.now });
+  const outcome = await net.refreshSingleFlight({ paths: run.paths, env: run.env, baseUrl: run.baseUrl, deadline: ctx.deadline, seenToken: gate.token, refused: gate.state === 'expired', now: ctx.now });
   if (outcome.kind === 'refreshed' || outcome.kind === 'superseded') {
     const config = readMcpConfigFile(run.paths.mcpJson).config;
     ctx.notes.push(outcome.kind === 'superseded' ? 'A new sign-in replaced the credential while it was being refreshed; the new one is kept.'
@@ -272,8 +287,11 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   // 2. gate: the file as it was (normalizing hides a placeholder Bearer), unless its credential was for another
   // server: normalizing dropped that one, and it must not be refreshed or used here.
   const gateConfig = credentialsBelongTo(agentstackEntry(normalized?.before ?? {}), baseUrl, issued) ? normalized?.before ?? {} : config;
-  const storedExpiresAt = stored && refreshBelongsTo(stored, baseUrl) ? stored.expires_at : null;
-  const first = classifyCredential({ config: gateConfig, storedExpiresAt, now: now() });
+  const storedExpiresAt = stored ? (refreshBelongsTo(stored, baseUrl) ? stored.expires_at : null) : recordedExpiry(paths.token, bearerOf(gateConfig));
+  const seen = classifyCredential({ config: gateConfig, storedExpiresAt, now: now() });
+  // A Bearer the server refused (its last catalog fetch answered 401 to it) counts as expired: renewed, or signed in again.
+  const refusedToken = seen.token !== null && !seen.apiKey && refusedSince(readSnapshotFailure(paths.capabilitiesFailure), mcpUrlFor(baseUrl), seen.claims, seen.token);
+  const first = refusedView(seen, refusedToken, now());
 
   // 3. refresh, 4. sign-in, 5. snapshot, 6. who
   const refreshed = await refreshStep(run, first);
@@ -296,7 +314,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   const account = accountOf({
     readable: normalized !== null, entry: agentstackEntry(gateConfig) !== undefined, credential: gate.state, apiKey: gate.apiKey, expiresAtMs: gate.expiresAtMs,
     refreshable: run.stored !== null && refreshBelongsTo(run.stored, baseUrl) && !refreshed.refusedGrant,
-    refused: refreshed.refusedGrant === true || (gate.token !== null && !gate.apiKey && refusedSince(readSnapshotFailure(paths.capabilitiesFailure), serverUrl, gate.claims)),
+    refused: refreshed.refusedGrant === true || (gate.token !== null && !gate.apiKey && refusedSince(readSnapshotFailure(paths.capabilitiesFailure), serverUrl, gate.claims, gate.token)),
     // A credential issued for another server was dropped by the normalization above: what is left belongs here.
     belongs: true, signedOut: gate.state !== 'ok' && isSignedOut(paths.signedOut), now: now(),
   });

@@ -10,7 +10,7 @@ import { tilde } from '../../platform/text/tilde.js';
 import { renameSync } from 'node:fs';
 import type { CursorPaths } from '../../agentstack/server/paths.js';
 import { readSnapshotMeta, snapshotIsStale, type SnapshotMetaRead } from '../../agentstack/snapshot/meta.js';
-import { SNAPSHOT_MAX_AGE_MS, SNAPSHOT_RETRY_MS } from '../../agentstack/snapshot/layout.js';
+import { SNAPSHOT_MAX_AGE_MS, SNAPSHOT_RETRY_MS, notAgentStackText } from '../../agentstack/snapshot/layout.js';
 import { readSnapshotFailure } from '../../agentstack/snapshot/store.js';
 import type { SnapshotFailure } from '../../schemas/state.js';
 import type { CardCapabilities } from './card.js';
@@ -91,9 +91,9 @@ export async function snapshotStep(args: SnapshotStepArgs): Promise<{ capabiliti
       timeoutMs: Math.min(4_000, args.timeLeftMs() - 500), revalidate: true, now: args.now,
     });
     if (result.kind === 'failed') {
-      args.notes.push(`Could not refresh the capability snapshot: ${result.message}.`);
+      if (!result.notServed) args.notes.push(`Could not refresh the capability snapshot: ${result.message}.`);
       if (result.unauthorized) args.todo.push(stepBecause(stepFor('refused')!, 'the server refused the token'));
-      failure = { at: new Date(args.now()).toISOString(), server_url: serverUrl, message: result.message };
+      failure = { at: new Date(args.now()).toISOString(), server_url: serverUrl, message: result.message, ...(result.notServed ? { not_served: true } : {}) };
     } else {
       refreshed = true;
       failure = null;
@@ -117,6 +117,9 @@ export async function snapshotStep(args: SnapshotStepArgs): Promise<{ capabiliti
     args.todo.push(read.folder
       ? `Remove the folder ${snapshotPath}; the next session start writes the capability snapshot there. Until then AgentStack calls are not checked.`
       : `The capability snapshot ${snapshotPath} ${read.reason}; delete it and start a new session, or run ${diagnose}.`);
+  } else if (failure?.not_served && !refreshed && !meta && (plan.fetch || plan.why === 'backoff')) {
+    // Not a failure to fix: the server has no capability list, so there is nothing to check calls against.
+    capabilities.problem = notAgentStackText(args.baseUrl);
   } else if (failure && !refreshed && (plan.fetch || plan.why === 'backoff')) {
     const retry = plan.fetch ? args.now() + SNAPSHOT_RETRY_MS : plan.retryAt!;
     capabilities.problem = `the last catalog fetch failed at ${hhmm(Date.parse(failure.at))} (${failure.message}); tried again after ${hhmm(retry)}`;

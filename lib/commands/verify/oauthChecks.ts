@@ -10,21 +10,14 @@ import { quoteShort } from '../../platform/errors.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
 import { scopesSupportedOf } from '../../schemas/server.js';
 import { challengeResourceMetadata, protectedResourceUrls, readResourceMetadata } from '../../agentstack/auth/resourceMetadata.js';
+// The sign-in's own discovery rules: the same URLs in the same order, the same issuer check.
+import { authorizationServerUrls, issuerMatches } from '../../agentstack/auth/discovery.js';
 import { connectRegistrationCheck } from './connectCheck.js';
 import { requestJson, statusLine, type VerifyContext } from './fetchJson.js';
 
 export const CONNECT_ANTIPATTERN_PATH = '/mcp/.well-known/oauth-authorize';
 
-export { protectedResourceUrls };
-
-/** RFC 8414 §3 first, then the OpenID Connect forms, as the MCP authorization spec orders them. */
-export function authorizationServerUrls(issuer: string): string[] {
-  const u = new URL(issuer);
-  const path = u.pathname.replace(/\/+$/, '');
-  return path && path !== '/'
-    ? [`${u.origin}/.well-known/oauth-authorization-server${path}`, `${u.origin}/.well-known/openid-configuration${path}`, `${u.origin}${path}/.well-known/openid-configuration`]
-    : [`${u.origin}/.well-known/oauth-authorization-server`, `${u.origin}/.well-known/openid-configuration`];
-}
+export { authorizationServerUrls, protectedResourceUrls };
 
 export interface DiscoveryResult {
   checks: Check[];
@@ -75,7 +68,7 @@ async function authorizationServerCheck(ctx: VerifyContext, issuer: string): Pro
     }
     const md = answer.json as Record<string, unknown>;
     const where = new URL(url).pathname;
-    if (md.issuer !== issuer) return { check: fail(id, `${where} says issuer ${JSON.stringify(quoteShort(md.issuer ?? '', 120))}, not ${issuer} (RFC 8414 §3.3)`, 'make issuer equal the URL named in authorization_servers'), metadata: md };
+    if (!issuerMatches(md.issuer, issuer)) return { check: fail(id, `${where} says issuer ${JSON.stringify(quoteShort(md.issuer ?? '', 120))}, not ${issuer} (RFC 8414 §3.3)`, 'make issuer equal the URL named in authorization_servers'), metadata: md };
     const missing = ['token_endpoint', 'device_authorization_endpoint'].filter((k) => typeof md[k] !== 'string');
     if (missing.length) return { check: fail(id, `${where} has no ${missing.join(' or ')}: the plugin's device-code sign-in needs it`, 'enable the device authorization grant (RFC 8628) and advertise its endpoint'), metadata: md };
     const invalid = invalidEndpoints(md, ['token_endpoint', 'device_authorization_endpoint']);

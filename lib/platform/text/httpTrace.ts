@@ -35,6 +35,11 @@ const JSON_FIELD = new RegExp(`("(?:${FIELD_NAMES})"\\s*:\\s*")((?:[^"\\\\]|\\\\
 /** `field=value` in a form or a query. */
 const FORM_FIELD = new RegExp(`((?:^|[?&\\s])(?:${FIELD_NAMES})=)([^&\\s"]*)`, 'gi');
 const AUTH_SCHEME = /\b(Bearer|Basic|DPoP)\s+([A-Za-z0-9\-._~+/]+=*)/g;
+/**
+ * What follows a scheme in a challenge (`Bearer error="invalid_token", resource_metadata="…"`): an auth-param's name
+ * and `=`, then its value. Not a credential, so it stays readable (RFC 6750 §3's error codes are what a trace is for).
+ */
+const AUTH_PARAM = /^[a-z][a-z0-9_-]{0,40}=$/i;
 
 export interface TraceFormatOptions {
   /** Characters of each body shown (default 2000); the rest is counted, not shown. */
@@ -128,5 +133,8 @@ function maskText(text: string, hide: (v: string) => string): string {
   return text
     .replace(JSON_FIELD, (_, open: string, value: string, close: string) => `${open}${value ? hide(value) : ''}${close}`)
     .replace(FORM_FIELD, (_, key: string, value: string) => `${key}${value ? hide(decodeSafe(value)) : ''}`)
-    .replace(AUTH_SCHEME, (_, scheme: string, value: string) => `${scheme} ${hide(value)}`);
+    .replace(AUTH_SCHEME, (match: string, scheme: string, value: string, at: number, whole: string) => {
+      const next = whole[at + match.length] ?? '';
+      return AUTH_PARAM.test(value) && /^["A-Za-z0-9]$/.test(next) ? match : `${scheme} ${hide(value)}`;
+    });
 }

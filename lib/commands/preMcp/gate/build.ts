@@ -5,7 +5,8 @@
  * after), so a concurrent sign-in, refresh or `config set` can only make it stale, never wrong.
  */
 import { writeFileAtomic } from '../../../platform/fs/secureFile.js';
-import { REFRESH_WINDOW_MS, classifyCredential, type McpConfig } from '../../../agentstack/mcpJson/credential.js';
+import { REFRESH_WINDOW_MS, bearerOf, classifyCredential, type McpConfig } from '../../../agentstack/mcpJson/credential.js';
+import { recordedExpiry } from '../../../agentstack/auth/tokenFacts.js';
 import { grantedCaps } from '../../../agentstack/auth/scopes.js';
 import type { SnapshotIndex, SnapshotRead } from '../../../agentstack/snapshot/actionIndex.js';
 import type { CursorPaths } from '../../../agentstack/server/paths.js';
@@ -75,7 +76,7 @@ export function compileGate(input: GateInput): { gate: Gate; names: GateNames } 
   if (input.stamps === null || input.policy.kind !== 'ok') return null;
   const { facts, stored } = credentialFacts({ paths: input.paths, config: input.config, env: input.settingsEnv, now: input.now });
   if (unusableReason(facts) !== null) return null;
-  const view = classifyCredential({ config: input.config, storedExpiresAt: facts.refreshable ? stored?.expires_at ?? null : null, now: input.now });
+  const view = classifyCredential({ config: input.config, storedExpiresAt: facts.refreshable ? stored?.expires_at ?? null : stored ? null : recordedExpiry(input.paths.token, bearerOf(input.config)), now: input.now });
   // Until the token expires (a call then may need the credential notice); its renewal is started from `renewAt` on.
   const until = view.expiresAtMs === null ? input.now + GATE_MAX_AGE_MS : Math.min(view.expiresAtMs, input.now + GATE_MAX_AGE_MS);
   if (until <= input.now) return null;
