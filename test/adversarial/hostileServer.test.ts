@@ -188,22 +188,24 @@ describe('RFC 9728 metadata whose resource does not match (refused)', () => {
   const prm = (resource: string) => json({ resource, authorization_servers: [elsewhere.baseUrl] });
   const asDoc = () => json({ issuer: elsewhere.baseUrl, token_endpoint: `${elsewhere.baseUrl}/token`, device_authorization_endpoint: `${elsewhere.baseUrl}/device` });
 
-  it('resource names another server: its authorization server is never contacted; with no other metadata, the built-in paths on the base', async () => {
+  it('resource names another server: discovery stops naming both, its authorization server is never contacted, no built-in path either', async () => {
     hostile.route('/.well-known/oauth-protected-resource/mcp', prm('https://other.example/mcp'));
     hostile.route('/.well-known/oauth-protected-resource', prm('https://other.example/mcp'));
     elsewhere.route('/.well-known/oauth-authorization-server', asDoc());
-    const endpoints = await discoverEndpoints(hostile.baseUrl, { timeoutMs: 3_000 });
-    expect(endpoints.source).toBe('builtin');
-    expect(endpoints.tokenEndpoint.startsWith(hostile.baseUrl)).toBe(true);
+    const error = await failure(discoverEndpoints(hostile.baseUrl, { timeoutMs: 3_000 }));
+    expect(error.code).toBe('invalid_response');
+    expect(error.message).toContain('https://other.example/mcp');
+    expect(error.message).toContain(`${hostile.baseUrl}/mcp`);
     expect(elsewhere.requests).toEqual([]);
+    expect(hostile.requests.map((r) => r.path)).not.toContain('/api/oauth2/device/authorize');
   });
 
   it('a 401 challenge naming metadata on another server, whose resource is that server: refused the same way', async () => {
     hostile.route('POST /mcp', json({ error: 'unauthorized' }, 401, { 'www-authenticate': `Bearer resource_metadata="${elsewhere.baseUrl}/prm"` }));
     elsewhere.route('/prm', prm(`${elsewhere.baseUrl}/mcp`));
     elsewhere.route('/.well-known/oauth-authorization-server', asDoc());
-    const endpoints = await discoverEndpoints(hostile.baseUrl, { timeoutMs: 3_000 });
-    expect(endpoints.source).toBe('builtin');
+    const error = await failure(discoverEndpoints(hostile.baseUrl, { timeoutMs: 3_000 }));
+    expect(error.code).toBe('invalid_response');
     expect(elsewhere.requests.map((r) => r.path)).toEqual(['/prm']);
   });
 

@@ -68,10 +68,12 @@ const CASES: Case[] = [
     make: async (d) => { await signedIn(d); expireBearer(d); rmSync(join(d, 'agentstack-refresh')); },
   },
   {
+    // Nothing to renew it: with a refresh token, session start renews a refused token (it counts as expired).
     name: 'refused by the server', state: 'refused', chosen: false, project: DEFAULT, promise: 'sign_in',
     make: async (d) => {
       await signedIn(d);
       expireBearer(d, nowS() + 3600);
+      rmSync(join(d, 'agentstack-refresh'));
       write(d, 'agentstack-capabilities-failed.json', JSON.stringify({ at: new Date(Date.now() + 1000).toISOString(), server_url: `${fx.core.baseUrl}/mcp`, message: 'HTTP 401', unauthorized: true }));
     },
   },

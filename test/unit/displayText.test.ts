@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { displayLines, displayText, hasHiddenCharacters } from '../../lib/platform/text/displayText.js';
-import { isDisplayableUserCode } from '../../lib/agentstack/auth/userCode.js';
+import { isDisplayableUserCode } from '../../lib/agentstack/signIn/userCode.js';
 import { isOpenableUrl } from '../../lib/agentstack/signIn/browser.js';
 
 describe('displayText: the one sanitizer for shown text', () => {

@@ -12,7 +12,7 @@ import { scrubSecrets } from '../../platform/text/scrub.js';
 import { boundedFetch } from '../../platform/net/http.js';
 import type { DiscoveredEndpoints } from './discovery.js';
 import { DEFAULT_CLIENT_ID } from '../settings/keys.js';
-import { USER_CODE_MAX_LENGTH, isDisplayableUserCode } from './userCode.js';
+import { USER_CODE_MAX_LENGTH, isDisplayableUserCode } from '../signIn/userCode.js';
 
 export { DEFAULT_CLIENT_ID };
 

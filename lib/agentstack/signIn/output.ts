@@ -9,7 +9,7 @@ import { skippedText } from '../snapshot/skipped.js';
 import type { FlowEvent } from './flow.js';
 import { PluginError, quoteShort, type PluginErrorCode } from '../../platform/errors.js';
 import type { DeviceLock } from '../../schemas/state.js';
-import { isDisplayableUserCode } from '../auth/userCode.js';
+import { isDisplayableUserCode } from './userCode.js';
 import { isOpenableUrl } from './browser.js';
 import { ENABLE_STEP } from '../plugin/cursorUi.js';
 import { projectOf, projectText } from '../state/project.js';

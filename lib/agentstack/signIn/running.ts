@@ -5,7 +5,7 @@
 import { quoteShort } from '../../platform/errors.js';
 import { isStaleDeviceLock, readDeviceLock, shownDeviceLock } from './lock.js';
 import type { DeviceLock } from '../../schemas/state.js';
-import { isDisplayableUserCode } from '../auth/userCode.js';
+import { isDisplayableUserCode } from './userCode.js';
 import { isOpenableUrl } from './browser.js';
 
 export type SignInOutcome =

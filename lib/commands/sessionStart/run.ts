@@ -312,7 +312,9 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
 
   const serverUrl = mcpUrlFor(baseUrl);
   const account = accountOf({
-    readable: normalized !== null, entry: agentstackEntry(gateConfig) !== undefined, credential: gate.state, apiKey: gate.apiKey, expiresAtMs: gate.expiresAtMs,
+    readable: normalized !== null, entry: agentstackEntry(gateConfig) !== undefined, credential: gate.state, apiKey: gate.apiKey,
+    // A refused token not renewed keeps its own end on the card, as every other view shows it (its state says refused).
+    expiresAtMs: refusedToken && gate.token === seen.token ? seen.expiresAtMs : gate.expiresAtMs,
     refreshable: run.stored !== null && refreshBelongsTo(run.stored, baseUrl) && !refreshed.refusedGrant,
     refused: refreshed.refusedGrant === true || (gate.token !== null && !gate.apiKey && refusedSince(readSnapshotFailure(paths.capabilitiesFailure), serverUrl, gate.claims, gate.token)),
     // A credential issued for another server was dropped by the normalization above: what is left belongs here.
