@@ -89,6 +89,11 @@ export interface CoreFaults {
   dropCallStream: boolean;
   /** The `retry` (ms) of the priming event on each response stream of sessions opened while it is set; null = none. */
   sseRetryMs: number | null;
+  /**
+   * GET /mcp/actions answers this status with this `WWW-Authenticate` (e.g. 403 `Bearer error="insufficient_scope",
+   * scope="actions:read"`, or a bare 401 `Bearer realm="x"`) to any valid Bearer; null = the catalog.
+   */
+  actionsChallenge: { status: number; challenge: string } | null;
 }
 
 export function defaultFaults(): CoreFaults {
@@ -115,6 +120,7 @@ export function defaultFaults(): CoreFaults {
     closeCallStream: false,
     dropCallStream: false,
     sseRetryMs: null,
+    actionsChallenge: null,
   };
 }
 

@@ -84,6 +84,12 @@ export const REST_ROUTES: RestRoute[] = [
   { name: 'protected_resource', methods: ['GET'], path: CHALLENGE_METADATA_PATH, auth: 'public', handle: metadataAt(CHALLENGE_METADATA_PATH) },
   { name: 'actions', methods: ['GET'], path: '/mcp/actions', auth: 'bearer',
     handle: ({ state, req, res }) => {
+      const refusal = state.faults.actionsChallenge;
+      if (refusal) {
+        const error = /error="?([a-z_]+)/.exec(refusal.challenge)?.[1] ?? 'unauthorized';
+        sendJson(res, refusal.status, { error, error_description: 'refused by the actionsChallenge fault' }, { 'www-authenticate': refusal.challenge });
+        return;
+      }
       const catalog = catalogFor(state);
       const etag = `"${catalog.catalog_etag}"`;
       const inm = req.headers['if-none-match'];

@@ -4,7 +4,7 @@ import { isPluginError } from '../platform/errors.js';
 import { cursorPaths } from '../agentstack/server/paths.js';
 import { exitCodeFor, fail, renderJson, renderTable, type Check } from '../platform/report.js';
 import type { ProbeReport } from '../agentstack/probe/probe.js';
-import { bearerFromEnv, bearerFromMcpJson } from '../commands/verify/bearerSource.js';
+import { bearerFromEnv, bearerFromMcpJson, recordIfRefused } from '../commands/verify/bearerSource.js';
 import { runVerify, settledVerify } from '../commands/verify/runVerify.js';
 import { applySettings } from '../agentstack/settings/effective.js';
 import { setProxyOptions } from '../platform/net/http.js';
@@ -64,6 +64,7 @@ process.once('SIGINT', () => {
 });
 const onProgress = progressNotes({ json: values.json === true });
 const result = await settledVerify(() => runVerify({ baseUrl, onProgress, ...(source.bearer ? { bearer: source.bearer } : {}), ...(values.only === 'mcp' ? { only: 'mcp' as const } : {}) }));
+recordIfRefused(source, result.probe, { failurePath: cursorPaths().capabilitiesFailure, baseUrl, now: Date.now() });
 const all = [source.check, ...result.checks];
 report(all, result.probe);
 process.exitCode = exitCodeFor(all);

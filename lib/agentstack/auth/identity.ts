@@ -4,6 +4,7 @@
  */
 import { decodeJwtClaims } from './jwt.js';
 import { httpRequest, parseJson } from '../../platform/net/http.js';
+import { bearerVerdict } from '../../platform/net/bearerChallenge.js';
 import { PluginError, quoteShort } from '../../platform/errors.js';
 import { MeSchema, type Me } from '../../schemas/server.js';
 import { SECRET_FILE_MODE, writeFileAtomic } from '../../platform/fs/secureFile.js';
@@ -26,7 +27,11 @@ export function displayName(me: Pick<Me, 'email' | 'display_name' | 'user_id'>):
  */
 export async function fetchIdentity(args: { baseUrl: string; token: string; timeoutMs: number; signal?: AbortSignal }): Promise<WhoAmI> {
   const res = await httpRequest({ url: `${args.baseUrl}/api/auth/me`, headers: { authorization: `Bearer ${args.token}`, accept: 'application/json' }, timeoutMs: args.timeoutMs, signal: args.signal });
-  if (res.status === 401 || res.status === 403) throw new PluginError('server', `${args.baseUrl} rejected the token (HTTP ${res.status})`, { details: { status: res.status } });
+  if (res.status === 401 || res.status === 403) {
+    // `refused`: the answer says the token itself is no good (refusal.ts records it); a 403 may be about scope only.
+    const refused = bearerVerdict(res.status, res.headers.get('www-authenticate'))?.kind === 'refused';
+    throw new PluginError('server', `${args.baseUrl} rejected the token (HTTP ${res.status})`, { details: { status: res.status, refused } });
+  }
   if (res.status !== 200) throw new PluginError('server', `GET /api/auth/me answered HTTP ${res.status}`, { details: { status: res.status } });
   const me = parseJson(res, MeSchema, 'The account').data;
   return { who: displayName(me), me };
@@ -59,7 +64,8 @@ export async function mcpRefusesToken(args: { baseUrl: string; token: string; ti
       url: mcpUrlFor(args.baseUrl), method: 'POST', headers: { authorization: `Bearer ${args.token}`, ...MCP_HEADERS },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }), timeoutMs: args.timeoutMs, maxBytes: 16_384, signal: args.signal,
     });
-    return res.status === 401 && /(?:^|[\s,])error\s*=\s*"?invalid_token"?(?:[\s,]|$)/i.test(res.headers.get('www-authenticate') ?? '');
+    const verdict = bearerVerdict(res.status, res.headers.get('www-authenticate'));
+    return verdict?.kind === 'refused' && verdict.error === 'invalid_token';
   } catch {
     return false;
   }
@@ -67,9 +73,10 @@ export async function mcpRefusesToken(args: { baseUrl: string; token: string; ti
 
 /**
  * Whether the MCP endpoint accepts `token`, judged by an MCP `initialize`: for a server that has no
- * `/api/auth/me` (not AgentStack). The HTTP status; a session it opened is closed again.
+ * `/api/auth/me` (not AgentStack). The HTTP status, and whether the answer refused the token (401 `invalid_token`
+ * or with no error code); a session it opened is closed again.
  */
-export async function mcpInitializeStatus(args: { baseUrl: string; token: string; timeoutMs: number }): Promise<number> {
+export async function mcpInitializeStatus(args: { baseUrl: string; token: string; timeoutMs: number }): Promise<{ status: number; refused: boolean }> {
   const url = mcpUrlFor(args.baseUrl);
   const authorization = `Bearer ${args.token}`;
   const res = await httpRequest({
@@ -78,5 +85,5 @@ export async function mcpInitializeStatus(args: { baseUrl: string; token: string
   });
   const session = res.headers.get('mcp-session-id');
   if (session) await httpRequest({ url, method: 'DELETE', headers: { authorization, 'mcp-session-id': session }, timeoutMs: args.timeoutMs }).catch(() => {});
-  return res.status;
+  return { status: res.status, refused: bearerVerdict(res.status, res.headers.get('www-authenticate'))?.kind === 'refused' };
 }

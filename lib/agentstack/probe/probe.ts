@@ -69,6 +69,11 @@ function firstExchange(exchanges: readonly Exchange[], rpcMethod: string): Excha
   return exchanges.find((x) => x.rpcMethod === rpcMethod && x.status !== undefined && x.status < 300);
 }
 
+/** The server refused the probe's Bearer: an exchange that carried it got 401 with `error="invalid_token"`. Pure. */
+export function bearerRefused(report: Pick<ProbeReport, 'exchanges'>): boolean {
+  return report.exchanges.some((x) => x.sent.authorization && x.status === 401 && x.bearerError === 'invalid_token');
+}
+
 export async function probeMcpSurface(options: ProbeOptions): Promise<ProbeReport> {
   const started = performance.now();
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;

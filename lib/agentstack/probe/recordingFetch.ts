@@ -6,6 +6,7 @@
 import { PluginError, quoteShort } from '../../platform/errors.js';
 import { maskSecret } from '../../platform/text/mask.js';
 import { watchEventStream } from './streamWatch.js';
+import { parseBearerChallenge } from '../../platform/net/bearerChallenge.js';
 import type { Exchange } from './types.js';
 
 export interface Recorder {
@@ -93,6 +94,8 @@ export function recordingFetch(inner: typeof fetch): Recorder {
       if (contentType) record.contentType = quoteShort(contentType, 80);
       const answered = res.headers.get('mcp-session-id');
       if (answered) record.sessionId = maskSecret(answered);
+      const bearerError = res.status === 401 || res.status === 403 ? parseBearerChallenge(res.headers.get('www-authenticate'))?.params.error : undefined;
+      if (bearerError) record.bearerError = quoteShort(bearerError, 60);
       if (httpMethod === 'POST' && res.status === 200 && /text\/event-stream/i.test(contentType ?? '') && isRequestBody(init?.body)) {
         const waiting = current;
         return watchEventStream(res, () => {

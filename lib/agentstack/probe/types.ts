@@ -16,6 +16,8 @@ export interface Exchange {
   atMs: number;
   status?: number;
   contentType?: string;
+  /** The `error` of the Bearer challenge a 401 or 403 carried (RFC 6750 §3.1: `invalid_token`, `insufficient_scope`). */
+  bearerError?: string;
   /** `Mcp-Session-Id` the server answered with (masked). */
   sessionId?: string;
   durationMs: number;

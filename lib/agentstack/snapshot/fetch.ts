@@ -1,8 +1,9 @@
 /**
  * `GET <base>/mcp/actions` with `If-None-Match` (an unchanged catalog costs a 304), read by catalog.ts.
  */
-import { PluginError } from '../../platform/errors.js';
+import { PluginError, quoteShort } from '../../platform/errors.js';
 import { readCatalog, type CatalogRead } from './catalog.js';
+import { bearerVerdict } from '../../platform/net/bearerChallenge.js';
 
 export type CatalogFetch = { kind: 'not_modified' } | { kind: 'ok'; catalog: CatalogRead; etag: string | null };
 
@@ -24,10 +25,7 @@ export async function fetchCatalog(args: {
   const url = `${args.baseUrl}/mcp/actions`;
   const res = await httpRequest({ url, headers, signal: args.signal, timeoutMs: args.timeoutMs });
   if (res.status === 304) return { kind: 'not_modified' };
-  if (res.status !== 200) {
-    const code = res.status === 401 || res.status === 403 ? 'invalid_grant' : 'server';
-    throw new PluginError(code, `Fetching the action catalog from ${url} failed (HTTP ${res.status})`, { details: { status: res.status } });
-  }
+  if (res.status !== 200) throw catalogFailure(url, res.status, res.headers.get('www-authenticate'));
   let value: unknown;
   try {
     value = JSON.parse(res.text);
@@ -37,4 +35,22 @@ export async function fetchCatalog(args: {
   const catalog = readCatalog(value, `The action catalog from ${url}`);
   const header = res.headers.get('etag');
   return { kind: 'ok', catalog, etag: catalog.etag ?? (header ? header.replace(/^W\//, '').replace(/^"|"$/g, '') : null) };
+}
+
+/**
+ * A non-200 answer as an error. `invalid_grant` (the token is refused: views call it expired) for a 401 that says
+ * `invalid_token` or gives no error code, and for a 403 that is not about scope; a 403 `insufficient_scope` leaves
+ * the token alone (it is valid, it lacks a scope) and names the scope; anything else is `server`.
+ */
+export function catalogFailure(url: string, status: number, wwwAuthenticate: string | null): PluginError {
+  const verdict = bearerVerdict(status, wwwAuthenticate);
+  if (verdict?.kind === 'insufficient_scope') {
+    const scope = verdict.scope ? `the scope ${quoteShort(verdict.scope, 120)}` : 'a scope the server did not name';
+    return new PluginError('server', `Fetching the action catalog from ${url} failed (HTTP 403 insufficient_scope): the token lacks ${scope}`, {
+      details: { status, insufficient_scope: true, scope: verdict.scope },
+    });
+  }
+  const refused = verdict?.kind === 'refused' || status === 403;
+  const code = verdict?.kind === 'refused' && verdict.error ? ` ${verdict.error}` : '';
+  return new PluginError(refused ? 'invalid_grant' : 'server', `Fetching the action catalog from ${url} failed (HTTP ${status}${code})`, { details: { status } });
 }

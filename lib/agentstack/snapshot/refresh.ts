@@ -6,7 +6,7 @@
  */
 import { quoteShort } from '../../platform/errors.js';
 import { mcpUrlFor } from '../server/baseUrl.js';
-import { tokenFingerprint } from '../mcpJson/credential.js';
+import { recordRefusal } from './refusal.js';
 import { flattenCatalog } from './catalog.js';
 import { applySnapshotDiff, type SnapshotDiff } from './diff.js';
 import { fetchCatalog } from './fetch.js';
@@ -76,9 +76,9 @@ export async function refreshSnapshot(args: RefreshSnapshotArgs): Promise<Snapsh
     const status = (error as { details?: { status?: unknown } })?.details?.status;
     const failed = { kind: 'failed' as const, message: failureMessage(error, args.path), unauthorized: code === 'invalid_grant', ...(status === 404 ? { notServed: true } : {}) };
     try {
-      writeSnapshotFailure(args.failurePath, {
-        at: new Date(args.now()).toISOString(), server_url: serverUrl, message: failed.message, unauthorized: failed.unauthorized,
-        ...(failed.unauthorized ? { token_sha256: tokenFingerprint(args.token) } : {}),
+      if (failed.unauthorized) recordRefusal({ failurePath: args.failurePath, serverUrl, token: args.token, message: failed.message, now: args.now() });
+      else writeSnapshotFailure(args.failurePath, {
+        at: new Date(args.now()).toISOString(), server_url: serverUrl, message: failed.message, unauthorized: false,
         ...(failed.notServed ? { not_served: true } : {}),
       });
     } catch { /* without the record, the next session start simply tries again */ }

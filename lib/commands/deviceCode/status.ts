@@ -18,7 +18,8 @@ import { accountText, expiryText, isUsable, type AccountState } from '../../agen
 import { RENEWAL_STEP, storyOf, type Story } from '../../agentstack/state/story.js';
 import { nodeEndOfLifeText, nodePastEndOfLife } from '../../agentstack/plugin/nodeReleases.js';
 import { projectText, type Project } from '../../agentstack/state/project.js';
-import { resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
+import { mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
+import { cursorPaths } from '../../agentstack/server/paths.js';
 import { ENABLE_STEP } from '../../agentstack/plugin/cursorUi.js';
 import { placementText, type RefreshPlacement } from '../../agentstack/auth/refreshStore.js';
 
@@ -208,23 +209,27 @@ export interface StatusOptions {
   now?: number;
 }
 
-/** `--online`: asks the server who holds the token (one bounded request); a refusal means signed out. */
-async function checkOnline(baseUrl: string, token: string): Promise<{ accepted: boolean | null; message: string; who?: string }> {
+/**
+ * `--online`: asks the server who holds the token (one bounded request); a refusal means signed out. `refused`:
+ * the answer said the token itself is no good (401 `invalid_token` or no error code), which is recorded.
+ */
+async function checkOnline(baseUrl: string, token: string): Promise<{ accepted: boolean | null; message: string; who?: string; refused?: boolean }> {
   const { fetchIdentity } = await import('../../agentstack/auth/identity.js');
   try {
     const { who } = await fetchIdentity({ baseUrl, token, timeoutMs: 5_000 });
     return { accepted: true, message: `the server accepts the token (${who})`, who };
   } catch (error) {
-    const status = (error as { details?: { status?: unknown } }).details?.status;
-    if (status === 401 || status === 403) return { accepted: false, message: `the server refused the token (HTTP ${status})` };
+    const details = (error as { details?: { status?: unknown; refused?: unknown } }).details;
+    const status = details?.status;
+    if (status === 401 || status === 403) return { accepted: false, message: `the server refused the token (HTTP ${status})`, refused: details?.refused === true };
     if (status === 404) {
       // No /api/auth/me: not AgentStack. The MCP endpoint itself judges the token.
       try {
         const { mcpInitializeStatus } = await import('../../agentstack/auth/identity.js');
         const mcp = await mcpInitializeStatus({ baseUrl, token, timeoutMs: 5_000 });
-        if (mcp === 200) return { accepted: true, message: 'the MCP server accepts the token (initialize)' };
-        if (mcp === 401 || mcp === 403) return { accepted: false, message: `the MCP server refused the token (HTTP ${mcp})` };
-        return { accepted: null, message: `no verdict: MCP initialize answered HTTP ${mcp}` };
+        if (mcp.status === 200) return { accepted: true, message: 'the MCP server accepts the token (initialize)' };
+        if (mcp.status === 401 || mcp.status === 403) return { accepted: false, message: `the MCP server refused the token (HTTP ${mcp.status})`, refused: mcp.refused };
+        return { accepted: null, message: `no verdict: MCP initialize answered HTTP ${mcp.status}` };
       } catch (mcpError) {
         return { accepted: null, message: `no verdict: ${quoteShort((mcpError as Error).message, 160)}` };
       }
@@ -247,6 +252,13 @@ export async function runStatus(options: StatusOptions): Promise<number> {
     const online = await checkOnline(baseUrl, token);
     facts.online = { accepted: online.accepted, message: online.message };
     if (online.who) facts.who = online.who;
+    if (online.refused) {
+      // Recorded as session start records it: every later view says refused, and the token is renewed or signed in again.
+      const { recordRefusal } = await import('../../agentstack/snapshot/refusal.js');
+      try {
+        recordRefusal({ failurePath: cursorPaths(settings.env).capabilitiesFailure, serverUrl: mcpUrlFor(baseUrl), token, message: online.message, now: options.now ?? Date.now() });
+      } catch { /* this answer says it; the next check asks again */ }
+    }
     if (online.accepted === false) {
       // The server's word wins: the token is refused, whatever the files say, and the story is that state's.
       facts.state = 'refused';

@@ -11,13 +11,17 @@ import { fail, pass, warn, type Check } from '../../platform/report.js';
 import { SIGN_IN, notChecked } from './gatesConfig.js';
 import { RENEWAL_STEP } from '../../agentstack/state/story.js';
 import type { LocalState } from './state.js';
+import { recordRefusal } from '../../agentstack/snapshot/refusal.js';
 
 /** The server diagnosed: the one Cursor uses (the entry's URL), else AGENTSTACK_BASE_URL or the default. */
 export function serverFor(state: Pick<LocalState, 'mcp'>, env: NodeJS.ProcessEnv): string {
   return baseUrlFromMcpUrl(state.mcp.entry?.url) ?? resolveBaseUrl(env);
 }
 
-export async function authMeCheck(baseUrl: string, bearer: string | null, timeoutMs = 10_000): Promise<Check> {
+/** Told when an answer refused the Bearer itself (401 `invalid_token` or no error code): the caller records it. */
+export type OnRefused = (message: string) => void;
+
+export async function authMeCheck(baseUrl: string, bearer: string | null, timeoutMs = 10_000, onRefused?: OnRefused): Promise<Check> {
   const id = 'online.auth-me';
   if (!bearer) return notChecked(id, 'no Bearer token in mcp.json');
   const { fetchIdentity } = await import('../../agentstack/auth/identity.js');
@@ -28,18 +32,22 @@ export async function authMeCheck(baseUrl: string, bearer: string | null, timeou
     const tls = tlsVerificationCode(error);
     if (tls) return fail(id, `TLS certificate verification failed for ${new URL(baseUrl).host} (${tls}): Node does not trust the certificate it was shown`, TLS_FIX, { tls });
     const status = isPluginError(error, 'server') ? error.details?.status : undefined;
-    if (status === 401 || status === 403) return fail(id, (error as Error).message, SIGN_IN);
+    if (status === 401 || status === 403) {
+      if ((error as { details?: { refused?: unknown } }).details?.refused === true) onRefused?.(`GET /api/auth/me refused the token (HTTP ${status})`);
+      return fail(id, (error as Error).message, SIGN_IN);
+    }
     if (typeof status === 'number') return fail(id, (error as Error).message, 'Try again later; if it persists, run verify-mcp-surface-e2e');
     const why = isPluginError(error) ? error.message : 'request failed';
     return fail(id, why, 'Check your network or proxy (HTTPS_PROXY), then try again');
   }
 }
 
-export async function probeChecks(mcpUrl: string, bearer: string | null): Promise<Check[]> {
+export async function probeChecks(mcpUrl: string, bearer: string | null, onRefused?: OnRefused): Promise<Check[]> {
   if (!bearer) return [notChecked('online.mcp', 'no Bearer token')];
-  const { probeMcpSurface } = await import('../../agentstack/probe/probe.js');
+  const { bearerRefused, probeMcpSurface } = await import('../../agentstack/probe/probe.js');
   try {
     const report = await probeMcpSurface({ mcpUrl, bearer });
+    if (bearerRefused(report)) onRefused?.(`${mcpUrl} refused the token (HTTP 401 invalid_token)`);
     // The probe's fixes name verify-mcp-surface-e2e's flags; here the fix for a refused Bearer is the sign-in.
     return report.checks.map((c) => (c.fix?.includes('--token-env') ? { ...c, fix: SIGN_IN } : c));
   } catch (error) {
@@ -47,13 +55,30 @@ export async function probeChecks(mcpUrl: string, bearer: string | null): Promis
   }
 }
 
-export async function onlineChecks(state: LocalState, env: NodeJS.ProcessEnv): Promise<Check[]> {
+/**
+ * The online rows. `refused`: the server refused the Bearer as invalid; that is recorded as session start records
+ * it (snapshot/refusal.ts), so the caller reads the state again and every view after says so.
+ */
+export async function onlineChecks(state: LocalState, env: NodeJS.ProcessEnv): Promise<{ checks: Check[]; refused: boolean }> {
   let baseUrl: string;
   try {
     baseUrl = serverFor(state, env);
   } catch (error) {
-    return [fail('online.server', (error as Error).message, 'Fix AGENTSTACK_BASE_URL or the url of the agentstack entry')];
+    return { checks: [fail('online.server', (error as Error).message, 'Fix AGENTSTACK_BASE_URL or the url of the agentstack entry')], refused: false };
   }
+  let refused = false;
+  const onRefused: OnRefused = (message) => {
+    if (refused || !state.bearer) return;
+    refused = true;
+    try {
+      recordRefusal({ failurePath: state.paths.capabilitiesFailure, serverUrl: mcpUrlFor(baseUrl), token: state.bearer, message, now: Date.now() });
+    } catch { /* the row says it; the next check asks again */ }
+  };
+  const checks = await checksFor(state, baseUrl, onRefused);
+  return { checks, refused };
+}
+
+async function checksFor(state: LocalState, baseUrl: string, onRefused: OnRefused): Promise<Check[]> {
   // The Bearer goes only to the server it was issued for: never to AGENTSTACK_BASE_URL or the default in its place.
   if (state.bearer && !credentialsBelongTo(state.mcp.entry, baseUrl, issuedFor(state.refresh.record))) {
     return [fail('online.server', `the Bearer in mcp.json is not for ${baseUrl}; it was not sent`, `Sign in to ${baseUrl} (/agentstack-authorize), or fix the url of the agentstack entry`)];
@@ -63,8 +88,8 @@ export async function onlineChecks(state: LocalState, env: NodeJS.ProcessEnv): P
     const why = `the token has expired. ${RENEWAL_STEP}`;
     return [notChecked('online.auth-me', why), notChecked('online.mcp', why)];
   }
-  const me = await authMeCheck(baseUrl, state.bearer);
+  const me = await authMeCheck(baseUrl, state.bearer, undefined, onRefused);
   // The probe would fail the same way, less clearly.
   if ((me.details as { tls?: string } | undefined)?.tls) return [me, warn('online.mcp', 'probe not run: the TLS certificate was not trusted', TLS_FIX)];
-  return [me, ...(await probeChecks(mcpUrlFor(baseUrl), state.bearer))];
+  return [me, ...(await probeChecks(mcpUrlFor(baseUrl), state.bearer, onRefused))];
 }

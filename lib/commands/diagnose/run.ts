@@ -93,11 +93,14 @@ export async function diagnose(options: DiagnoseOptions): Promise<DiagnoseResult
   }
   if (options.fix) changes.push(...(await applySafeFixes(state, { envBaseUrl: envBaseUrl(env) })));
   if (changes.length) state = read();
-  const checks = localChecks(state);
+  let checks = localChecks(state);
   if (options.online) {
     // Online rows quote the server (who, errors): a credential it echoes back is masked before anyone sees it.
     const online = await onlineChecks(state, env);
-    checks.push(...online.map((c) => ({ ...c, summary: scrubSecrets(c.summary, [state.bearer]) })));
+    const bearer = state.bearer;
+    // A refusal the server just gave was recorded: the local rows and the account say refused, as every view will.
+    if (online.refused) checks = localChecks(state = read());
+    checks.push(...online.checks.map((c) => ({ ...c, summary: scrubSecrets(c.summary, [bearer]) })));
   }
   return { checks, changes, settings: state.settings.rows, account: accountJson(state), hookRuns: state.hookRuns };
 }

@@ -1,9 +1,10 @@
 /**
  * The pre-MCP hook's side of renewing the token while the person works: from what the credential notice already
- * reads (local files only), decide whether the Device Code Bearer is due for renewal and, if so, start the detached
- * renewal. The call itself is answered as usual; the next call carries the new Bearer once Cursor rereads mcp.json.
+ * reads (local files only), decide whether the Device Code Bearer is due for renewal (its end is near or passed, or
+ * the server refused it) and, if so, start the detached renewal. The call itself is answered as usual; the next
+ * call carries the new Bearer once Cursor rereads mcp.json.
  */
-import { classifyCredential, type McpConfig } from '../../agentstack/mcpJson/credential.js';
+import { classifyCredential, refusedView, type McpConfig } from '../../agentstack/mcpJson/credential.js';
 import { autoLoginDisabled } from '../../agentstack/settings/keys.js';
 import { shouldRenew, startRenewal } from '../../agentstack/renewal/due.js';
 import type { CursorPaths } from '../../agentstack/server/paths.js';
@@ -25,8 +26,9 @@ export interface RenewArgs {
 export function renewIfDue(args: RenewArgs): 'started' | 'recent' | 'failed' | 'not_due' {
   if (!args.pluginRoot) return 'not_due';
   const { facts, stored } = credentialFacts({ paths: args.paths, config: args.config, env: args.env, now: args.now });
-  const credential = classifyCredential({ config: args.config, storedExpiresAt: facts.refreshable ? stored?.expires_at ?? null : null, now: args.now });
-  const due = shouldRenew({ credential, refreshable: facts.refreshable && !facts.refused, belongs: facts.belongs, signedOut: facts.signedOut, autoLoginOff: autoLoginDisabled(args.env), now: args.now });
+  // A Bearer the server refused (recorded beside the snapshot, a file the hook already reads) is due whatever its own end says.
+  const credential = refusedView(classifyCredential({ config: args.config, storedExpiresAt: facts.refreshable ? stored?.expires_at ?? null : null, now: args.now }), facts.refused, args.now);
+  const due = shouldRenew({ credential, refreshable: facts.refreshable, belongs: facts.belongs, signedOut: facts.signedOut, autoLoginOff: autoLoginDisabled(args.env), now: args.now });
   if (!due) return 'not_due';
   const started = startRenewal({ paths: args.paths, script: `${args.pluginRoot}/hooks/scripts/session-start.cjs`, env: args.processEnv, now: args.now });
   if (started === 'started') args.log('the token is due for renewal; renewing it in the background');

@@ -12,6 +12,7 @@ import type { CursorPaths } from '../../agentstack/server/paths.js';
 import { readSnapshotMeta, snapshotIsStale, type SnapshotMetaRead } from '../../agentstack/snapshot/meta.js';
 import { SNAPSHOT_MAX_AGE_MS, SNAPSHOT_RETRY_MS, notAgentStackText } from '../../agentstack/snapshot/layout.js';
 import { readSnapshotFailure } from '../../agentstack/snapshot/store.js';
+import { tokenFingerprint } from '../../agentstack/mcpJson/credential.js';
 import type { SnapshotFailure } from '../../schemas/state.js';
 import type { CardCapabilities } from './card.js';
 type NetModule = typeof import('./net.js');
@@ -82,6 +83,8 @@ export async function snapshotStep(args: SnapshotStepArgs): Promise<{ capabiliti
   const stale = read.kind !== 'ok' || snapshotIsStale(read.meta, serverUrl, args.now());
   // The failure record is read only when the snapshot is not fresh: the fast path stays one file.
   let failure = stale && args.token ? readSnapshotFailure(paths.capabilitiesFailure) : null;
+  // A refusal of another token (the one renewed since, or refused by a probe) holds off nothing for this one.
+  if (failure?.unauthorized && failure.token_sha256 && failure.token_sha256 !== tokenFingerprint(args.token!)) failure = null;
   const plan = planSnapshot({ read, failure, serverUrl, signedIn: args.token !== null, now: args.now(), timeLeftMs: args.timeLeftMs() });
   let refreshed = false;
   const module = plan.fetch ? await args.net() : null;

@@ -3,7 +3,9 @@
  * (read only; a missing or broken file is a WARN, not a crash). The mcp.json token is only used when that entry
  * points at the server being verified: a user's token never travels to another host because of --base-url.
  */
-import { baseUrlFromMcpUrl } from '../../agentstack/server/baseUrl.js';
+import { baseUrlFromMcpUrl, mcpUrlFor } from '../../agentstack/server/baseUrl.js';
+import { bearerRefused, type ProbeReport } from '../../agentstack/probe/probe.js';
+import { recordRefusal } from '../../agentstack/snapshot/refusal.js';
 import { bearerOf } from '../../agentstack/mcpJson/credential.js';
 import { readMcpState } from '../../agentstack/state/read.js';
 import { pass, warn, type Check } from '../../platform/report.js';
@@ -12,6 +14,8 @@ import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
 export interface BearerChoice {
   bearer?: string;
   check: Check;
+  /** The Bearer is the one in mcp.json: a refusal of it is recorded (recordIfRefused). */
+  fromMcpJson?: true;
 }
 
 const ID = 'config.bearer';
@@ -34,5 +38,20 @@ export function bearerFromMcpJson(path: string, baseUrl: string): BearerChoice {
   if (entryBase !== baseUrl) {
     return { check: warn(ID, `the "${MCP_SERVER_KEY}" entry points at ${entryBase ?? 'another URL'}, not ${baseUrl}; its Bearer is not sent elsewhere`, 'pass --token-env NAME for this server') };
   }
-  return { bearer, check: pass(ID, `Bearer from the "${MCP_SERVER_KEY}" entry of ${path}`) };
+  return { bearer, check: pass(ID, `Bearer from the "${MCP_SERVER_KEY}" entry of ${path}`), fromMcpJson: true };
+}
+
+/**
+ * The probe saw the server refuse mcp.json's Bearer (401 `invalid_token`): recorded as session start records it,
+ * so every later view says refused and the token is renewed. A Bearer from --token-env is not the plugin's: nothing
+ * is recorded for it. Whether it was recorded.
+ */
+export function recordIfRefused(choice: BearerChoice, probe: ProbeReport | undefined, args: { failurePath: string; baseUrl: string; now: number }): boolean {
+  if (!choice.fromMcpJson || !choice.bearer || !probe || !bearerRefused(probe)) return false;
+  try {
+    recordRefusal({ failurePath: args.failurePath, serverUrl: mcpUrlFor(args.baseUrl), token: choice.bearer, message: `${probe.mcpUrl} refused the token (HTTP 401 invalid_token)`, now: args.now });
+    return true;
+  } catch {
+    return false;
+  }
 }
