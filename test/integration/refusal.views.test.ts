@@ -128,6 +128,38 @@ describe('a refusal met by an online check is every view\'s', { timeout: 60_000 
   });
 });
 
+describe('session start', { timeout: 60_000 }, () => {
+  it('a token of unknown end the ping finds refused, and that could not be renewed (token endpoint down), stays refused in every view', async () => {
+    const dir = await unknownEndDir();
+    fixture.core.setFaults({ endpointFaults: { token: { kind: '5xx' } } });
+    try {
+      const run = await sessionStart(dir, fixture.core.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' });
+      expect(String(run.json.additional_context)).not.toContain('signed in as');
+    } finally {
+      fixture.core.setFaults({ endpointFaults: {} });
+    }
+    expect(bearer(dir)).toBe(OPAQUE);
+    expect(record(dir)).toMatchObject({ unauthorized: true, message: expect.stringContaining('invalid_token') });
+    expect(await statusJson(dir)).toMatchObject({ state: 'refused', signed_in: false });
+  });
+
+  it('a refusal of the token renewed since holds off no catalog fetch: the renewed token fetches the catalog at once', async () => {
+    const dir = fixture.cursorDir();
+    await signInWith(dir, fixture.core.baseUrl, await fixture.core.issueTokens());
+    fixture.core.setFaults({ actionsChallenge: { status: 401, challenge: 'Bearer error="invalid_token"' } });
+    try {
+      await sessionStart(dir, fixture.core.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' });
+    } finally {
+      fixture.core.setFaults({ actionsChallenge: null });
+    }
+    expect(record(dir)).toMatchObject({ unauthorized: true });
+    const next = String((await sessionStart(dir, fixture.core.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' })).json.additional_context);
+    expect(next).toContain('Refreshed the access token');
+    expect(next).toMatch(/- Capabilities: \d+ actions in the snapshot$/m);
+    expect(existsSync(join(dir, FAILURE))).toBe(false);
+  });
+});
+
 describe('what the catalog fetch\'s 401 and 403 mean', { timeout: 60_000 }, () => {
   it('403 insufficient_scope: the token is not refused, nothing is renewed, and the card names the missing scope', async () => {
     const dir = fixture.cursorDir();

@@ -7,6 +7,7 @@ export { traceToDebugLog } from '../../agentstack/debug/trace.js';
 export { refreshSingleFlight } from '../../agentstack/auth/tokenRefresh.js';
 export { startSignIn } from '../../agentstack/signIn/background.js';
 export { refreshSnapshot } from '../../agentstack/snapshot/refresh.js';
+export { recordRefusal } from '../../agentstack/snapshot/refusal.js';
 export { runDevicePoller } from '../../agentstack/signIn/poller.js';
 export { lookUpIdentity, mcpRefusesToken } from '../../agentstack/auth/identity.js';
 export { runRenewal } from '../../agentstack/renewal/run.js';

@@ -139,16 +139,24 @@ function unknownEnd(run: Run, gate: CredentialView): boolean {
 async function refreshStep(run: Run, gate: CredentialView): Promise<{ gate: CredentialView; config: McpConfig | null; refusedGrant?: true }> {
   const { ctx } = run;
   let net = !run.offline && needsRefresh(gate, ctx.now()) && run.stored ? await run.net() : null;
+  let pinged = false;
   if (!net && unknownEnd(run, gate)) {
     // A renewable token with no known end: the server's first 401 invalid_token (RFC 6750 §3.1) is its expiry.
     const checker = await run.net();
     if (checker && await checker.mcpRefusesToken({ baseUrl: run.baseUrl, token: gate.token!, timeoutMs: Math.min(2_000, left(ctx) - 500) })) {
       gate = refusedView(gate, true, ctx.now());
       net = checker;
+      pinged = true;
     }
   }
   if (!net) return { gate, config: null };
   const outcome = await net.refreshSingleFlight({ paths: run.paths, env: run.env, baseUrl: run.baseUrl, deadline: ctx.deadline, seenToken: gate.token, refused: gate.state === 'expired', now: ctx.now });
+  if (pinged && outcome.kind !== 'refreshed' && outcome.kind !== 'superseded') {
+    // The refused token stays in mcp.json: recorded as the catalog fetch records it, so no later view calls it signed in.
+    try {
+      net.recordRefusal({ failurePath: run.paths.capabilitiesFailure, serverUrl: mcpUrlFor(run.baseUrl), token: gate.token!, message: `${mcpUrlFor(run.baseUrl)} refused the token (HTTP 401 invalid_token)`, now: ctx.now() });
+    } catch { /* the next session start asks again */ }
+  }
   if (outcome.kind === 'refreshed' || outcome.kind === 'superseded') {
     const config = readMcpConfigFile(run.paths.mcpJson).config;
     ctx.notes.push(outcome.kind === 'superseded' ? 'A new sign-in replaced the credential while it was being refreshed; the new one is kept.'
