@@ -9,7 +9,7 @@ import {
 import type { LocalState, McpState, PluginState } from '../../lib/commands/diagnose/state.js';
 import type { CopyReport } from '../../lib/agentstack/plugin/runtimeCopies.js';
 import { staleCopiesCheck } from '../../lib/agentstack/plugin/runtimeRefresh.js';
-import { credentialStoreFacts } from '../../lib/agentstack/auth/storeFacts.js';
+import { credentialStoreFacts } from '../../lib/agentstack/credentials/storeFacts.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 const jwtLike = 'eyJhbGciOiJFUzI1NiJ9.eyJleHAiOjE3OTY1NTIwMDB9.c2lnbmF0dXJlLXNpZ25hdHVyZQ';

@@ -1,12 +1,12 @@
 /**
- * The keychain check a sign-in makes before it asks for a code (auth/storeCheck.ts), with in-memory keychains: only
+ * The keychain check a sign-in makes before it asks for a code (credentials/storeCheck.ts), with in-memory keychains: only
  * under `keychain` is anything tried; a throwaway entry is put, read back and deleted; a locked, failing, forgetful or
  * hanging keychain stops it with the save's own words, within the check's bound; and the pure view of the store
- * (auth/storeFacts.ts) says when a token in the file is not used.
+ * (credentials/storeFacts.ts) says when a token in the file is not used.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { assertStoreWorks, checkKey, needsStoreCheck, tryKeychain } from '../../lib/agentstack/auth/storeCheck.js';
-import { credentialStoreFacts, credentialStoreText, fileTokenRefusal } from '../../lib/agentstack/auth/storeFacts.js';
+import { assertStoreWorks, checkKey, needsStoreCheck, tryKeychain } from '../../lib/agentstack/credentials/storeCheck.js';
+import { credentialStoreFacts, credentialStoreText, fileTokenRefusal } from '../../lib/agentstack/credentials/storeFacts.js';
 import { KeychainError, type Keychain, type SecretKey } from '../../lib/platform/keychain/types.js';
 import { managedSettingsPath } from '../../lib/agentstack/settings/managed.js';
 import { tempDir } from '../helpers/repo.js';

@@ -19,8 +19,8 @@ import { applyBearer } from '../mcpJson/entry.js';
 import { readMcpConfigFile, updateMcpConfigFile } from '../mcpJson/file.js';
 import type { CursorPaths } from '../server/paths.js';
 import { clearRefreshFile, readRefreshFile, refreshBelongsTo, refreshIdentity, type StoredRefresh } from './refreshStore.js';
-import { deleteRefreshSecrets, loadRefreshToken, saveRefresh, storeChoice } from './credentialStore.js';
-import { fileTokenRefusal } from './storeFacts.js';
+import { deleteRefreshSecrets, loadRefreshToken, saveRefresh, storeChoice } from '../credentials/credentialStore.js';
+import { fileTokenRefusal } from '../credentials/storeFacts.js';
 
 export type RefreshOutcome =
   | { kind: 'not_needed' }

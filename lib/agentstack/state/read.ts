@@ -21,7 +21,7 @@ import { bearerOf, type McpConfig } from '../mcpJson/credential.js';
 import { recordedExpiry } from '../auth/tokenFacts.js';
 import { readMcpConfigFile } from '../mcpJson/file.js';
 import { cursorPaths, type CursorPaths } from '../server/paths.js';
-import { credentialStoreFacts, type CredentialStoreFacts } from '../auth/storeFacts.js';
+import { credentialStoreFacts, type CredentialStoreFacts } from '../credentials/storeFacts.js';
 import { issuedFor, placementOf, readRefreshFile, recordOf, refreshBelongsTo, type RefreshPlacement, type RefreshRecord } from '../auth/refreshStore.js';
 import { readIdentity, type Identity } from '../auth/identityCache.js';
 import { readProjectPin } from '../auth/projectPin.js';

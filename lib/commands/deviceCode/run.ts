@@ -2,7 +2,7 @@
  * device-code after its arguments are checked: write the pin when asked, say what the settings and the pin file
  * changed, run the Device Code flow, report it; Ctrl-C is a clean "aborted".
  */
-import { assertStoreWorks } from '../../agentstack/auth/storeCheck.js';
+import { assertStoreWorks } from '../../agentstack/credentials/storeCheck.js';
 import { runDeviceFlow } from '../../agentstack/signIn/flow.js';
 import { createReporter, type OutputStreams, type Reporter } from '../../agentstack/signIn/output.js';
 import { followRunningSignIn } from '../../agentstack/signIn/follow.js';

@@ -21,7 +21,7 @@ import { projectText, type Project } from '../../agentstack/state/project.js';
 import { resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
 import { ENABLE_STEP } from '../../agentstack/plugin/cursorUi.js';
 import { placementText, type RefreshPlacement } from '../../agentstack/auth/refreshStore.js';
-import type { CredentialStoreFacts } from '../../agentstack/auth/storeFacts.js';
+import type { CredentialStoreFacts } from '../../agentstack/credentials/storeFacts.js';
 
 export interface StatusFacts {
   server_url: string;

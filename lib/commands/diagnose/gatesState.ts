@@ -3,7 +3,7 @@
  * by state.ts (and `now`) and returns one Check. The token appears only masked, gh-style.
  */
 import { placementText } from '../../agentstack/auth/refreshStore.js';
-import { credentialStoreText, type CredentialStoreFacts } from '../../agentstack/auth/storeFacts.js';
+import { credentialStoreText, type CredentialStoreFacts } from '../../agentstack/credentials/storeFacts.js';
 import { maskSecret } from '../../platform/text/mask.js';
 import { parseProjectId } from '../../agentstack/mcpJson/entry.js';
 import { REFRESH_WINDOW_MS } from '../../agentstack/mcpJson/credential.js';

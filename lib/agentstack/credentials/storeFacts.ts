@@ -4,7 +4,7 @@
  * an organization's `keychain`, a token found in the file (written before the rule, or under another setting) is
  * never sent: the keychain is required, and the views say so. Pure: from the settings table and the record.
  */
-import type { RefreshPlacement, StoredRefresh } from './refreshStore.js';
+import type { RefreshPlacement, StoredRefresh } from '../auth/refreshStore.js';
 import type { StoreChoice, StoreMode } from './credentialStore.js';
 
 export interface CredentialStoreFacts {

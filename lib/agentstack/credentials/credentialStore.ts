@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { PluginError } from '../../platform/errors.js';
 import { systemKeychain } from '../../platform/keychain/system.js';
 import type { Keychain, SecretKey } from '../../platform/keychain/types.js';
-import { writeRefreshFile, type StoredRefresh } from './refreshStore.js';
+import { writeRefreshFile, type StoredRefresh } from '../auth/refreshStore.js';
 import type { RefreshFile } from '../../schemas/state.js';
 import { CREDENTIAL_STORE_ENV } from '../settings/keys.js';
 import { readManagedSettings, type ManagedOptions } from '../settings/managed.js';
