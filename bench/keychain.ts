@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import type { RunningCore } from '../core/index.js';
-import { saveRefresh } from '../lib/agentstack/auth/credentialStore.js';
+import { saveRefresh } from '../lib/agentstack/credentials/credentialStore.js';
 import { readRefreshFile } from '../lib/agentstack/auth/refreshStore.js';
 import { cursorPaths } from '../lib/agentstack/server/paths.js';
 import { secretServiceMissing, startSecretService } from '../test/helpers/secretService.js';

@@ -3,7 +3,7 @@
  * through the built scripts and the reference core: sign-in puts it there and no file under the Cursor dir holds it,
  * session start renews with it, a token in the file moves into the keychain at the next renewal, sign-out removes the
  * entry. A locked collection, a bus without a Secret Service, no bus at all and a keychain that hangs fall back to
- * the file under `auto` (saying why) and stop the sign-in under `keychain`.
+ * the file under `auto` (saying why) and stop the sign-in under `keychain`, before the server is asked for a code.
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -160,8 +160,11 @@ describe.skipIf(missing !== null)('the refresh token in a real Secret Service (G
   it('a locked collection: auto keeps the token in the file and says why; keychain stops the sign-in', async () => {
     session = await startSecretService();
     session.lock();
+    // auto asks for a code as before, and falls back to the file at the save.
+    const asked = core.counters.deviceAuthorizations;
     const signedIn = await signIn(bus(session));
     expect(signedIn.code, signedIn.stderr).toBe(0);
+    expect(core.counters.deviceAuthorizations).toBe(asked + 1);
     const authorized = signedIn.events.find((e) => e.event === 'authorized')!;
     expect(authorized.refresh_store).toBe('file');
     expect(signedIn.stderr).toContain('not in the system keychain: the keyring is locked.');
@@ -171,11 +174,18 @@ describe.skipIf(missing !== null)('the refresh token in a real Secret Service (G
     const diagnose = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/diagnose-local.mjs'), '--json'], { env: { ...baseChildEnv(), HOME: dir.path, AGENTSTACK_CURSOR_DIR: dir.path, AGENTSTACK_BASE_URL: core.baseUrl, ...bus(session) }, encoding: 'utf8' });
     const row = (JSON.parse(diagnose.stdout) as { checks: Array<{ id: string; status: string; summary: string }> }).checks.find((c) => c.id === 'refresh.file')!;
     expect(row.summary).toContain('refresh token in file: the keyring is locked');
+    const json = JSON.parse(script(['--status', '--json'], bus(session)).stdout);
+    expect(json.credential_store).toEqual({ setting: 'auto', set_by: 'default', source: null, required: false, refresh_in: 'file', reason: 'the keyring is locked', usable: true });
 
     expect((await logout(bus(session))).code).toBe(0);
+    const before = core.counters.deviceAuthorizations;
     const refused = await signIn({ ...bus(session), AGENTSTACK_CREDENTIAL_STORE: 'keychain' });
-    expect(refused.code).not.toBe(0);
+    expect(refused.code).toBe(1);
     expect(refused.stdout + refused.stderr).toContain('credential-store is keychain, and the Secret Service cannot be used here: the keyring is locked');
+    // A keychain with no way out is tried before the server is asked for a code, and no test entry stays behind.
+    expect(core.counters.deviceAuthorizations).toBe(before);
+    expect(refused.events.some((e) => e.event === 'device_code')).toBe(false);
+    expect(session.search({ service: 'agentstack-cursor' })).toBe('');
     expect(existsSync(file('agentstack-refresh'))).toBe(false);
     expect(bearerOf(JSON.parse(readFileSync(file('mcp.json'), 'utf8')))).toBeNull();
   });

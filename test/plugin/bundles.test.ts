@@ -132,7 +132,7 @@ describe('the pre-MCP hook bundle stays light (it runs before every MCP call)', 
     expect(inputs.some((p) => p.startsWith('lib/commands/preMcp/'))).toBe(true);
     expect(inputs.filter((p) => /node_modules\/(@modelcontextprotocol|undici|oauth4webapi|conf)\//.test(p))).toEqual([]);
     // Nor the keychain: only sign-in, renewal (a separate process) and sign-out reach it.
-    expect(inputs.filter((p) => p.startsWith('lib/platform/keychain/') || p.endsWith('auth/credentialStore.ts'))).toEqual([]);
+    expect(inputs.filter((p) => p.startsWith('lib/platform/keychain/') || p.endsWith('credentials/credentialStore.ts') || p.endsWith('credentials/storeCheck.ts'))).toEqual([]);
   });
 
   it('the keychain code is only in session start\'s network chunk (the renewal), never in a hook\'s first stage', () => {

@@ -9,6 +9,7 @@ import {
 import type { LocalState, McpState, PluginState } from '../../lib/commands/diagnose/state.js';
 import type { CopyReport } from '../../lib/agentstack/plugin/runtimeCopies.js';
 import { staleCopiesCheck } from '../../lib/agentstack/plugin/runtimeRefresh.js';
+import { credentialStoreFacts } from '../../lib/agentstack/credentials/storeFacts.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 const jwtLike = 'eyJhbGciOiJFUzI1NiJ9.eyJleHAiOjE3OTY1NTIwMDB9.c2lnbmF0dXJlLXNpZ25hdHVyZQ';
@@ -146,6 +147,15 @@ describe('refresh.file', () => {
     expect(refreshFileGate(refresh({ legacy: true }), '/c/r', 'linux').status).toBe('WARN');
     expect(refreshFileGate(refresh({ mode: 0o640 }), '/c/r', 'linux').status).toBe('FAIL');
     expect(refreshFileGate(refresh({ error: '/c/r is not valid JSON; sign in again to replace it' }), '/c/r', 'linux').status).toBe('FAIL');
+  });
+  it('names a credential-store other than auto; WARN a token in the file an organization\'s keychain refuses', () => {
+    const placement = { store: 'file' as const, keychain: null, reason: 'the keyring is locked' };
+    const managed = credentialStoreFacts({ value: 'keychain', origin: 'managed', source: '/etc/agentstack/managed-settings.json' }, placement);
+    expect(refreshFileGate(refresh({ placement }), '/c/r', 'linux', managed)).toMatchObject({ status: 'WARN', summary: expect.stringContaining('credential-store keychain (required by /etc/agentstack/managed-settings.json); refresh token in file: your organization requires the system keychain') });
+    const chosen = credentialStoreFacts({ value: 'file', origin: 'settings', source: '~/.cursor/agentstack-settings.json' }, { store: 'file', keychain: null, reason: 'credential-store is file' });
+    expect(refreshFileGate(refresh({ placement: { store: 'file', keychain: null, reason: 'credential-store is file' } }), '/c/r', 'linux', chosen)).toMatchObject({ status: 'PASS', summary: expect.stringContaining('refresh token in file: credential-store is file; credential-store file (set by ~/.cursor/agentstack-settings.json)') });
+    const auto = credentialStoreFacts(undefined, placement);
+    expect(refreshFileGate(refresh({ placement }), '/c/r', 'linux', auto).summary).not.toContain('credential-store auto');
   });
 });
 

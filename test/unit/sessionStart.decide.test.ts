@@ -51,5 +51,7 @@ describe('signInTodo', () => {
   });
   it('a start that failed: the manual way and why', () => {
     expect(signInTodo({ kind: 'failed', message: 'HTTP 503' }, '/log')).toBe('Automatic sign-in could not start: HTTP 503. Sign in with /agentstack-authorize (or node ~/.cursor/plugins/local/agentstack/hooks/scripts/device-code.mjs).');
+    // A reason that is a sentence of its own keeps its one period.
+    expect(signInTodo({ kind: 'failed', message: 'the keyring is locked. Unlock it, then sign in again.' }, '/log')).toBe('Automatic sign-in could not start: the keyring is locked. Unlock it, then sign in again. Sign in with /agentstack-authorize (or node ~/.cursor/plugins/local/agentstack/hooks/scripts/device-code.mjs).');
   });
 });

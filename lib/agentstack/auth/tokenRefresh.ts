@@ -11,7 +11,7 @@
  * current changes nothing.
  */
 import { withLock } from '../../platform/fs/fileLock.js';
-import { isPluginError, quoteShort } from '../../platform/errors.js';
+import { PluginError, isPluginError, quoteShort } from '../../platform/errors.js';
 import { bearerOf, classifyCredential, needsRefresh, refusedView, tokenFingerprint } from '../mcpJson/credential.js';
 import { jwtExpiryMs } from './jwt.js';
 import { mcpUrlFor } from '../server/baseUrl.js';
@@ -19,7 +19,8 @@ import { applyBearer } from '../mcpJson/entry.js';
 import { readMcpConfigFile, updateMcpConfigFile } from '../mcpJson/file.js';
 import type { CursorPaths } from '../server/paths.js';
 import { clearRefreshFile, readRefreshFile, refreshBelongsTo, refreshIdentity, type StoredRefresh } from './refreshStore.js';
-import { deleteRefreshSecrets, loadRefreshToken, saveRefresh } from './credentialStore.js';
+import { deleteRefreshSecrets, loadRefreshToken, saveRefresh, storeChoice } from '../credentials/credentialStore.js';
+import { fileTokenRefusal } from '../credentials/storeFacts.js';
 
 export type RefreshOutcome =
   | { kind: 'not_needed' }
@@ -59,6 +60,9 @@ class Superseded extends Error {}
 
 async function refreshNow(args: TokenRefreshArgs, stored: StoredRefresh, startToken: string | null): Promise<string> {
   const now = args.now ?? Date.now;
+  // An organization that requires the keychain: a token the file holds is never sent.
+  const refusal = fileTokenRefusal(storeChoice({ env: args.env }), stored);
+  if (refusal) throw new PluginError('keychain', refusal);
   // A token in the keychain is asked for while the OAuth code loads (a keychain call is a process of its own).
   const loading = loadRefreshToken(stored, { env: args.env });
   loading.catch(() => { /* awaited below */ });

@@ -141,7 +141,7 @@ const SPECS: Record<SettingKey, SettingSpec> = {
     key: 'journal', env: [JOURNAL_ENV], parse: parseOnOff, fromEnv: same, show: same, stored: 'string',
     toEnv: (v): Record<string, string> => (v === 'off' ? { [JOURNAL_ENV]: v } : {}), default: 'on',
   },
-  // Where the refresh token is kept (auth/credentialStore.ts).
+  // Where the refresh token is kept (credentials/credentialStore.ts).
   'credential-store': {
     key: 'credential-store', env: [CREDENTIAL_STORE_ENV], parse: parseCredentialStore, fromEnv: same, show: same, stored: 'string',
     toEnv: (v) => ({ [CREDENTIAL_STORE_ENV]: v }), default: 'auto',

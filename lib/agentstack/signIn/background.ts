@@ -76,6 +76,9 @@ export async function startSignIn(args: SignInArgs): Promise<SignInOutcome> {
   let log: number | null = null;
   try {
     log = openLog(args.paths.deviceLog);
+    // Under credential-store = keychain, a keychain that cannot keep the token stops this before any code is asked for.
+    const { assertStoreWorks, STORE_CHECK_BUDGET_MS } = await import('../credentials/storeCheck.js');
+    await assertStoreWorks({ env: args.env, paths: args.paths, budgetMs: Math.max(500, Math.min(STORE_CHECK_BUDGET_MS, args.deadline - now() - 3_000)) });
     const { beginDeviceFlow } = await import('./flow.js');
     const { clientFromEnv } = await import('../auth/oauth.js');
     const client = clientFromEnv(args.env);

@@ -14,7 +14,7 @@ import { symlinkNotice, updateMcpConfigFile } from '../mcpJson/file.js';
 import { expiresAtOf, type OAuthClient, type OAuthEndpoints, type TokenSet } from '../auth/oauth.js';
 import type { CursorPaths } from '../server/paths.js';
 import { clearRefreshFile, readRefreshFile, type StoredRefresh } from '../auth/refreshStore.js';
-import { deleteRefreshSecrets, saveRefresh } from '../auth/credentialStore.js';
+import { deleteRefreshSecrets, saveRefresh } from '../credentials/credentialStore.js';
 import { clearTokenFacts, writeTokenFacts } from '../auth/tokenFacts.js';
 import { PluginError, quoteShort } from '../../platform/errors.js';
 import { mcpUrlFor } from '../server/baseUrl.js';

@@ -15,7 +15,7 @@ import { agentstackEntry, bearerOf, headerValue, type McpConfig } from '../mcpJs
 import { updateMcpConfigFile } from '../mcpJson/file.js';
 import { withoutCredentials } from '../mcpJson/withoutCredentials.js';
 import { issuedFor, readRefreshFile, refreshBelongsTo, type StoredRefresh } from '../auth/refreshStore.js';
-import { deleteRefreshSecrets, loadRefreshToken } from '../auth/credentialStore.js';
+import { deleteRefreshSecrets, loadRefreshToken } from '../credentials/credentialStore.js';
 import { markSignedOut } from '../auth/signedOut.js';
 import { jwtExpiryMs } from '../auth/jwt.js';
 import { isStaleDeviceLock, readDeviceLock } from './lock.js';

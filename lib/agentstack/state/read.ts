@@ -21,6 +21,7 @@ import { bearerOf, type McpConfig } from '../mcpJson/credential.js';
 import { recordedExpiry } from '../auth/tokenFacts.js';
 import { readMcpConfigFile } from '../mcpJson/file.js';
 import { cursorPaths, type CursorPaths } from '../server/paths.js';
+import { credentialStoreFacts, type CredentialStoreFacts } from '../credentials/storeFacts.js';
 import { issuedFor, placementOf, readRefreshFile, recordOf, refreshBelongsTo, type RefreshPlacement, type RefreshRecord } from '../auth/refreshStore.js';
 import { readIdentity, type Identity } from '../auth/identityCache.js';
 import { readProjectPin } from '../auth/projectPin.js';
@@ -60,6 +61,8 @@ export interface CursorState {
   pin: { text: string | null; env: string | null; mode: number | null };
   /** Each setting in effect and its origin; the settings file as read (problems included). */
   settings: { rows: SettingRow[]; file: SettingsRead; managed: ManagedRead; mode: number | null };
+  /** The credential-store setting, who set it, and where the refresh token is (and whether renewal may use it). */
+  credentialStore: CredentialStoreFacts;
   snapshot: {
     exists: boolean; mode: number | null; error: string | null; data: CapabilitySnapshot | null; notFlat: boolean;
     /** A folder stands where the file should be. */
@@ -157,6 +160,7 @@ export function readCursorState(options: ReadStateOptions = {}): CursorState {
   const bearer = mcp.config ? bearerOf(mcp.config) : null;
   let pinText: string | null = null;
   try { pinText = readTextIfExists(paths.project, { maxBytes: STATE_FILE_MAX_BYTES.project }); } catch { /* judged by its gate as unreadable */ }
+  const settings = { ...settingsTable(env), mode: fileMode(paths.settings) };
   const read = {
     now,
     paths,
@@ -165,7 +169,8 @@ export function readCursorState(options: ReadStateOptions = {}): CursorState {
     jwtExpMs: bearer ? jwtExpiryMs(bearer) : null,
     refresh,
     pin: { text: pinText, env: env.AGENTSTACK_PROJECT_ID?.trim() || null, mode: fileMode(paths.project) },
-    settings: { ...settingsTable(env), mode: fileMode(paths.settings) },
+    settings,
+    credentialStore: credentialStoreFacts(settings.rows.find((row) => row.key === 'credential-store'), refresh.placement ?? null),
     snapshot: readSnapshotState(paths.capabilities, paths.capabilitiesFailure),
     lock: readLockState(paths.deviceLock, signInOrigins(baseUrl, [recorded])),
     identity: readIdentity(paths.identity),

@@ -95,7 +95,8 @@ export function stepFor(state: AccountState): string | null {
 
 /** A step after why it is needed: "Why. Step." */
 export function stepBecause(step: string, why: string): string {
-  return `${why[0]!.toUpperCase()}${why.slice(1)}. ${step}`;
+  // A reason that is already a sentence (a message ending in a period) keeps its own period.
+  return `${why[0]!.toUpperCase()}${why.slice(1)}${/[.!?]$/.test(why) ? '' : '.'} ${step}`;
 }
 
 /** The story as one or two lines of text: what is true, then the next step. */

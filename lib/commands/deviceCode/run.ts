@@ -2,7 +2,7 @@
  * device-code after its arguments are checked: write the pin when asked, say what the settings and the pin file
  * changed, run the Device Code flow, report it; Ctrl-C is a clean "aborted".
  */
-import { assertStoreUsable } from '../../agentstack/auth/credentialStore.js';
+import { assertStoreWorks } from '../../agentstack/credentials/storeCheck.js';
 import { runDeviceFlow } from '../../agentstack/signIn/flow.js';
 import { createReporter, type OutputStreams, type Reporter } from '../../agentstack/signIn/output.js';
 import { followRunningSignIn } from '../../agentstack/signIn/follow.js';
@@ -65,8 +65,9 @@ export async function runDeviceCode(request: DeviceCodeRequest, streams: OutputS
   let pinned = false;
   let following: DeviceLock | null = null;
   try {
-    // Under credential-store = keychain, a keychain that cannot work here stops the sign-in before any code is shown.
-    assertStoreUsable({ env });
+    // Under credential-store = keychain, a keychain that cannot keep a test entry stops the sign-in before any code
+    // is asked for: no one approves a sign-in whose token could not be kept.
+    await assertStoreWorks({ env, paths: cursorPaths(env) });
     // mcp.json that cannot be read: a sign-in could not write its entry, and the sign-in in it is not lost. The
     // account's story says what to do instead (fix the file).
     const story = unreadableStory(env);

@@ -22,6 +22,7 @@ import { mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
 import { cursorPaths } from '../../agentstack/server/paths.js';
 import { ENABLE_STEP } from '../../agentstack/plugin/cursorUi.js';
 import { placementText, type RefreshPlacement } from '../../agentstack/auth/refreshStore.js';
+import type { CredentialStoreFacts } from '../../agentstack/credentials/storeFacts.js';
 
 export interface StatusFacts {
   server_url: string;
@@ -34,6 +35,8 @@ export interface StatusFacts {
   refresh_stored: boolean;
   /** Where the refresh token is kept and why (never the token). */
   refresh_store: RefreshPlacement | null;
+  /** The credential-store setting, who set it, and whether renewal may use the token where it is. */
+  credential_store: CredentialStoreFacts;
   scopes: string[] | null;
   project: Project;
   actions: number | null;
@@ -66,6 +69,7 @@ export interface StatusSection {
 /** What renews the token, and where that refresh token is kept. */
 function renewalText(f: StatusFacts): string {
   if (!f.refresh_stored) return '';
+  if (!f.credential_store.usable) return ` (no renewal: ${f.credential_store.reason})`;
   return ` (a stored refresh token renews it${f.refresh_store ? `; kept in ${placementText(f.refresh_store)}` : ''})`;
 }
 
@@ -90,6 +94,7 @@ export const STATUS_SECTIONS: StatusSection[] = [
   { key: 'refresh_stored', line: () => null, json: (f) => f.refresh_stored },
   // Where the refresh token is kept rides on the token line: the card stays within its ten lines.
   { key: 'refresh_store', line: () => null, json: (f) => f.refresh_store },
+  { key: 'credential_store', line: () => null, json: (f) => f.credential_store },
   {
     key: 'scopes',
     line: (f) => {
@@ -153,6 +158,7 @@ export function statusFacts(state: CursorState): { facts: StatusFacts; token: st
     expires_at: derived.account.expiresAt,
     refresh_stored: Boolean(state.refresh.record && !state.refresh.legacy),
     refresh_store: state.refresh.placement ?? null,
+    credential_store: state.credentialStore,
     scopes,
     project: derived.project,
     actions: snapshot ? snapshot.actions.length : null,

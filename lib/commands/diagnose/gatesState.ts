@@ -3,6 +3,7 @@
  * by state.ts (and `now`) and returns one Check. The token appears only masked, gh-style.
  */
 import { placementText } from '../../agentstack/auth/refreshStore.js';
+import { credentialStoreText, type CredentialStoreFacts } from '../../agentstack/credentials/storeFacts.js';
 import { maskSecret } from '../../platform/text/mask.js';
 import { parseProjectId } from '../../agentstack/mcpJson/entry.js';
 import { REFRESH_WINDOW_MS } from '../../agentstack/mcpJson/credential.js';
@@ -65,7 +66,7 @@ export function tokenExpiryGate(s: Pick<LocalState, 'bearer' | 'jwtExpMs' | 'ref
   return fail(id, `token ${masked} ${state} and no refresh token is stored`, SIGN_IN_STEP);
 }
 
-export function refreshFileGate(r: LocalState['refresh'], path: string, platform: NodeJS.Platform = process.platform): Check {
+export function refreshFileGate(r: LocalState['refresh'], path: string, platform: NodeJS.Platform = process.platform, store?: CredentialStoreFacts): Check {
   const id = 'refresh.file';
   if (!r.exists) return warn(id, 'no refresh token stored: you sign in again when the token expires', SIGN_IN_STEP);
   if (r.error) return fail(id, r.error, SIGN_IN_STEP);
@@ -73,8 +74,10 @@ export function refreshFileGate(r: LocalState['refresh'], path: string, platform
     return fail(id, `${tilde(path)} has mode ${octal(r.mode)}: other users can read the refresh token`, `${RUN_FIX} (chmod 600)`);
   }
   if (r.legacy) return warn(id, `${tilde(path)} is in the plain-text form of versions before 0.5`, 'Nothing to do: the next refresh rewrites it as JSON');
+  if (store && !store.usable) return warn(id, `${tilde(path)} present; ${credentialStoreText(store)}`, SIGN_IN_STEP);
   const kept = r.placement ? `; refresh token in ${placementText(r.placement)}` : '';
-  return pass(id, `${tilde(path)} present, JSON${platform === 'win32' ? '' : ', mode 0600'}${kept}`);
+  const setting = store && store.setting !== 'auto' ? `; ${credentialStoreText(store).split(';')[0]}` : '';
+  return pass(id, `${tilde(path)} present, JSON${platform === 'win32' ? '' : ', mode 0600'}${kept}${setting}`);
 }
 
 export function projectPinGate(pin: LocalState['pin'], path: string): Check {

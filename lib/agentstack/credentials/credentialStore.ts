@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { PluginError } from '../../platform/errors.js';
 import { systemKeychain } from '../../platform/keychain/system.js';
 import type { Keychain, SecretKey } from '../../platform/keychain/types.js';
-import { writeRefreshFile, type StoredRefresh } from './refreshStore.js';
+import { writeRefreshFile, type StoredRefresh } from '../auth/refreshStore.js';
 import type { RefreshFile } from '../../schemas/state.js';
 import { CREDENTIAL_STORE_ENV } from '../settings/keys.js';
 import { readManagedSettings, type ManagedOptions } from '../settings/managed.js';
@@ -51,7 +51,7 @@ export function storeChoice(options: StoreOptions): StoreChoice {
   return { mode, managedBy };
 }
 
-function keychainOf(options: StoreOptions): Keychain | null {
+export function keychainOf(options: StoreOptions): Keychain | null {
   return options.keychain !== undefined ? options.keychain : systemKeychain({ env: options.env });
 }
 
@@ -71,22 +71,10 @@ function keyOfRecord(stored: StoredRefresh): SecretKey | null {
 
 const sameKey = (a: SecretKey | null, b: SecretKey | null) => a !== null && b !== null && a.server === b.server && a.account === b.account;
 
-function requiredError(choice: StoreChoice, keychain: Keychain | null, reason: string): PluginError {
+export function requiredError(choice: StoreChoice, keychain: Keychain | null, reason: string): PluginError {
   const who = choice.managedBy ? `Your organization requires the refresh token in the system keychain (credential-store = keychain in ${choice.managedBy})` : 'credential-store is keychain';
   const what = choice.managedBy ? 'Unlock or start your keyring, then sign in again; or ask your administrator.' : 'Unlock or start your keyring and sign in again, or run `config set credential-store auto`.';
   return new PluginError('keychain', `${who}, and the ${keychain?.name ?? 'keychain'} cannot be used here: ${reason}. ${what}`, { details: { reason } });
-}
-
-/**
- * Before a sign-in asks anyone to approve a code: under `keychain`, a keychain that cannot be used at all here (no
- * tool, no session bus) stops it now, with the same words the save would use. A locked one is found at the save.
- */
-export function assertStoreUsable(options: StoreOptions): void {
-  const choice = storeChoice(options);
-  if (choice.mode !== 'keychain') return;
-  const keychain = keychainOf(options);
-  const problem = keychain ? keychain.unavailable() : `no keychain this plugin can use on ${process.platform}`;
-  if (problem !== null) throw requiredError(choice, keychain, problem);
 }
 
 export interface SaveArgs extends StoreOptions {
