@@ -14,7 +14,7 @@ import { NO_POLICY, policyInEffect } from '../../agentstack/policy/effective.js'
 import { describePolicy } from '../../agentstack/policy/describe.js';
 import { tilde } from '../../platform/text/tilde.js';
 import { readCursorState, type CursorState } from '../../agentstack/state/read.js';
-import { accountText, expiryText, isUsable, type AccountState } from '../../agentstack/state/account.js';
+import { accountText, expiryText, isUsable, refusedState, type AccountState } from '../../agentstack/state/account.js';
 import { RENEWAL_STEP, storyOf, type Story } from '../../agentstack/state/story.js';
 import { nodeEndOfLifeText, nodePastEndOfLife } from '../../agentstack/plugin/nodeReleases.js';
 import { projectText, type Project } from '../../agentstack/state/project.js';
@@ -249,8 +249,8 @@ export async function runStatus(options: StatusOptions): Promise<number> {
     if (online.who) facts.who = online.who;
     if (online.accepted === false) {
       // The server's word wins: the token is refused, whatever the files say, and the story is that state's.
-      facts.state = 'refused';
-      facts.story = storyOf({ account: { state: 'refused', apiKey: facts.api_key }, refreshable: facts.refresh_stored, mcpJson: '~/.cursor/mcp.json', mcpErrorAt: null, waiting: null });
+      facts.state = refusedState({ refreshable: facts.refresh_stored });
+      facts.story = storyOf({ account: { state: facts.state, apiKey: facts.api_key }, refreshable: facts.refresh_stored, mcpJson: '~/.cursor/mcp.json', mcpErrorAt: null, waiting: null });
     }
   }
   const { lines, json } = renderStatus(facts);

@@ -9,7 +9,8 @@ import { credentialsBelongTo } from '../../agentstack/mcpJson/entry.js';
 import { issuedFor } from '../../agentstack/auth/refreshStore.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
 import { SIGN_IN, notChecked } from './gatesConfig.js';
-import { RENEWAL_STEP } from '../../agentstack/state/story.js';
+import { stepFor } from '../../agentstack/state/story.js';
+import { refusedState } from '../../agentstack/state/account.js';
 import type { LocalState } from './state.js';
 
 /** The server diagnosed: the one Cursor uses (the entry's URL), else AGENTSTACK_BASE_URL or the default. */
@@ -17,7 +18,10 @@ export function serverFor(state: Pick<LocalState, 'mcp'>, env: NodeJS.ProcessEnv
   return baseUrlFromMcpUrl(state.mcp.entry?.url) ?? resolveBaseUrl(env);
 }
 
-export async function authMeCheck(baseUrl: string, bearer: string | null, timeoutMs = 10_000): Promise<Check> {
+/** The fix for a Bearer the server refused: the renewal when a refresh token renews it, else a new sign-in. */
+const refusedFix = (refreshable: boolean) => stepFor(refusedState({ refreshable }))!;
+
+export async function authMeCheck(baseUrl: string, bearer: string | null, timeoutMs = 10_000, refreshable = false): Promise<Check> {
   const id = 'online.auth-me';
   if (!bearer) return notChecked(id, 'no Bearer token in mcp.json');
   const { fetchIdentity } = await import('../../agentstack/auth/identity.js');
@@ -28,20 +32,20 @@ export async function authMeCheck(baseUrl: string, bearer: string | null, timeou
     const tls = tlsVerificationCode(error);
     if (tls) return fail(id, `TLS certificate verification failed for ${new URL(baseUrl).host} (${tls}): Node does not trust the certificate it was shown`, TLS_FIX, { tls });
     const status = isPluginError(error, 'server') ? error.details?.status : undefined;
-    if (status === 401 || status === 403) return fail(id, (error as Error).message, SIGN_IN);
+    if (status === 401 || status === 403) return refreshable ? warn(id, (error as Error).message, refusedFix(true)) : fail(id, (error as Error).message, SIGN_IN);
     if (typeof status === 'number') return fail(id, (error as Error).message, 'Try again later; if it persists, run verify-mcp-surface-e2e');
     const why = isPluginError(error) ? error.message : 'request failed';
     return fail(id, why, 'Check your network or proxy (HTTPS_PROXY), then try again');
   }
 }
 
-export async function probeChecks(mcpUrl: string, bearer: string | null): Promise<Check[]> {
+export async function probeChecks(mcpUrl: string, bearer: string | null, refreshable = false): Promise<Check[]> {
   if (!bearer) return [notChecked('online.mcp', 'no Bearer token')];
   const { probeMcpSurface } = await import('../../agentstack/probe/probe.js');
   try {
     const report = await probeMcpSurface({ mcpUrl, bearer });
     // The probe's fixes name verify-mcp-surface-e2e's flags; here the fix for a refused Bearer is the sign-in.
-    return report.checks.map((c) => (c.fix?.includes('--token-env') ? { ...c, fix: SIGN_IN } : c));
+    return report.checks.map((c) => (c.fix?.includes('--token-env') ? { ...c, fix: refusedFix(refreshable) } : c));
   } catch (error) {
     return [fail('online.mcp', `the MCP probe stopped: ${isPluginError(error) ? error.message : 'unexpected error'}`, 'Run verify-mcp-surface-e2e for details')];
   }
@@ -58,13 +62,15 @@ export async function onlineChecks(state: LocalState, env: NodeJS.ProcessEnv): P
   if (state.bearer && !credentialsBelongTo(state.mcp.entry, baseUrl, issuedFor(state.refresh.record))) {
     return [fail('online.server', `the Bearer in mcp.json is not for ${baseUrl}; it was not sent`, `Sign in to ${baseUrl} (/agentstack-authorize), or fix the url of the agentstack entry`)];
   }
-  if (state.derived.account.state === 'expired_renewable') {
-    // Any server refuses an expired token: asking would only say so. The renewal comes first.
-    const why = `the token has expired. ${RENEWAL_STEP}`;
+  const { account, story } = state.derived;
+  if (account.state === 'expired_renewable' || account.state === 'refused_renewable') {
+    // The server refuses this token (it has expired, or said so already): asking would only say so. The renewal comes first.
+    const why = `${account.state === 'expired_renewable' ? 'the token has expired' : 'the server refused the token'}. ${story.next}`;
     return [notChecked('online.auth-me', why), notChecked('online.mcp', why)];
   }
-  const me = await authMeCheck(baseUrl, state.bearer);
+  const refreshable = state.refresh.exists && !state.refresh.error;
+  const me = await authMeCheck(baseUrl, state.bearer, undefined, refreshable);
   // The probe would fail the same way, less clearly.
   if ((me.details as { tls?: string } | undefined)?.tls) return [me, warn('online.mcp', 'probe not run: the TLS certificate was not trusted', TLS_FIX)];
-  return [me, ...(await probeChecks(mcpUrlFor(baseUrl), state.bearer))];
+  return [me, ...(await probeChecks(mcpUrlFor(baseUrl), state.bearer, refreshable))];
 }
