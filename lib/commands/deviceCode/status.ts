@@ -15,7 +15,7 @@ import { describePolicy } from '../../agentstack/policy/describe.js';
 import { tilde } from '../../platform/text/tilde.js';
 import { readCursorState, type CursorState } from '../../agentstack/state/read.js';
 import { accountText, expiryText, isUsable, refusedState, type AccountState } from '../../agentstack/state/account.js';
-import { RENEWAL_STEP, storyOf, type Story } from '../../agentstack/state/story.js';
+import { storyOf, type Story } from '../../agentstack/state/story.js';
 import { nodeEndOfLifeText, nodePastEndOfLife } from '../../agentstack/plugin/nodeReleases.js';
 import { projectText, type Project } from '../../agentstack/state/project.js';
 import { resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
@@ -238,9 +238,9 @@ export async function runStatus(options: StatusOptions): Promise<number> {
   const { facts, token, baseUrl } = readStatus(settings.env, options.now);
   facts.policy = describePolicy(policyInEffect(settings.rows, settings.file, settings.managed), (path) => tilde(path));
   facts.problems.unshift(...settings.problems);
-  if (options.online && token && facts.state === 'expired_renewable') {
-    // An expired token is refused by any server: asking would only say so. The renewal comes first.
-    facts.online = { accepted: null, message: `not asked: the token has expired. ${RENEWAL_STEP}` };
+  if (options.online && token && (facts.state === 'expired_renewable' || facts.state === 'expired')) {
+    // An expired token is refused by any server: asking would only say so. Its story's next step comes first.
+    facts.online = { accepted: null, message: 'not asked: the token has expired' };
   } else if (options.online && token) {
     const { setProxyOptions } = await import('../../platform/net/http.js');
     setProxyOptions(settings.proxy);
