@@ -90,7 +90,7 @@ describe('session start in process: the token and who', () => {
     const run = await startSession(dir, fx.core.baseUrl, { extraEnv: NO_AUTO_LOGIN });
     expect(fx.core.counters.refreshGrants).toBe(grants);
     // Valid by its record, so no refresh; the core never issued this token, so its catalog fetch answers 401.
-    expect(line(run.card, '- Account:')).toBe('- Account: token refused by the server');
+    expect(line(run.card, '- Account:')).toBe('- Account: token refused by the server, renewal due');
   });
 
   it('an expired token with no refresh token is never sent: no catalog fetch, no who', async () => {

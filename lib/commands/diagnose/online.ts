@@ -8,7 +8,7 @@ import { TLS_FIX, tlsVerificationCode } from '../../platform/net/tlsError.js';
 import { credentialsBelongTo } from '../../agentstack/mcpJson/entry.js';
 import { issuedFor } from '../../agentstack/auth/refreshStore.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
-import { SIGN_IN, notChecked } from './gatesConfig.js';
+import { notChecked } from './gatesConfig.js';
 import { stepFor } from '../../agentstack/state/story.js';
 import { refusedState } from '../../agentstack/state/account.js';
 import type { LocalState } from './state.js';
@@ -32,7 +32,7 @@ export async function authMeCheck(baseUrl: string, bearer: string | null, timeou
     const tls = tlsVerificationCode(error);
     if (tls) return fail(id, `TLS certificate verification failed for ${new URL(baseUrl).host} (${tls}): Node does not trust the certificate it was shown`, TLS_FIX, { tls });
     const status = isPluginError(error, 'server') ? error.details?.status : undefined;
-    if (status === 401 || status === 403) return refreshable ? warn(id, (error as Error).message, refusedFix(true)) : fail(id, (error as Error).message, SIGN_IN);
+    if (status === 401 || status === 403) return fail(id, (error as Error).message, refusedFix(refreshable));
     if (typeof status === 'number') return fail(id, (error as Error).message, 'Try again later; if it persists, run verify-mcp-surface-e2e');
     const why = isPluginError(error) ? error.message : 'request failed';
     return fail(id, why, 'Check your network or proxy (HTTPS_PROXY), then try again');
