@@ -4,12 +4,13 @@
  * server, and a token it refuses reads as not signed in.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useCoreAndCursorDirs } from '../helpers/coreFixture.js';
 import { DEVICE_CODE_SCRIPT, runDeviceCode } from '../helpers/deviceCode.js';
 import { baseChildEnv } from '../helpers/platform.js';
+import { REFUSED_RENEWAL_STEP } from '../../lib/agentstack/state/story.js';
 
 const fixture = useCoreAndCursorDirs('agentstack-status-');
 
@@ -85,7 +86,7 @@ describe('device-code --status', () => {
     expect(JSON.parse(online.stdout).online).toMatchObject({ accepted: true });
   });
 
-  it('--online with a token the server refuses: not signed in, exit 1, says to sign in again', async () => {
+  it('--online with a token the server refuses: exit 1; the renewal with a refresh token, else sign in again', async () => {
     const dir = fixture.cursorDir();
     await signIn(dir);
     const path = join(dir, 'mcp.json');
@@ -94,7 +95,13 @@ describe('device-code --status', () => {
     const r = await status(dir, ['--online']);
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/Server check: the server refused the token \(HTTP 401\)/);
-    expect(r.stdout).toContain('Sign in again with /agentstack-authorize');
+    expect(r.stdout).toContain('X AgentStack: token refused by the server, renewal due');
+    expect(r.stdout).toContain(REFUSED_RENEWAL_STEP);
+    expect(r.stdout).not.toContain('Sign in again');
+    rmSync(join(dir, 'agentstack-refresh'));
+    const bare = await status(dir, ['--online']);
+    expect(bare.status).toBe(1);
+    expect(bare.stdout).toContain('Sign in again with /agentstack-authorize');
   });
 
   it('refuses --online without --status, and --status with sign-in options (exit 2)', () => {

@@ -29,7 +29,7 @@ describe('unusableReason (pure)', () => {
     expect(unusableReason(facts({ signedOut: true, state: 'expired' }))).toBeNull();
     expect(unusableReason(facts({ state: 'expired' }))).toBe('expired');
     expect(unusableReason(facts({ state: 'ok', refused: true }))).toBe('refused');
-    expect(unusableReason(facts({ state: 'expired', refused: true, refreshable: true }))).toBe('refused');
+    expect(unusableReason(facts({ state: 'expired', refused: true, refreshable: true }))).toBe('refused_renewable');
     expect(unusableReason(facts({ belongs: false }))).toBe('other_server');
     expect(unusableReason(facts({ state: 'placeholder' }))).toBe('no_credential');
     expect(unusableReason(facts({ state: 'null_caps' }))).toBe('no_capabilities');

@@ -90,7 +90,9 @@ describe('session start in process: the token and who', () => {
     const run = await startSession(dir, fx.core.baseUrl, { extraEnv: NO_AUTO_LOGIN });
     expect(fx.core.counters.refreshGrants).toBe(grants);
     // Valid by its record, so no refresh; the core never issued this token, so its catalog fetch answers 401.
-    expect(line(run.card, '- Account:')).toBe('- Account: token refused by the server');
+    expect(line(run.card, '- Account:')).toBe('- Account: token refused by the server, renewal due');
+    // The refresh token renews it at the next start: the card does not ask for a new sign-in.
+    expect(run.card).not.toContain('Sign in again');
   });
 
   it('an expired token with no refresh token is never sent: no catalog fetch, no who', async () => {

@@ -6,7 +6,7 @@
 import { REFRESH_WINDOW_MS, type CredentialState } from '../mcpJson/credential.js';
 
 export const ACCOUNT_STATES = [
-  'signed_in', 'expiring', 'expired_renewable', 'expired', 'refused', 'signed_out', 'never_signed_in', 'unreadable',
+  'signed_in', 'expiring', 'expired_renewable', 'expired', 'refused_renewable', 'refused', 'signed_out', 'never_signed_in', 'unreadable',
   'placeholder', 'no_capabilities', 'other_server',
 ] as const;
 export type AccountState = (typeof ACCOUNT_STATES)[number];
@@ -17,6 +17,7 @@ export const ACCOUNT_WORDS: Record<AccountState, string> = {
   expiring: 'token expiring',
   expired_renewable: 'token expired, renewal due',
   expired: 'token expired',
+  refused_renewable: 'token refused by the server, renewal due',
   refused: 'token refused by the server',
   signed_out: 'signed out',
   never_signed_in: 'not signed in',
@@ -80,15 +81,20 @@ function stateOf(f: AccountFacts): AccountState {
   if (f.entry && !f.belongs) return 'other_server';
   switch (f.credential) {
     case 'ok':
-      if (f.refused) return 'refused';
+      if (f.refused) return refusedState(f);
       return !f.apiKey && f.expiresAtMs !== null && f.expiresAtMs - f.now <= REFRESH_WINDOW_MS ? 'expiring' : 'signed_in';
     case 'expired':
-      if (f.refused) return 'refused';
+      if (f.refused) return refusedState(f);
       return f.refreshable ? 'expired_renewable' : f.signedOut ? 'signed_out' : 'expired';
     case 'placeholder': return f.signedOut ? 'signed_out' : 'placeholder';
     case 'null_caps': return 'no_capabilities';
     case 'unsigned': return f.signedOut ? 'signed_out' : 'never_signed_in';
   }
+}
+
+/** A token the server refused: renewed when a refresh token for this server is stored, else signed in again. */
+export function refusedState(f: Pick<AccountFacts, 'refreshable'>): AccountState {
+  return f.refreshable ? 'refused_renewable' : 'refused';
 }
 
 /**

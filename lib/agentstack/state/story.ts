@@ -7,12 +7,18 @@
  */
 import { ACCOUNT_WORDS, type Account, type AccountState } from './account.js';
 
+/** The sign-in script as a local install runs it. */
+const DEVICE_CODE = 'node ~/.cursor/plugins/local/agentstack/hooks/scripts/device-code.mjs';
 /** How a person signs in, written one way everywhere: the slash command, or the script a local install runs. */
-export const SIGN_IN_COMMAND = '/agentstack-authorize (or node ~/.cursor/plugins/local/agentstack/hooks/scripts/device-code.mjs)';
+export const SIGN_IN_COMMAND = `/agentstack-authorize (or ${DEVICE_CODE})`;
+/** Asks the server whether it accepts the token in mcp.json now. */
+export const STATUS_ONLINE_COMMAND = `${DEVICE_CODE} --status --online`;
 /** The sign-in as a next step. */
 export const SIGN_IN_STEP = `Sign in with ${SIGN_IN_COMMAND}.`;
 /** What happens to a token near or past its expiry when a refresh token is stored. */
 export const RENEWAL_STEP = 'Nothing to do: the plugin renews the token at the next agent session start or AgentStack call.';
+/** A refused token a stored refresh token renews: the same renewal, and how to see the server accept the new token. */
+export const REFUSED_RENEWAL_STEP = `${RENEWAL_STEP.slice(0, -1)}; ${STATUS_ONLINE_COMMAND} then shows whether the server accepts it.`;
 
 export interface StoryFacts {
   account: Pick<Account, 'state' | 'apiKey'>;
@@ -46,7 +52,8 @@ function truthOf(f: StoryFacts): string {
     case 'expiring': return f.refreshable ? 'The token expires soon; the stored refresh token renews it.' : 'The token expires soon and no refresh token is stored to renew it.';
     case 'expired_renewable': return 'The token has expired; the stored refresh token renews it.';
     case 'expired': return 'The token has expired and no refresh token is stored to renew it.';
-    case 'refused': return 'The server refused this token after it was issued.';
+    case 'refused_renewable': return 'The server refused this token; the stored refresh token renews it.';
+    case 'refused': return 'The server refused this token and no refresh token is stored to renew it.';
     case 'signed_out': return 'You signed out of AgentStack on this machine.';
     case 'never_signed_in': return 'This machine has not signed in to AgentStack.';
     case 'unreadable': return firstSentence(f.mcpProblem) ?? `${f.mcpJson} ${at ? `is not valid JSON${at}` : 'cannot be read'}.`;
@@ -76,6 +83,7 @@ function nextOf(f: StoryFacts): { next: string | null; underway: boolean } {
   }
   if (state === 'signed_in') return { next: null, underway: false };
   if (state === 'expired_renewable' || (state === 'expiring' && f.refreshable)) return { next: RENEWAL_STEP, underway: true };
+  if (state === 'refused_renewable') return { next: REFUSED_RENEWAL_STEP, underway: true };
   if (state === 'expiring') return { next: `Sign in again with ${SIGN_IN_COMMAND} before it expires.`, underway: false };
   if (f.waiting) return { next: waitingStep(f.waiting), underway: true };
   if (state === 'signed_out') return { next: `Sign in again with ${SIGN_IN_COMMAND} when you want AgentStack back.`, underway: false };

@@ -14,8 +14,8 @@ import { NO_POLICY, policyInEffect } from '../../agentstack/policy/effective.js'
 import { describePolicy } from '../../agentstack/policy/describe.js';
 import { tilde } from '../../platform/text/tilde.js';
 import { readCursorState, type CursorState } from '../../agentstack/state/read.js';
-import { accountText, expiryText, isUsable, type AccountState } from '../../agentstack/state/account.js';
-import { RENEWAL_STEP, storyOf, type Story } from '../../agentstack/state/story.js';
+import { accountText, expiryText, isUsable, refusedState, type AccountState } from '../../agentstack/state/account.js';
+import { storyOf, type Story } from '../../agentstack/state/story.js';
 import { nodeEndOfLifeText, nodePastEndOfLife } from '../../agentstack/plugin/nodeReleases.js';
 import { projectText, type Project } from '../../agentstack/state/project.js';
 import { mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
@@ -249,9 +249,9 @@ export async function runStatus(options: StatusOptions): Promise<number> {
   const { facts, token, baseUrl } = readStatus(settings.env, options.now);
   facts.policy = describePolicy(policyInEffect(settings.rows, settings.file, settings.managed), (path) => tilde(path));
   facts.problems.unshift(...settings.problems);
-  if (options.online && token && facts.state === 'expired_renewable') {
-    // An expired token is refused by any server: asking would only say so. The renewal comes first.
-    facts.online = { accepted: null, message: `not asked: the token has expired. ${RENEWAL_STEP}` };
+  if (options.online && token && (facts.state === 'expired_renewable' || facts.state === 'expired')) {
+    // An expired token is refused by any server: asking would only say so. Its story's next step comes first.
+    facts.online = { accepted: null, message: 'not asked: the token has expired' };
   } else if (options.online && token) {
     const { setProxyOptions } = await import('../../platform/net/http.js');
     setProxyOptions(settings.proxy);
@@ -267,8 +267,8 @@ export async function runStatus(options: StatusOptions): Promise<number> {
     }
     if (online.accepted === false) {
       // The server's word wins: the token is refused, whatever the files say, and the story is that state's.
-      facts.state = 'refused';
-      facts.story = storyOf({ account: { state: 'refused', apiKey: facts.api_key }, refreshable: facts.refresh_stored, mcpJson: '~/.cursor/mcp.json', mcpErrorAt: null, waiting: null });
+      facts.state = refusedState({ refreshable: facts.refresh_stored });
+      facts.story = storyOf({ account: { state: facts.state, apiKey: facts.api_key }, refreshable: facts.refresh_stored, mcpJson: '~/.cursor/mcp.json', mcpErrorAt: null, waiting: null });
     }
   }
   const { lines, json } = renderStatus(facts);

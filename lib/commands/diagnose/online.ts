@@ -8,8 +8,9 @@ import { TLS_FIX, tlsVerificationCode } from '../../platform/net/tlsError.js';
 import { credentialsBelongTo } from '../../agentstack/mcpJson/entry.js';
 import { issuedFor } from '../../agentstack/auth/refreshStore.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
-import { SIGN_IN, notChecked } from './gatesConfig.js';
-import { RENEWAL_STEP } from '../../agentstack/state/story.js';
+import { notChecked } from './gatesConfig.js';
+import { stepFor } from '../../agentstack/state/story.js';
+import { refusedState } from '../../agentstack/state/account.js';
 import type { LocalState } from './state.js';
 import { recordRefusal } from '../../agentstack/snapshot/refusal.js';
 
@@ -21,7 +22,10 @@ export function serverFor(state: Pick<LocalState, 'mcp'>, env: NodeJS.ProcessEnv
 /** Told when an answer refused the Bearer itself (401 `invalid_token` or no error code): the caller records it. */
 export type OnRefused = (message: string) => void;
 
-export async function authMeCheck(baseUrl: string, bearer: string | null, timeoutMs = 10_000, onRefused?: OnRefused): Promise<Check> {
+/** The fix for a Bearer the server refused: the renewal when a refresh token renews it, else a new sign-in. */
+const refusedFix = (refreshable: boolean) => stepFor(refusedState({ refreshable }))!;
+
+export async function authMeCheck(baseUrl: string, bearer: string | null, timeoutMs = 10_000, onRefused?: OnRefused, refreshable = false): Promise<Check> {
   const id = 'online.auth-me';
   if (!bearer) return notChecked(id, 'no Bearer token in mcp.json');
   const { fetchIdentity } = await import('../../agentstack/auth/identity.js');
@@ -34,7 +38,7 @@ export async function authMeCheck(baseUrl: string, bearer: string | null, timeou
     const status = isPluginError(error, 'server') ? error.details?.status : undefined;
     if (status === 401 || status === 403) {
       if ((error as { details?: { refused?: unknown } }).details?.refused === true) onRefused?.(`GET /api/auth/me refused the token (HTTP ${status})`);
-      return fail(id, (error as Error).message, SIGN_IN);
+      return fail(id, (error as Error).message, refusedFix(refreshable));
     }
     if (typeof status === 'number') return fail(id, (error as Error).message, 'Try again later; if it persists, run verify-mcp-surface-e2e');
     const why = isPluginError(error) ? error.message : 'request failed';
@@ -42,14 +46,14 @@ export async function authMeCheck(baseUrl: string, bearer: string | null, timeou
   }
 }
 
-export async function probeChecks(mcpUrl: string, bearer: string | null, onRefused?: OnRefused): Promise<Check[]> {
+export async function probeChecks(mcpUrl: string, bearer: string | null, onRefused?: OnRefused, refreshable = false): Promise<Check[]> {
   if (!bearer) return [notChecked('online.mcp', 'no Bearer token')];
   const { bearerRefused, probeMcpSurface } = await import('../../agentstack/probe/probe.js');
   try {
     const report = await probeMcpSurface({ mcpUrl, bearer });
     if (bearerRefused(report)) onRefused?.(`${mcpUrl} refused the token (HTTP 401 invalid_token)`);
     // The probe's fixes name verify-mcp-surface-e2e's flags; here the fix for a refused Bearer is the sign-in.
-    return report.checks.map((c) => (c.fix?.includes('--token-env') ? { ...c, fix: SIGN_IN } : c));
+    return report.checks.map((c) => (c.fix?.includes('--token-env') ? { ...c, fix: refusedFix(refreshable) } : c));
   } catch (error) {
     return [fail('online.mcp', `the MCP probe stopped: ${isPluginError(error) ? error.message : 'unexpected error'}`, 'Run verify-mcp-surface-e2e for details')];
   }
@@ -83,13 +87,15 @@ async function checksFor(state: LocalState, baseUrl: string, onRefused: OnRefuse
   if (state.bearer && !credentialsBelongTo(state.mcp.entry, baseUrl, issuedFor(state.refresh.record))) {
     return [fail('online.server', `the Bearer in mcp.json is not for ${baseUrl}; it was not sent`, `Sign in to ${baseUrl} (/agentstack-authorize), or fix the url of the agentstack entry`)];
   }
-  if (state.derived.account.state === 'expired_renewable') {
-    // Any server refuses an expired token: asking would only say so. The renewal comes first.
-    const why = `the token has expired. ${RENEWAL_STEP}`;
+  const { account, story } = state.derived;
+  if (account.state === 'expired_renewable' || account.state === 'refused_renewable') {
+    // The server refuses this token (it has expired, or said so already): asking would only say so. The renewal comes first.
+    const why = `${account.state === 'expired_renewable' ? 'the token has expired' : 'the server refused the token'}. ${story.next}`;
     return [notChecked('online.auth-me', why), notChecked('online.mcp', why)];
   }
-  const me = await authMeCheck(baseUrl, state.bearer, undefined, onRefused);
+  const refreshable = state.refresh.exists && !state.refresh.error;
+  const me = await authMeCheck(baseUrl, state.bearer, undefined, onRefused, refreshable);
   // The probe would fail the same way, less clearly.
   if ((me.details as { tls?: string } | undefined)?.tls) return [me, warn('online.mcp', 'probe not run: the TLS certificate was not trusted', TLS_FIX)];
-  return [me, ...(await probeChecks(mcpUrlFor(baseUrl), state.bearer, onRefused))];
+  return [me, ...(await probeChecks(mcpUrlFor(baseUrl), state.bearer, onRefused, refreshable))];
 }

@@ -23,7 +23,7 @@ import { refusedSince } from '../../agentstack/state/derive.js';
 import { tellOnce } from './toldOnce.js';
 import { stepFor, waitingStep } from '../../agentstack/state/story.js';
 
-export type UnusableReason = 'expired' | 'refused' | 'other_server' | 'no_credential' | 'no_capabilities';
+export type UnusableReason = 'expired' | 'refused_renewable' | 'refused' | 'other_server' | 'no_credential' | 'no_capabilities';
 
 export interface CredentialFacts {
   /** ~/.cursor/mcp.json has an agentstack entry (the Device Code server). */
@@ -41,7 +41,7 @@ export interface CredentialFacts {
 
 /** The account states the notice speaks of, and its word for each. */
 const NOTICE_REASON: Partial<Record<AccountState, UnusableReason>> = {
-  expired: 'expired', refused: 'refused', other_server: 'other_server', placeholder: 'no_credential', no_capabilities: 'no_capabilities',
+  expired: 'expired', refused_renewable: 'refused_renewable', refused: 'refused', other_server: 'other_server', placeholder: 'no_credential', no_capabilities: 'no_capabilities',
 };
 
 /**
@@ -57,6 +57,7 @@ export function unusableReason(f: CredentialFacts): UnusableReason | null {
 
 const WHAT: Record<UnusableReason, string> = {
   expired: 'has expired and cannot be refreshed',
+  refused_renewable: 'was refused by the server; the stored refresh token renews it',
   refused: 'was refused by the server',
   other_server: 'was issued for another server than the one its entry points at',
   no_credential: 'holds no usable token',
@@ -67,7 +68,7 @@ const AUTHORIZE = 'run /agentstack-authorize';
 
 /** The account state each reason is, so the notice names it with the word every view uses. */
 const STATE_OF: Record<UnusableReason, AccountState> = {
-  expired: 'expired', refused: 'refused', other_server: 'other_server', no_credential: 'placeholder', no_capabilities: 'no_capabilities',
+  expired: 'expired', refused_renewable: 'refused_renewable', refused: 'refused', other_server: 'other_server', no_credential: 'placeholder', no_capabilities: 'no_capabilities',
 };
 
 /** The throttle's key: the state, and for a running sign-in its code (a new code is news). */
@@ -91,7 +92,9 @@ export function credentialNotice(reason: UnusableReason, flow: RunningFlow | nul
   return {
     permission: 'ask',
     user_message: `AgentStack (${ACCOUNT_WORDS[STATE_OF[reason]]}): the Device Code sign-in (${DEVICE_CODE_SERVER_NAME}) ${WHAT[reason]}. ${stepFor(STATE_OF[reason])} ${where}`,
-    agent_message: `AgentStack's Device Code credential (${DEVICE_CODE_SERVER_NAME}) ${WHAT[reason]}: its calls answer 401. Run /agentstack-authorize (or ask the person to click Connect for AgentStack in ${MCP_SETTINGS_PAGE}) and relay the code it prints. ${never}`,
+    agent_message: reason === 'refused_renewable'
+      ? `AgentStack's Device Code credential (${DEVICE_CODE_SERVER_NAME}) ${WHAT[reason]}: its calls answer 401 until the plugin has renewed it; no new sign-in is needed. ${never}`
+      : `AgentStack's Device Code credential (${DEVICE_CODE_SERVER_NAME}) ${WHAT[reason]}: its calls answer 401. Run /agentstack-authorize (or ask the person to click Connect for AgentStack in ${MCP_SETTINGS_PAGE}) and relay the code it prints. ${never}`,
   };
 }
 

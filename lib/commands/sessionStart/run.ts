@@ -309,6 +309,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   const { capabilities, refreshed: refreshedSnapshot, staleAt } = await snapshotStep({
     paths, baseUrl, serverUrl: mcpUrlFor(baseUrl), token: signedIn ? gate.token : null, now, timeLeftMs: () => left(ctx), net,
     pluginRoot: options.pluginRoot, notes: ctx.notes, todo: ctx.todo,
+    refreshable: run.stored !== null && refreshBelongsTo(run.stored, baseUrl) && !refreshed.refusedGrant,
   });
   const who = signedIn ? await whoStep(run, gate, refreshedSnapshot) : null;
   // A sign-out that finished while this session start was signed in: nothing it fetched for that sign-in stays.

@@ -6,6 +6,7 @@
  * then no call could be checked, and the organization's capability rules deny.
  */
 import { stepBecause, stepFor } from '../../agentstack/state/story.js';
+import { refusedState } from '../../agentstack/state/account.js';
 import { tilde } from '../../platform/text/tilde.js';
 import { renameSync } from 'node:fs';
 import type { CursorPaths } from '../../agentstack/server/paths.js';
@@ -56,6 +57,8 @@ export interface SnapshotStepArgs {
   pluginRoot: string;
   notes: string[];
   todo: string[];
+  /** A refresh token for this server is stored: a refused token is renewed, not signed in again. */
+  refreshable?: boolean;
 }
 
 /** Renames what is at `path` to a name beside it; the new name, or null when it could not be moved. */
@@ -95,7 +98,7 @@ export async function snapshotStep(args: SnapshotStepArgs): Promise<{ capabiliti
     });
     if (result.kind === 'failed') {
       if (!result.notServed) args.notes.push(`Could not refresh the capability snapshot: ${result.message}.`);
-      if (result.unauthorized) args.todo.push(stepBecause(stepFor('refused')!, 'the server refused the token'));
+      if (result.unauthorized) args.todo.push(stepBecause(stepFor(refusedState({ refreshable: args.refreshable === true }))!, 'the server refused the token'));
       failure = { at: new Date(args.now()).toISOString(), server_url: serverUrl, message: result.message, ...(result.notServed ? { not_served: true } : {}) };
     } else {
       refreshed = true;
