@@ -53,7 +53,7 @@ export const STATE_FIXTURES: StateFixture[] = [
   { name: 'expired, a refresh token stored', state: 'expired_renewable', project: DEFAULT, expiry: true, make: (d) => { signedIn(d, token(nowS() - 3600)); refreshRecord(d); } },
   { name: 'expired, nothing to renew it', state: 'expired', project: DEFAULT, expiry: true, make: (d) => signedIn(d, token(nowS() - 3600)) },
   {
-    name: 'refused by the server', state: 'refused', project: DEFAULT, expiry: true,
+    name: 'refused by the server, a refresh token stored', state: 'refused_renewable', project: DEFAULT, expiry: true,
     make: (d) => {
       signedIn(d, token(nowS() + 3600));
       refreshRecord(d);

@@ -62,12 +62,12 @@ describe('a refusal met by an online check is every view\'s', { timeout: 60_000 
     expect(await statusJson(dir)).toMatchObject({ state: 'signed_in' });
     const diagnosed = await script('scripts/diagnose-local.mjs', ['--online', '--json'], dir);
     const report = JSON.parse(diagnosed.stdout);
-    expect(report.account.state).toBe('refused');
+    expect(report.account.state).toBe('refused_renewable');
     expect(diagnosed.stdout + diagnosed.stderr).not.toContain(OPAQUE);
     expect(record(dir)).toMatchObject({ server_url: `${fixture.core.baseUrl}/mcp`, unauthorized: true, token_sha256: expect.any(String) });
     expect(JSON.stringify(record(dir))).not.toContain(OPAQUE);
     const after = await statusJson(dir);
-    expect(after).toMatchObject({ state: 'refused', signed_in: false });
+    expect(after).toMatchObject({ state: 'refused_renewable', signed_in: false });
 
     // The hook reads the refusal from a file it already reads, and starts the single-flight renewal.
     const grants = fixture.core.counters.refreshGrants;
@@ -90,7 +90,7 @@ describe('a refusal met by an online check is every view\'s', { timeout: 60_000 
       fixture.core.setFaults({ actionsChallenge: null });
     }
     expect(record(dir)).toMatchObject({ unauthorized: true });
-    expect(await statusJson(dir)).toMatchObject({ state: 'refused' });
+    expect(await statusJson(dir)).toMatchObject({ state: 'refused_renewable' });
     const grants = fixture.core.counters.refreshGrants;
     const run = await runHook(PRE_MCP_SCRIPT, [], hookEnv(dir, fixture.core.baseUrl), call());
     expect(run.code).toBe(0);
@@ -113,14 +113,14 @@ describe('a refusal met by an online check is every view\'s', { timeout: 60_000 
     const exchanges = JSON.parse(verified.stdout).exchanges as Array<{ status?: number; bearer_error?: string }>;
     expect(exchanges.some((x) => x.status === 401 && x.bearer_error === 'invalid_token')).toBe(true);
     expect(record(dir)).toMatchObject({ unauthorized: true, message: expect.stringContaining('401 invalid_token') });
-    expect(await statusJson(dir)).toMatchObject({ state: 'refused', signed_in: false });
+    expect(await statusJson(dir)).toMatchObject({ state: 'refused_renewable', signed_in: false });
   });
 
   it('device-code --status --online records it: the next offline --status says refused too', async () => {
     const dir = await unknownEndDir();
     const online = await script('hooks/scripts/device-code.mjs', ['--status', '--online', '--json'], dir);
     expect(online.code).toBe(1);
-    expect(JSON.parse(online.stdout)).toMatchObject({ state: 'refused', online: { accepted: false } });
+    expect(JSON.parse(online.stdout)).toMatchObject({ state: 'refused_renewable', online: { accepted: false } });
     expect(record(dir)).toMatchObject({ unauthorized: true });
     const offline = await script('hooks/scripts/device-code.mjs', ['--status'], dir);
     expect(offline.code).toBe(1);
@@ -140,7 +140,7 @@ describe('session start', { timeout: 60_000 }, () => {
     }
     expect(bearer(dir)).toBe(OPAQUE);
     expect(record(dir)).toMatchObject({ unauthorized: true, message: expect.stringContaining('invalid_token') });
-    expect(await statusJson(dir)).toMatchObject({ state: 'refused', signed_in: false });
+    expect(await statusJson(dir)).toMatchObject({ state: 'refused_renewable', signed_in: false });
   });
 
   it('a refusal of the token renewed since holds off no catalog fetch: the renewed token fetches the catalog at once', async () => {

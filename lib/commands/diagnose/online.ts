@@ -72,7 +72,8 @@ export async function onlineChecks(state: LocalState, env: NodeJS.ProcessEnv): P
   }
   let refused = false;
   const onRefused: OnRefused = (message) => {
-    if (refused || !state.bearer) return;
+    // A token past its known end is expired, as --status says; the server refusing it adds nothing to record.
+    if (refused || !state.bearer || state.derived.account.state === 'expired') return;
     refused = true;
     try {
       recordRefusal({ failurePath: state.paths.capabilitiesFailure, serverUrl: mcpUrlFor(baseUrl), token: state.bearer, message, now: Date.now() });
