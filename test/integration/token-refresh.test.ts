@@ -13,6 +13,7 @@ import { readRefreshFile, writeRefreshFile } from '../../lib/agentstack/auth/ref
 import { refreshSingleFlight, type TokenRefreshArgs } from '../../lib/agentstack/auth/tokenRefresh.js';
 import { cursorPaths } from '../../lib/agentstack/server/paths.js';
 import { withLock } from '../../lib/platform/fs/fileLock.js';
+import { lockPathFor } from '../../lib/platform/fs/lockPath.js';
 import { processStartTime } from '../../lib/platform/processStart.js';
 import { tempDir } from '../helpers/repo.js';
 import { signInWith } from '../helpers/sessionStart.js';
@@ -289,6 +290,22 @@ describe('refreshSingleFlight against the core', () => {
     // Each discovery request is given the refresh's own time (1.2 s or less here), not the layer's 10 s default.
     expect(outcome).toMatchObject({ kind: 'failed', message: expect.stringMatching(/^No answer from .* within [01](\.\d)? s$/) });
     expectWithinDeadline(performance.now() - started, { deadlineMs, baselineMs, what: 'a refresh whose discovery hangs' });
+  }, 40_000);
+
+  it('mcp.json\'s lock held past its usual 5 s by other writers: the new Bearer still lands (the grant is spent; its token is not dropped)', async () => {
+    const tokens = await core.issueTokens({ accessTokenTtl: 30 });
+    await signInWith(dir.path, core.baseUrl, tokens);
+    const grants = core.counters.refreshGrants;
+    let released = false;
+    // Another writer (a busy machine's other session starts, diagnose --fix) holds mcp.json for 7 s.
+    const holder = withLock(lockPathFor(paths.mcpJson), () => new Promise<void>((resolve) => setTimeout(() => { released = true; resolve(); }, 7_000)));
+    const outcome = await refreshSingleFlight(args({ seenToken: tokens.access_token, deadline: Date.now() + 20_000 }));
+    await holder;
+    expect(released).toBe(true);
+    expect(core.counters.refreshGrants).toBe(grants + 1);
+    expect(outcome).toMatchObject({ kind: 'refreshed', byThisProcess: true });
+    expect(bearer()).toBe((outcome as { token: string }).token);
+    expect(bearer()).not.toBe(tokens.access_token);
   }, 40_000);
 
   it('signed out while the request was in flight (the refresh file removed): superseded, nothing written back', async () => {
