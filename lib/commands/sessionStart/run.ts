@@ -5,8 +5,10 @@
  * net.ts, which the bundle carries uncompiled until `loadNet` first runs, and has its own timeout inside the hook's
  * deadline.
  */
+import { readProjectPin } from '../../agentstack/auth/projectPin.js';
 import { mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
-import { agentstackEntry, classifyCredential, headerValue, refusedView, type CredentialView, type McpConfig, bearerOf } from '../../agentstack/mcpJson/credential.js';
+import { quoteShort } from '../../platform/errors.js';
+import { agentstackEntry, classifyCredential, headerValue, needsRefresh, refusedView, type CredentialView, type McpConfig, bearerOf } from '../../agentstack/mcpJson/credential.js';
 import { chooseBaseUrl, credentialsBelongTo, normalizeMcpConfig, parseProjectId, type IssuedFor } from '../../agentstack/mcpJson/entry.js';
 import { isSignedOut } from '../../agentstack/auth/signedOut.js';
 import { removeIfExists } from '../../platform/fs/secureFile.js';
@@ -14,6 +16,7 @@ import { readMcpConfigFile, symlinkNotice, updateMcpConfigFile } from '../../age
 import { cursorPaths, type CursorPaths } from '../../agentstack/server/paths.js';
 import { issuedFor, readRefreshFile, refreshBelongsTo, type StoredRefresh } from '../../agentstack/auth/refreshStore.js';
 import { renderCard } from './card.js';
+import type { QuietRun } from './quick.js';
 import { REFRESH_WINDOW_MS } from '../../agentstack/mcpJson/credential.js';
 import { accountOf, isUsable } from '../../agentstack/state/account.js';
 import { SIGN_IN_STEP, stepFor, storyOf, storyText } from '../../agentstack/state/story.js';
@@ -24,22 +27,47 @@ import { readSnapshotFailure } from '../../agentstack/snapshot/store.js';
 import { recordedExpiry } from '../../agentstack/auth/tokenFacts.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
 import { displayLines } from '../../platform/text/displayText.js';
+import { runningFlow, type SignInOutcome } from '../../agentstack/signIn/running.js';
+import { signInOrigins } from '../../agentstack/signIn/lock.js';
 import { identityFor, readIdentity } from '../../agentstack/auth/identityCache.js';
 import { snapshotStep } from './snapshot.js';
-import { errText, left, type Ctx, type NetModule, type Run, type SessionStartOptions } from './context.js';
-import { refreshStep } from './refreshStep.js';
-import { signInStep } from './signInStep.js';
-import type { SignInFacts } from './decide.js';
+import { decideSignIn, signInTodo, type SignInFacts } from './decide.js';
 import { applySettings } from '../../agentstack/settings/effective.js';
 import { apiTraceOn } from '../../agentstack/debug/switch.js';
+import { AUTO_LOGIN_ENV, autoLoginDisabled, envValueOf } from '../../agentstack/settings/keys.js';
 import { policyInEffect } from '../../agentstack/policy/effective.js';
 import { policyNotice } from '../../agentstack/policy/describe.js';
 
-export type { NetModule, SessionStartOptions } from './context.js';
+export type NetModule = typeof import('./net.js');
+
+export interface SessionStartOptions {
+  /** Loads the network steps (lazily evaluated: see lib/entries/session-start.ts). */
+  loadNet: () => Promise<NetModule>;
+  env: NodeJS.ProcessEnv;
+  pluginRoot: string;
+  /** This bundle, run again as the detached device poller. */
+  script: string;
+  /** Overall deadline from now (ms); the hook's hooks.json timeout is 20 s. */
+  budgetMs?: number;
+  now?: () => number;
+  log?: (message: string) => void;
+  /** Told when the run had nothing to do (no note, no step, no network): its card can be given again (quick.ts). */
+  onQuiet?: (run: QuietRun) => void;
+}
 
 export const SESSION_START_BUDGET_MS = 8_000;
 /** How long a quiet run's card may be given again at most, whatever falls due. */
 const QUIET_MAX_AGE_MS = 3_600_000;
+
+interface Ctx {
+  notes: string[];
+  todo: string[];
+  deadline: number;
+  now: () => number;
+}
+
+const left = (ctx: Ctx) => ctx.deadline - ctx.now();
+const errText = (error: unknown) => quoteShort((error as Error)?.message ?? String(error), 240);
 
 /** Normalizes mcp.json (writing only on a change); returns what was read before (the gate needs to see a
  * placeholder Bearer that normalization removes) and after, or null when the file is unreadable. `held`: the file
@@ -77,6 +105,21 @@ function project(config: McpConfig, gate: CredentialView, pin: SignInFacts['pin'
   });
 }
 
+/** What the steps share: where the files are, which server, and the lazily loaded network steps. */
+interface Run {
+  options: SessionStartOptions;
+  /** The environment with the settings file applied (environment > settings > default). */
+  env: NodeJS.ProcessEnv;
+  ctx: Ctx;
+  paths: CursorPaths;
+  baseUrl: string;
+  offline: boolean;
+  /** mcp.json could not be read. */
+  unreadable: boolean;
+  stored: StoredRefresh | null;
+  net: () => Promise<NetModule | null>;
+}
+
 function readStored(path: string, ctx: Ctx): StoredRefresh | null {
   try {
     return readRefreshFile(path);
@@ -84,6 +127,96 @@ function readStored(path: string, ctx: Ctx): StoredRefresh | null {
     ctx.notes.push(errText(error));
     return null;
   }
+}
+
+/** A token that says nothing of its end (no expiry in it or on record) but can be renewed. */
+function unknownEnd(run: Run, gate: CredentialView): boolean {
+  return !run.offline && gate.state === 'ok' && gate.expiresAtMs === null && gate.token !== null && !gate.apiKey
+    && run.stored !== null && refreshBelongsTo(run.stored, run.baseUrl) && left(run.ctx) > 2_500;
+}
+
+/** Step 3: refresh a token near expiry, or one the server refuses as invalid; the credential view after it. */
+async function refreshStep(run: Run, gate: CredentialView): Promise<{ gate: CredentialView; config: McpConfig | null; refusedGrant?: true }> {
+  const { ctx } = run;
+  let net = !run.offline && needsRefresh(gate, ctx.now()) && run.stored ? await run.net() : null;
+  let pinged = false;
+  if (!net && unknownEnd(run, gate)) {
+    // A renewable token with no known end: the server's first 401 invalid_token (RFC 6750 §3.1) is its expiry.
+    const checker = await run.net();
+    if (checker && await checker.mcpRefusesToken({ baseUrl: run.baseUrl, token: gate.token!, timeoutMs: Math.min(2_000, left(ctx) - 500) })) {
+      gate = refusedView(gate, true, ctx.now());
+      net = checker;
+      pinged = true;
+    }
+  }
+  if (!net) return { gate, config: null };
+  const outcome = await net.refreshSingleFlight({ paths: run.paths, env: run.env, baseUrl: run.baseUrl, deadline: ctx.deadline, seenToken: gate.token, refused: gate.state === 'expired', now: ctx.now });
+  if (pinged && outcome.kind !== 'refreshed' && outcome.kind !== 'superseded') {
+    // The refused token stays in mcp.json: recorded as the catalog fetch records it, so no later view calls it signed in.
+    try {
+      net.recordRefusal({ failurePath: run.paths.capabilitiesFailure, serverUrl: mcpUrlFor(run.baseUrl), token: gate.token!, message: `${mcpUrlFor(run.baseUrl)} refused the token (HTTP 401 invalid_token)`, now: ctx.now() });
+    } catch { /* the next session start asks again */ }
+  }
+  if (outcome.kind === 'refreshed' || outcome.kind === 'superseded') {
+    const config = readMcpConfigFile(run.paths.mcpJson).config;
+    ctx.notes.push(outcome.kind === 'superseded' ? 'A new sign-in replaced the credential while it was being refreshed; the new one is kept.'
+      : outcome.byThisProcess ? 'Refreshed the access token.' : 'The access token was refreshed by another session.');
+    return { gate: classifyCredential({ config, now: ctx.now() }), config };
+  }
+  if (outcome.kind === 'invalid_grant') {
+    ctx.notes.push('The stored refresh token was refused (invalid_grant) and removed; a new sign-in is needed.');
+    return { gate: { ...gate, state: 'expired' }, config: null, refusedGrant: true };
+  }
+  if (outcome.kind === 'failed') ctx.notes.push(`Could not refresh the token: ${outcome.message}.`);
+  return { gate, config: null };
+}
+
+/** The origins a running sign-in's page may be on: the server's, and the token endpoint we recorded for it. */
+function pageOrigins(run: Run): string[] {
+  return signInOrigins(run.baseUrl, [run.stored && refreshBelongsTo(run.stored, run.baseUrl) ? run.stored.token_endpoint : null]);
+}
+
+/** Step 4: the facts for decideSignIn, read locally (no network code is loaded for them). */
+function signInFacts(run: Run, gate: CredentialView): SignInFacts {
+  const { env } = run;
+  let pin: SignInFacts['pin'];
+  // The background sign-in keeps the project pin exactly as device-code would; a pin file that holds no pin is
+  // ignored (and said), a bad AGENTSTACK_PROJECT_ID stops it.
+  try {
+    const read = readProjectPin(env, run.paths.project);
+    pin = { projectId: read.projectId, ...(read.ignored ? { ignored: read.ignored } : {}) };
+  } catch (error) {
+    pin = { error: (error as Error).message };
+  }
+  return {
+    state: gate.state,
+    running: gate.state === 'ok' ? null : runningFlow(run.paths.deviceLock, run.ctx.now(), pageOrigins(run)),
+    autoLoginOff: !autoLoginDisabled(env) ? null
+      : envValueOf('auto-login', run.options.env) ? `${AUTO_LOGIN_ENV}=1` : 'auto-login is false in the settings',
+    offline: run.offline,
+    mcpUnreadable: run.unreadable,
+    signedOut: gate.state !== 'ok' && isSignedOut(run.paths.signedOut),
+    pin,
+  };
+}
+
+/** Returns the facts it decided on (the card shows the project pin they read). */
+async function signInStep(run: Run, gate: CredentialView): Promise<SignInFacts> {
+  const facts = signInFacts(run, gate);
+  const decision = decideSignIn(facts);
+  if (decision.kind === 'none') return facts;
+  if (decision.kind === 'tell') {
+    run.ctx.todo.push(decision.todo);
+    return facts;
+  }
+  let outcome: SignInOutcome = decision.kind === 'join' ? decision.flow : { kind: 'failed', message: 'the network steps could not start' };
+  if (decision.kind === 'start') {
+    if ('ignored' in facts.pin && facts.pin.ignored) run.ctx.todo.push(facts.pin.ignored);
+    const net = await run.net();
+    if (net) outcome = await net.startSignIn({ paths: run.paths, env: run.env, baseUrl: run.baseUrl, origins: pageOrigins(run), projectId: decision.projectId, deadline: run.ctx.deadline, script: run.options.script, now: run.ctx.now });
+  }
+  run.ctx.todo.push(signInTodo(outcome, run.paths.deviceLog));
+  return facts;
 }
 
 /** Step 6: who is signed in, from the cache, else (or after a snapshot refresh) from the server. */
