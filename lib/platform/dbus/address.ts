@@ -2,7 +2,9 @@
  * Where the D-Bus session bus is: `DBUS_SESSION_BUS_ADDRESS` (addresses separated by `;`, each
  * `transport:key=value,...` with `%XX` escapes), or, when it is not set, `$XDG_RUNTIME_DIR/bus` where that exists
  * (as GLib and so libsecret do). Only Unix sockets are spoken here: `unix:path=` and, on Linux, `unix:abstract=`
- * (a name in the abstract namespace; Node reaches it as a path starting with NUL).
+ * (a name in the abstract namespace; Node reaches it as a path starting with NUL). Node 20 binds and connects such a
+ * name padded with NULs to the socket address's full length, which is another name than the bus's, so abstract
+ * addresses are spoken from Node 22 on only.
  */
 import { existsSync } from 'node:fs';
 
@@ -34,11 +36,13 @@ export function parseAddresses(text: string): BusAddress[] {
   return out;
 }
 
+export const ABSTRACT_SOCKETS = Number(process.versions.node.split('.')[0]) >= 22;
+
 /** The socket path Node connects to for an address, or null when it is not one spoken here (tcp:, launchd:, ...). */
-export function socketPathOf(address: BusAddress, platform: NodeJS.Platform = process.platform): string | null {
+export function socketPathOf(address: BusAddress, platform: NodeJS.Platform = process.platform, abstract = ABSTRACT_SOCKETS): string | null {
   if (address.transport !== 'unix') return null;
   if (address.params.path) return address.params.path;
-  if (address.params.abstract && platform === 'linux') return `\0${address.params.abstract}`;
+  if (address.params.abstract && platform === 'linux' && abstract) return `\0${address.params.abstract}`;
   return null;
 }
 
@@ -49,10 +53,10 @@ export interface SessionBus {
   sockets: string[];
 }
 
-export function sessionBus(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): SessionBus {
+export function sessionBus(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform, abstract = ABSTRACT_SOCKETS): SessionBus {
   const named = env.DBUS_SESSION_BUS_ADDRESS?.trim();
   if (named) {
-    const sockets = parseAddresses(named).map((a) => socketPathOf(a, platform)).filter((p): p is string => p !== null);
+    const sockets = parseAddresses(named).map((a) => socketPathOf(a, platform, abstract)).filter((p): p is string => p !== null);
     return { address: named, sockets };
   }
   const runtime = env.XDG_RUNTIME_DIR?.trim();
