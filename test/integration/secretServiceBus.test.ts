@@ -195,7 +195,7 @@ describe('against buses that never answer or answer nonsense', { timeout: 60_000
     expect(await problemOf(keychainOn(noService).put(KEY, SECRET, 'l'))).toMatchObject({ problem: 'unavailable', message: 'no Secret Service on this session bus' });
   });
 
-  it('a service that answers with a prompt to show (or lists the item as locked) is `locked`: the prompt is never shown', async () => {
+  it('a service that answers with a prompt to show, lists the item as locked, or has no default collection is `locked`: the prompt is never shown', async () => {
     const calls: string[] = [];
     const env = await fakeBus(answering((c, s) => {
       calls.push(c.member!);
@@ -211,6 +211,11 @@ describe('against buses that never answer or answer nonsense', { timeout: 60_000
       else s.write(reply(c.serial, 'aoao', [[], ['/org/freedesktop/secrets/collection/login/1']]));
     }));
     expect(await problemOf(keychainOn(lockedOnly).get(KEY))).toMatchObject({ problem: 'locked' });
+    const noCollection = await fakeBus(answering((c, s) => {
+      if (c.member === 'OpenSession') s.write(reply(c.serial, 'vo', [new Variant('s', ''), '/org/freedesktop/secrets/session/s1']));
+      else s.write(reply(c.serial, 's', [`Object does not exist at path “${c.path}”`], ERROR, 'org.freedesktop.DBus.Error.UnknownMethod'));
+    }));
+    expect(await problemOf(keychainOn(noCollection).put(KEY, SECRET, 'l'))).toMatchObject({ problem: 'locked', message: 'the keyring has no usable collection (org.freedesktop.DBus.Error.UnknownMethod: Object does not exist at path “/org/freedesktop/secrets/aliases/default”)' });
     expect(calls).not.toContain('Prompt');
     expect(calls).not.toContain('Unlock');
   });

@@ -34,7 +34,8 @@ export function busFailure(error: unknown, timeoutMs = KEYCHAIN_TIMEOUT_MS): Key
     const name = error.errorName;
     if (/^org\.freedesktop\.DBus\.Error\.(ServiceUnknown|NameHasNoOwner|Spawn\.)/.test(name)) return new KeychainError('unavailable', 'no Secret Service on this session bus');
     if (name === `${SECRET}Error.IsLocked`) return new KeychainError('locked', 'the keyring is locked');
-    if (name === `${SECRET}Error.NoSuchObject` || name === 'org.freedesktop.DBus.Error.UnknownObject') return new KeychainError('locked', `the keyring has no usable collection (${printable(error.message)})`);
+    // No default collection: GNOME Keyring answers UnknownMethod, "Object does not exist at path ...".
+    if (name === `${SECRET}Error.NoSuchObject` || name === 'org.freedesktop.DBus.Error.UnknownObject' || /does not exist|no such object/i.test(error.message)) return new KeychainError('locked', `the keyring has no usable collection (${printable(error.message)})`);
     if (/^org\.freedesktop\.DBus\.Error\.(NoReply|Timeout|TimedOut)$/.test(name)) return new KeychainError('timeout', `the Secret Service did not answer within ${timeoutMs / 1000} s (a locked keyring waiting for its password?)`);
     return new KeychainError('failed', `the Secret Service failed: ${printable(error.message)}`);
   }
