@@ -117,8 +117,9 @@ describe.skipIf(!asRoot || secretServiceMissing() !== null)('managed credential-
     writeFileSync(join(bin, 'secret-tool'), '#!/bin/sh\nexec sleep 30\n');
     chmodSync(join(bin, 'secret-tool'), 0o755);
     const asked = core.counters.deviceAuthorizations;
+    // A TCP address: spoken only through secret-tool (a Unix socket's bus is spoken to directly).
     const [refused, startMs] = await Promise.all([
-      signIn({ PATH: `${bin}:${process.env.PATH}`, DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent' }),
+      signIn({ PATH: `${bin}:${process.env.PATH}`, DBUS_SESSION_BUS_ADDRESS: 'tcp:host=127.0.0.1,port=9' }),
       scriptStartMs(DEVICE_CODE_SCRIPT),
     ]);
     expectWithinDeadline(refused.ms, { deadlineMs: STORE_CHECK_BUDGET_MS, baselineMs: startMs, what: 'a sign-in whose keychain hangs' });
