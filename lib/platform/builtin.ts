@@ -4,7 +4,7 @@
  * `process.getBuiltinModule` (Node >= 20.16) needs no module loader; before it, the bundle's own `require` (every
  * bundle has one) serves it.
  */
-export function builtin<T>(id: 'node:crypto' | 'node:child_process' | 'node:os' | 'node:v8'): T {
+export function builtin<T>(id: 'node:crypto' | 'node:child_process' | 'node:os' | 'node:v8' | 'node:net'): T {
   const getBuiltin = (process as { getBuiltinModule?: (name: string) => unknown }).getBuiltinModule;
   return (getBuiltin ? getBuiltin(id) : require(id)) as T;
 }

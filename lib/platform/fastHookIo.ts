@@ -123,7 +123,8 @@ function end(): never {
   return undefined as never;
 }
 
-const EXIT_GRACE_MS = 500;
+/** How long a hook waits at exit for a read still in the thread pool before it ends itself (SIGKILL). */
+export const EXIT_GRACE_MS = 500;
 
 /** One stderr line for the hook log, never a secret (callers pass their own words). */
 export function logHookFast(name: string, message: string): void {

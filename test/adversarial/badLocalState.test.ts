@@ -17,6 +17,8 @@ import { REPO_ROOT } from '../helpers/repo.js';
 import { copyPlugin, makeReadable } from '../helpers/pluginCopy.js';
 import { PRE_MCP_SCRIPT, SESSION_START_SCRIPT, signInWith } from '../helpers/sessionStart.js';
 import { IS_WINDOWS, PRIVATE_MODE, baseChildEnv } from '../helpers/platform.js';
+import { expectWithinDeadline, scriptStartMs } from '../helpers/deadline.js';
+import { SESSION_START_BUDGET_MS } from '../../lib/commands/sessionStart/run.js';
 
 const DIAGNOSE = join(REPO_ROOT, 'scripts/diagnose-local.mjs');
 const fixture = useCoreAndCursorDirs('agentstack-badstate-');
@@ -141,10 +143,16 @@ describe('mcp.json that is odd but usable', () => {
     expect(config.mcpServers.big.env.BLOB.length).toBe(20 * 1024 * 1024);
     expect(config.mcpServers.agentstack.tools).toBeUndefined();
     // the pre-MCP hook reads mcp.json on every execute call: it must still answer inside its 5 s timeout
-    const pre = await run(PRE_MCP_SCRIPT, [], dir, { stdin: JSON.stringify({ tool_name: 'agentstack.execute', tool_input: '{"steps":[{"id":"1","action":"system.ping"}]}', url: 'https://agentstack.tech/mcp' }) });
+    const [pre, preStartMs, sessionStartMs] = await Promise.all([
+      run(PRE_MCP_SCRIPT, [], dir, { stdin: JSON.stringify({ tool_name: 'agentstack.execute', tool_input: '{"steps":[{"id":"1","action":"system.ping"}]}', url: 'https://agentstack.tech/mcp' }) }),
+      scriptStartMs(PRE_MCP_SCRIPT),
+      scriptStartMs(SESSION_START_SCRIPT),
+    ]);
     expect(pre.code).toBe(0);
-    expect(pre.ms).toBeLessThan(5_000);
-    expect(sessionMs).toBeLessThan(10_000);
+    // Cursor's own timeouts (5 s for the pre-MCP hook, session start's budget inside its 20 s), beside what starting
+    // each script costs here now.
+    expectWithinDeadline(pre.ms, { deadlineMs: 5_000, baselineMs: preStartMs, what: 'the pre-MCP hook with a 20 MB mcp.json' });
+    expectWithinDeadline(sessionMs, { deadlineMs: SESSION_START_BUDGET_MS, baselineMs: sessionStartMs, what: 'session-start with a 20 MB mcp.json' });
     console.info(`[badLocalState] 20 MB mcp.json: session-start ${sessionMs} ms, pre-MCP hook ${pre.ms} ms`);
   });
 

@@ -42,8 +42,8 @@ function writeDeviceLock(fields: Record<string, unknown>): void {
 async function signIn(): Promise<{ started: boolean; output: string }> {
   const run = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: dir.path });
   const first = await Promise.race([
-    run.waitFor('device_code', 15_000).then(() => 'started'),
-    run.waitFor('error', 15_000).then(() => 'following'),
+    run.waitFor('device_code').then(() => 'started'),
+    run.waitFor('error').then(() => 'following'),
     run.done.then(() => 'exited'),
   ]);
   if (first !== 'exited') run.child.kill('SIGTERM');

@@ -41,7 +41,7 @@ export interface SignInResult {
  */
 export async function signIn(d: ForeignDeployment, home: ForeignHome, opts: { browser?: Browser; screenshot?: string; approve?: boolean; args?: string[] } = {}): Promise<SignInResult> {
   const run = runDeviceCode({ baseUrl: home.base, cursorDir: home.path, env: home.env, args: ['--json', '--no-browser', ...(opts.args ?? [])] });
-  const started = await Promise.race([run.waitFor('device_code', 20_000), run.done.then(() => null)]).catch(() => null);
+  const started = await Promise.race([run.waitFor('device_code'), run.done.then(() => null)]).catch(() => null);
   if (started && opts.approve === false) run.child.kill('SIGTERM');
   else if (started) {
     if (opts.browser) await approveInBrowser(opts.browser, String(started.verification_uri_complete), opts.screenshot);

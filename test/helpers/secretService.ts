@@ -16,6 +16,8 @@ export interface SecretServiceSession {
   home: string;
   /** `secret-tool lookup` with these attributes: the secret, or null. */
   lookup(attrs: Record<string, string>): string | null;
+  /** `secret-tool store` with these attributes, the secret on its stdin. */
+  store(attrs: Record<string, string>, secret: string, label?: string): void;
   /** Every item's attributes (`secret-tool search --all`). */
   search(attrs: Record<string, string>): string;
   lock(): void;
@@ -47,8 +49,8 @@ const BARE_BUS = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Conf
 <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>
 `;
 
-function startBus(config: string | null, env: NodeJS.ProcessEnv): Promise<{ daemon: ChildProcess; address: string }> {
-  const args = config ? [`--config-file=${config}`] : ['--session'];
+function startBus(config: string | null, env: NodeJS.ProcessEnv, listen?: string): Promise<{ daemon: ChildProcess; address: string }> {
+  const args = [config ? `--config-file=${config}` : '--session', ...(listen ? [`--address=${listen}`] : [])];
   // Its own process group: the services the bus starts (the keyring) are stopped with it.
   const daemon = spawn('dbus-daemon', [...args, '--nofork', '--print-address=1'], { env, stdio: ['ignore', 'pipe', 'ignore'], detached: true });
   return new Promise((resolve, reject) => {
@@ -64,9 +66,10 @@ function startBus(config: string | null, env: NodeJS.ProcessEnv): Promise<{ daem
 
 /**
  * Starts a bus and, unless `keyring` is false, an unlocked keyring on it. `keyring: false` with `bare` gives a
- * session bus on which no Secret Service can ever appear (no service files to activate one).
+ * session bus on which no Secret Service can ever appear (no service files to activate one). `listen`: the bus's
+ * address instead of its configuration's (`unix:abstract=...`, `unix:path=...`).
  */
-export async function startSecretService(options: { keyring?: boolean; bare?: boolean } = {}): Promise<SecretServiceSession> {
+export async function startSecretService(options: { keyring?: boolean; bare?: boolean; listen?: string } = {}): Promise<SecretServiceSession> {
   const home = tempDir('agentstack-keyring-');
   const runtime = join(home.path, 'run');
   mkdirSync(runtime, { mode: 0o700 });
@@ -76,7 +79,7 @@ export async function startSecretService(options: { keyring?: boolean; bare?: bo
     config = join(home.path, 'bus.conf');
     writeFileSync(config, BARE_BUS);
   }
-  const { daemon, address } = await startBus(config, base);
+  const { daemon, address } = await startBus(config, base, options.listen);
   const env = { ...base, DBUS_SESSION_BUS_ADDRESS: address };
   if (options.keyring !== false) {
     // --unlock reads the login keyring's password from stdin, creating the keyring (unlocked) the first time. Started
@@ -92,6 +95,10 @@ export async function startSecretService(options: { keyring?: boolean; bare?: bo
     lookup(a) {
       const r = spawnSync('secret-tool', ['lookup', ...attrs(a)], { env, encoding: 'utf8', timeout: 10_000 });
       return r.status === 0 ? r.stdout : null;
+    },
+    store(a, secret, label = 'stored by secret-tool') {
+      const r = spawnSync('secret-tool', ['store', `--label=${label}`, ...attrs(a)], { env, input: secret, encoding: 'utf8', timeout: 10_000 });
+      if (r.status !== 0) throw new Error(`secret-tool store failed: ${r.stderr}`);
     },
     search(a) {
       return spawnSync('secret-tool', ['search', '--all', ...attrs(a)], { env, encoding: 'utf8', timeout: 10_000 }).stdout;

@@ -11,7 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ES module shared with the bench
 import { engines } from '../../bench/engines.mjs';
 import { useCoreAndCursorDirs } from '../helpers/coreFixture.js';
-import { runDeviceCode } from '../helpers/deviceCode.js';
+import { DEVICE_CODE_SCRIPT, runDeviceCode } from '../helpers/deviceCode.js';
+import { expectWithinDeadline, scriptStartMs } from '../helpers/deadline.js';
+import { DEFAULT_TIMEOUT_MS } from '../../lib/platform/net/http.js';
 import { baseChildEnv, IS_WINDOWS } from '../helpers/platform.js';
 import { REPO_ROOT } from '../helpers/repo.js';
 
@@ -51,13 +53,13 @@ describe('device-code against a server that accepts connections and never answer
 
   it('fails with the discovery deadline, naming the URL, long before a second deadline (collector forced often)', async () => {
     const run = runDeviceCode({ baseUrl: base, cursorDir: fixture.cursorDir(), nodeArgs: ['--gc-interval=500'] });
-    const done = await run.done;
+    const [done, startMs] = await Promise.all([run.done, scriptStartMs(DEVICE_CODE_SCRIPT)]);
     expect(done.code).toBe(1);
     const last = JSON.parse(done.stdout.trim().split('\n').at(-1)!);
     expect(last).toMatchObject({ event: 'error', error: 'network' });
     expect(last.message).toContain(`No answer from ${base}/`);
     // One discovery deadline is 10 s; four tries in a row (or a deadline that never fires) take far longer.
-    expect(done.ms).toBeLessThan(35_000);
+    expectWithinDeadline(done.ms, { deadlineMs: DEFAULT_TIMEOUT_MS, baselineMs: startMs, what: 'device-code against a silent server' });
   }, 120_000);
 });
 

@@ -98,7 +98,7 @@ describe('MCP conformance (client auth scenarios for a device client), read from
     deployment = await startForeignDeployment(FOREIGN_PROFILES['challenge-scope']);
     home = foreignHome(deployment);
     const run = runDeviceCode({ baseUrl: home.base, cursorDir: home.path, env: home.env, args: ['--json', '--no-browser', '--debug'] });
-    await run.waitFor('device_code', 20_000);
+    await run.waitFor('device_code');
     run.child.kill('SIGTERM');
     const { stderr } = await run.done;
     const entries = stderr.split(/^\[api\] /m);

@@ -132,11 +132,11 @@ describe('the pre-MCP hook bundle stays light (it runs before every MCP call)', 
     expect(inputs.some((p) => p.startsWith('lib/commands/preMcp/'))).toBe(true);
     expect(inputs.filter((p) => /node_modules\/(@modelcontextprotocol|undici|oauth4webapi|conf)\//.test(p))).toEqual([]);
     // Nor the keychain: only sign-in, renewal (a separate process) and sign-out reach it.
-    expect(inputs.filter((p) => p.startsWith('lib/platform/keychain/') || p.endsWith('credentials/credentialStore.ts') || p.endsWith('credentials/storeCheck.ts'))).toEqual([]);
+    expect(inputs.filter((p) => p.startsWith('lib/platform/keychain/') || p.startsWith('lib/platform/dbus/') || p.endsWith('credentials/credentialStore.ts') || p.endsWith('credentials/storeCheck.ts'))).toEqual([]);
   });
 
   it('the keychain code is only in session start\'s network chunk (the renewal), never in a hook\'s first stage', () => {
-    const holding = readdirSync(join(REPO_ROOT, 'hooks/scripts')).filter((name) => /secret-tool|KeychainNative|find-generic-password/.test(readFileSync(join(REPO_ROOT, 'hooks/scripts', name), 'utf8')));
+    const holding = readdirSync(join(REPO_ROOT, 'hooks/scripts')).filter((name) => /secret-tool|org\.freedesktop\.secrets|AUTH EXTERNAL|KeychainNative|find-generic-password/.test(readFileSync(join(REPO_ROOT, 'hooks/scripts', name), 'utf8')));
     expect(holding.filter((name) => name.endsWith('.cjs'))).toEqual(['session-start.net.cjs']);
   });
 });

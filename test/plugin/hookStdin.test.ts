@@ -10,6 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { PRE_MCP_SCRIPT, SESSION_START_SCRIPT } from '../helpers/sessionStart.js';
 import { tempDir } from '../helpers/repo.js';
 import { bundleForTest } from '../helpers/bundle.js';
+import { expectWithinDeadline } from '../helpers/deadline.js';
+// The deadline, then the exit's grace for the read still in the thread pool, then SIGKILL on itself.
+import { EXIT_GRACE_MS } from '../../lib/platform/fastHookIo.js';
 
 const HAS_PYTHON = spawnSync('python3', ['-c', 'pass']).status === 0;
 
@@ -41,8 +44,6 @@ async function baseline(script: string, args: string[], input: string) {
   expect(r.signal).toBeNull();
   return r;
 }
-/** Room for the two runs to be scheduled differently on a loaded machine; far less than a deadline gone wrong. */
-const SLACK_MS = 4_000;
 
 describe('hook stdin, read without process.stdin', () => {
   it('pre-mcp: an execute call whose stdin never closes gets ask at the 2 s deadline, and the process ends', async () => {
@@ -55,7 +56,7 @@ describe('hook stdin, read without process.stdin', () => {
     expect(r.signal).toBe('SIGKILL'); // ended by its own deadline, not by us
     expect(r.ms).toBeGreaterThanOrEqual(1_900);
     // What the deadline adds to the same hook started beside it: 2 s, with room for a loaded machine.
-    expect(r.ms - b.ms).toBeLessThan(2_000 + SLACK_MS);
+    expectWithinDeadline(r.ms, { deadlineMs: 2_000 + EXIT_GRACE_MS, baselineMs: b.ms, what: 'pre-mcp with a stdin that never closes' });
   });
 
   it('session-start: a stdin that never closes still gets the status card', async () => {
@@ -69,7 +70,7 @@ describe('hook stdin, read without process.stdin', () => {
     expect(r.stderr).toMatch(/stdin timeout; continuing without it/);
     // Its 1 s stdin deadline on top of what the same hook takes with a closed stdin, started beside it.
     expect(r.ms).toBeGreaterThanOrEqual(900);
-    expect(r.ms - b.ms).toBeLessThan(1_000 + SLACK_MS);
+    expectWithinDeadline(r.ms, { deadlineMs: 1_000 + EXIT_GRACE_MS, baselineMs: b.ms, what: 'session-start with a stdin that never closes' });
   });
 
   it('pre-mcp: an execute call over the 4 MiB cap gets ask (it cannot be checked), exit 0', async () => {

@@ -66,12 +66,20 @@ describe('bounded work', () => {
   });
 
   it('deciding 40,000 unique unknown steps takes linear time', () => {
-    const steps = Array.from({ length: 40_000 }, (_, i) => ({ id: String(i), action: `nope.a${i}` }));
     const index = indexSnapshot(bigSnapshot(50))!;
-    const started = performance.now();
-    const answer = decidePreMcp({ input: { ...call, tool_input: JSON.stringify({ steps }) }, snapshot: { kind: 'ok', index }, claims: null, now: Date.now(), knownBaseUrls: [] });
-    expect(answer.permission).toBe('deny');
-    expect(performance.now() - started).toBeLessThan(1_500);
+    const decide = (count: number) => {
+      const steps = Array.from({ length: count }, (_, i) => ({ id: String(i), action: `nope.a${i}` }));
+      const started = performance.now();
+      const answer = decidePreMcp({ input: { ...call, tool_input: JSON.stringify({ steps }) }, snapshot: { kind: 'ok', index }, claims: null, now: Date.now(), knownBaseUrls: [] });
+      expect(answer.permission).toBe('deny');
+      return performance.now() - started;
+    };
+    decide(1_000); // warm
+    // Four times the steps: four times the time when linear, sixteen when quadratic. The best of three of each, so
+    // a pause of the machine's doing does not decide it.
+    const best = (count: number) => Math.min(decide(count), decide(count), decide(count));
+    const tenThousand = best(10_000);
+    expect(best(40_000)).toBeLessThan(8 * tenThousand);
   });
 
   it('the deadline: a check that runs past it throws, and the full check answers ask', () => {

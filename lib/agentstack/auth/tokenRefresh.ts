@@ -98,10 +98,12 @@ async function refreshNow(args: TokenRefreshArgs, stored: StoredRefresh, startTo
       resource,
       access_token_sha256: tokenFingerprint(tokens.access_token),
   } });
+  // The grant is spent and the old refresh token gone: the new Bearer waits for mcp.json's other writers as long as
+  // this refresh's own deadline allows, not the lock's usual 5 s (on a busy machine they can hold it longer).
   await updateMcpConfigFile(args.paths.mcpJson, (config) => {
     if (!stillCurrent(args.paths.refresh, saved, config, startToken)) throw new Superseded();
     return applyBearer(config, { token: tokens.access_token, baseUrl: args.baseUrl });
-  });
+  }, { timeoutMs: Math.max(5_000, args.deadline - now() - 100) });
   return tokens.access_token;
 }
 
