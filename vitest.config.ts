@@ -1,19 +1,39 @@
 import { defineConfig } from 'vitest/config';
 
+const shared = {
+  setupFiles: ['test/helpers/noProxyForLoopback.ts', 'test/helpers/noSystemKeychain.ts'],
+  // A backstop for a hang, not a deadline: a test whose point is a deadline measures it (against a baseline of the
+  // same run where the machine's speed matters). A loaded machine runs some files several times slower.
+  testTimeout: 120_000,
+  hookTimeout: 120_000,
+};
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // test/managed writes the machine-wide managed settings file: vitest.managed.config.ts runs it alone, after.
-    exclude: ['test/managed/**', 'node_modules/**'],
-    setupFiles: ['test/helpers/noProxyForLoopback.ts', 'test/helpers/noSystemKeychain.ts'],
     globalSetup: ['test/helpers/notRunNote.ts'],
-    // A backstop for a hang, not a deadline: a test whose point is a deadline measures it (against a baseline of the
-    // same run where the machine's speed matters). A loaded machine runs some files several times slower.
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
     // In CI: dots, plus a JSON report .ci/run turns into one plain "N passed, N failed" closing line.
     reporters: process.env.CI ? ['dot', ['json', { outputFile: 'test-output/vitest.json' }]] : ['default'],
+    projects: [
+      {
+        // Files that keep no module state between them share a worker's loaded modules (isolate: false): importing
+        // the core, the SDKs and lib/ once per worker instead of once per file (about a second each).
+        test: {
+          ...shared,
+          name: 'shared',
+          include: ['test/unit/**/*.test.ts', 'test/adversarial/**/*.test.ts', 'test/plugin/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+          isolate: false,
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'isolated',
+          include: ['test/integration/**/*.test.ts'],
+        },
+      },
+    ],
   },
 });

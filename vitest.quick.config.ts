@@ -12,5 +12,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
+    // The unit tests keep no module state between files: a worker imports lib/ and the core once, not once a file.
+    isolate: false,
   },
 });

@@ -17,7 +17,9 @@ afterEach(async () => {
 });
 
 async function start(profile: ForeignProfile, env: Record<string, string> = {}): Promise<{ d: ForeignDeployment; h: ForeignHome }> {
-  deployment = await startForeignDeployment(FOREIGN_PROFILES[profile]);
+  // A 1 s polling interval: what is checked here is what was sent and stored, not the cadence (RFC 8628's default
+  // of 5 s when a deployment sends none is the browser test's, test/e2e/foreign-signin.test.ts).
+  deployment = await startForeignDeployment({ ...FOREIGN_PROFILES[profile], interval: 1 });
   home = foreignHome(deployment, env);
   return { d: deployment, h: home };
 }

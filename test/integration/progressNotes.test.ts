@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useCoreAndCursorDirs } from '../helpers/coreFixture.js';
 import { baseChildEnv, IS_WINDOWS } from '../helpers/platform.js';
 import { REPO_ROOT } from '../helpers/repo.js';
@@ -32,27 +32,30 @@ function run(args: string[], env: NodeJS.ProcessEnv, options: { tty: boolean }):
   return new Promise((resolve) => child.on('close', (code) => { clearTimeout(killer); resolve({ code, stdout, stderr, ms: Date.now() - started }); }));
 }
 
-describe('verify-mcp-surface-e2e against a server that accepts connections and never answers', () => {
-  let silent: Server;
-  let base = '';
+/** A server that accepts connections and never answers, with the request lines it received. */
+async function startSilent(): Promise<{ base: string; requestLines: string[]; close(): Promise<void> }> {
   const held: Socket[] = [];
   const requestLines: string[] = [];
-  const fixture = useCoreAndCursorDirs('agentstack-silent-verify-');
-  beforeAll(async () => {
-    silent = createServer((socket) => {
-      held.push(socket);
-      socket.setEncoding('latin1').on('data', (chunk: string) => {
-        for (const line of chunk.split('\r\n')) if (/^[A-Z]+ \/\S* HTTP\/1\.1$/.test(line)) requestLines.push(line);
-      });
+  const server: Server = createServer((socket) => {
+    held.push(socket);
+    socket.setEncoding('latin1').on('data', (chunk: string) => {
+      for (const line of chunk.split('\r\n')) if (/^[A-Z]+ \/\S* HTTP\/1\.1$/.test(line)) requestLines.push(line);
     });
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
   });
-  afterAll(() => new Promise<void>((resolve) => { for (const socket of held) socket.destroy(); silent.close(() => resolve()); }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { base, requestLines, close: () => new Promise<void>((resolve) => { for (const socket of held) socket.destroy(); server.close(() => resolve()); }) };
+}
+
+// Each test has its own silent server: the two 10 s deadlines (and the audit's rebuilds) run side by side.
+describe.concurrent('verify-mcp-surface-e2e against a server that accepts connections and never answers', () => {
+  const fixture = useCoreAndCursorDirs('agentstack-silent-verify-');
   const env = () => { const dir = fixture.cursorDir(); return { ...baseChildEnv(), HOME: dir, AGENTSTACK_CURSOR_DIR: dir, NO_PROXY: '*' }; };
 
-  it('--json: one document after one 10 s deadline, the later requests not sent, no progress note', async () => {
-    const requestsBefore = requestLines.length;
+  it('--json: one document after one 10 s deadline, the later requests not sent, no progress note', async ({ onTestFinished }) => {
+    const silent = await startSilent();
+    onTestFinished(() => silent.close());
+    const base = silent.base;
     const [r, startMs] = await Promise.all([run([VERIFY, '--base-url', base, '--json'], env(), { tty: false }), scriptStartMs(VERIFY)]);
     expect(r.code).toBe(1);
     const doc = JSON.parse(r.stdout);
@@ -65,10 +68,13 @@ describe('verify-mcp-surface-e2e against a server that accepts connections and n
     expect(r.stderr).toBe('');
     // One deadline, not the six in a row it used to wait (62 s): only the initialize request was sent.
     expectWithinDeadline(r.ms, { deadlineMs: DEFAULT_TIMEOUT_MS, baselineMs: startMs, what: 'verify against a silent server' });
-    expect(requestLines.slice(requestsBefore)).toEqual(['POST /mcp HTTP/1.1']);
+    expect(silent.requestLines).toEqual(['POST /mcp HTTP/1.1']);
   }, 60_000);
 
-  it.skipIf(IS_WINDOWS)('on a terminal: a note as each stage starts and one while it waits, before the table', async () => {
+  it.skipIf(IS_WINDOWS)('on a terminal: a note as each stage starts and one while it waits, before the table', async ({ onTestFinished }) => {
+    const silent = await startSilent();
+    onTestFinished(() => silent.close());
+    const base = silent.base;
     const r = await run([VERIFY, '--base-url', base], env(), { tty: true });
     expect(r.code).toBe(1);
     const out = r.stdout.replace(/\r\n/g, '\n');
@@ -88,7 +94,7 @@ describe('verify-mcp-surface-e2e against a server that accepts connections and n
   }, 60_000);
 });
 
-describe('audit-cursor-plugin rebuilding this repository', () => {
+describe.concurrent('audit-cursor-plugin rebuilding this repository', () => {
   it.skipIf(IS_WINDOWS)('says it is rebuilding on a terminal, and never under --json', async () => {
     const env = { ...baseChildEnv(), HOME: REPO_ROOT };
     const tty = await run([AUDIT], env, { tty: true });
