@@ -78,8 +78,8 @@ export const MODULES = [
   {
     name: 'pre-MCP gate: compile, read, deny',
     io: true,
-    files: ['lib/commands/preMcp/gate/build.ts', 'lib/commands/preMcp/gate/gate.ts', 'lib/commands/preMcp/gate/deny.ts'],
-    tests: ['gateFile.test.ts', 'preMcp.test.ts'],
+    files: ['lib/commands/preMcp/gate/build.ts', 'lib/commands/preMcp/gate/gate.ts', 'lib/commands/preMcp/gate/deny.ts', 'lib/commands/preMcp/gate/ask.ts'],
+    tests: ['gateFile.test.ts', 'preMcp.test.ts', 'policy.test.ts'],
   },
   {
     name: 'HTTP caps and timeouts',
