@@ -1,0 +1,134 @@
+/**
+ * The pre-MCP gate end to end in the test's own process: a full check compiles it (build.ts) from real files in a
+ * temporary Cursor dir, the next call is answered from it (gate.ts), and its deny and ask (deny.ts, ask.ts) are the
+ * full check's own answers, journal record and heartbeat included. What the hook's bundle runs, minus the bundle.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cursorPaths, type CursorPaths } from '../../lib/agentstack/server/paths.js';
+import { writeSnapshot } from '../../lib/agentstack/snapshot/store.js';
+import { runPreMcp } from '../../lib/commands/preMcp/run.js';
+import { checkGate, readGate, readGateNames, stampSources, type GateCheck } from '../../lib/commands/preMcp/gate/gate.js';
+import { askFromGate, denyFromGate } from '../../lib/commands/preMcp/gate/deny.js';
+import { GATE_MAX_AGE_MS } from '../../lib/commands/preMcp/gate/build.js';
+import { journalAnswer } from '../../lib/commands/preMcp/journal.js';
+import { tempDir } from '../helpers/repo.js';
+
+const PLUGIN = '9.9.9-test';
+const ACTIONS = [
+  { action: 'system.ping', required_cap: null },
+  { action: 'projects.list', required_cap: 'projects:read' },
+  { action: 'projects.create', required_cap: 'projects:write' },
+  { action: 'data.write', required_cap: 'data:write' },
+];
+
+let tmp: ReturnType<typeof tempDir>;
+let env: NodeJS.ProcessEnv;
+let paths: CursorPaths;
+beforeEach(() => {
+  tmp = tempDir('agentstack-gate-inproc-');
+  env = { AGENTSTACK_CURSOR_DIR: tmp.path, HOME: tmp.path };
+  paths = cursorPaths(env);
+  writeSnapshot(paths.capabilities, { fetched_at: new Date().toISOString(), audience: 'tenant', total_actions: ACTIONS.length, actions: ACTIONS } as never);
+});
+afterEach(() => tmp.cleanup());
+
+const call = (...actions: string[]) => ({
+  hook_event_name: 'beforeMCPExecution',
+  tool_name: 'agentstack.execute',
+  mcp_server_name: 'user-agentstack',
+  url: 'https://agentstack.tech/mcp',
+  tool_input: JSON.stringify({ steps: actions.map((action, i) => ({ id: String(i + 1), action })) }),
+});
+const settings = (values: Record<string, unknown>) => writeFileSync(paths.settings, JSON.stringify(values));
+
+/** What the hook's second stage does (check.ts): the gate first, its deny or ask, else the full check (which compiles a gate). */
+function hook(raw: Record<string, unknown>, now = Date.now()): { gate: GateCheck; answer: object } {
+  const gate = checkGate(raw, { paths, env, now, plugin: PLUGIN });
+  const o = { paths, now, plugin: PLUGIN, log: () => {} };
+  if (gate.kind === 'neutral') return { gate, answer: {} };
+  if (gate.kind === 'deny' || gate.kind === 'ask') {
+    const answer = gate.kind === 'deny' ? denyFromGate(raw, gate, o) : askFromGate(raw, gate, o);
+    if (answer) return { gate, answer };
+  }
+  const answer = runPreMcp(raw, { env, now, gate: gate.kind === 'stale' ? { stamps: gate.stamps, plugin: PLUGIN } : undefined, known: gate.kind === 'call' || gate.kind === 'deny' ? gate.known : undefined });
+  journalAnswer(raw, answer, { env, now, log: () => {} });
+  return { gate, answer };
+}
+const journalLines = () => (existsSync(paths.journal) ? readFileSync(paths.journal, 'utf8').split('\n').filter(Boolean) : []);
+
+describe('the gate a full check compiles', () => {
+  it('the first call compiles it; the next call of known actions is answered {} from it alone', () => {
+    expect(hook(call('projects.list')).gate.kind).toBe('stale');
+    const gate = readGate(paths.gate)!;
+    expect(gate).toMatchObject({ plugin: PLUGIN, denies: true, journal: true, renewAt: null });
+    expect(gate.neutral.split('\n').filter(Boolean).sort()).toEqual(ACTIONS.map((a) => a.action).sort());
+    const second = hook(call('projects.list', 'system.ping'));
+    expect(second).toEqual({ gate: { kind: 'neutral', record: true }, answer: {} });
+  });
+
+  it('an action the snapshot lacks: the gate denies it with the full check\'s own answer and journal record', () => {
+    const full = runPreMcp(call('projects.lst'), { env });
+    expect(full).toMatchObject({ permission: 'deny' });
+    hook(call('projects.list'));
+    const fromGate = hook(call('projects.lst', 'projects.list'));
+    expect(fromGate.gate.kind).toBe('deny');
+    expect(fromGate.answer).toEqual(runPreMcp(call('projects.lst', 'projects.list'), { env }));
+    expect(fromGate.answer).toMatchObject({ permission: 'deny', agent_message: expect.stringContaining('projects.list') });
+    const records = journalLines();
+    expect(records).toHaveLength(1);
+    expect(JSON.parse(records[0]!)).toMatchObject({ decision: 'deny' });
+  });
+
+  it('`config set journal off` in the settings file: the gate\'s deny records nothing, as the full check', () => {
+    settings({ journal: 'off' });
+    hook(call('projects.list'));
+    expect(readGate(paths.gate)).toMatchObject({ journal: false });
+    const fromGate = hook(call('projects.lst'));
+    expect(fromGate).toMatchObject({ gate: { kind: 'deny', journal: false }, answer: { permission: 'deny' } });
+    expect(journalLines()).toEqual([]);
+  });
+
+  it('the person\'s ask rule: the gate asks with the full check\'s answer; other actions stay neutral', () => {
+    settings({ 'ask-actions': 'projects.create' });
+    const full = runPreMcp(call('projects.create', 'projects.list'), { env });
+    expect(full).toMatchObject({ permission: 'ask' });
+    hook(call('projects.list'));
+    const names = readGateNames(paths.gateNames, readGate(paths.gate)!.names)!;
+    expect(names.asks).toContain('projects.create');
+    expect(readGate(paths.gate)!.denies).toBe(false); // per-action rules: an unknown action goes the full way
+    const fromGate = hook(call('projects.create', 'projects.list'));
+    expect(fromGate.gate.kind).toBe('ask');
+    expect(fromGate.answer).toEqual(full);
+    expect(JSON.parse(journalLines()[0]!)).toMatchObject({ decision: 'ask' });
+    expect(hook(call('projects.list')).gate.kind).toBe('neutral');
+    expect(hook(call('projects.lst')).gate.kind).toBe('call');
+  });
+
+  it('a deny rule: the denied action is neither neutral nor asked, and the full check denies it', () => {
+    settings({ 'deny-actions': 'data.write' });
+    hook(call('projects.list'));
+    expect(readGate(paths.gate)!.neutral).not.toContain('\ndata.write\n');
+    const denied = hook(call('data.write'));
+    expect(denied.gate.kind).toBe('call');
+    expect(denied.answer).toMatchObject({ permission: 'deny' });
+  });
+
+  it('`config set` after it was compiled, another plugin version, or its hour over: stale, and compiled again', () => {
+    hook(call('projects.list'));
+    const now = Date.now();
+    settings({ 'deny-actions': 'projects.list' });
+    expect(hook(call('projects.list'), now).answer).toMatchObject({ permission: 'deny' });
+    expect(hook(call('projects.list'), now).gate.kind).toBe('call');
+    expect(checkGate(call('projects.list'), { paths, env, now, plugin: 'other' }).kind).toBe('stale');
+    expect(checkGate(call('projects.list'), { paths, env, now: now + GATE_MAX_AGE_MS, plugin: PLUGIN }).kind).toBe('stale');
+    expect(checkGate(call('projects.list'), { paths, env: { ...env, AGENTSTACK_DEBUG: '1' }, now, plugin: PLUGIN }).kind).toBe('stale');
+  });
+
+  it('a source that changed while the gate was compiled: no gate is written', () => {
+    const stamps = stampSources(paths);
+    settings({ policy: 'readonly' });
+    runPreMcp(call('projects.list'), { env, gate: { stamps, plugin: PLUGIN } });
+    expect(existsSync(paths.gate)).toBe(false);
+  });
+});
