@@ -13,6 +13,8 @@ import { askFromGate, denyFromGate } from '../../lib/commands/preMcp/gate/deny.j
 import { GATE_MAX_AGE_MS } from '../../lib/commands/preMcp/gate/build.js';
 import { journalAnswer } from '../../lib/commands/preMcp/journal.js';
 import { tempDir } from '../helpers/repo.js';
+import { jwt } from '../helpers/stateFixtures.js';
+import { REFRESH_WINDOW_MS } from '../../lib/agentstack/mcpJson/credential.js';
 
 const PLUGIN = '9.9.9-test';
 const ACTIONS = [
@@ -130,5 +132,52 @@ describe('the gate a full check compiles', () => {
     settings({ policy: 'readonly' });
     runPreMcp(call('projects.list'), { env, gate: { stamps, plugin: PLUGIN } });
     expect(existsSync(paths.gate)).toBe(false);
+  });
+
+  describe('a Device Code token', () => {
+    const SERVER = 'http://127.0.0.1:9';
+    const signedIn = (expS: number, refresh = true) => {
+      const token = jwt({ sub: 'dev', iat: Math.floor(Date.now() / 1000) - 60, exp: expS, scope: 'actions:read projects:read' });
+      writeFileSync(paths.mcpJson, JSON.stringify({ mcpServers: { agentstack: { type: 'http', url: `${SERVER}/mcp`, headers: { Authorization: `Bearer ${token}` } } } }));
+      if (refresh) {
+        writeFileSync(paths.refresh, JSON.stringify({ refresh_token: 'rt-fixture-0123456789abcdef', token_type: 'Bearer', obtained_at: new Date().toISOString(), token_endpoint: `${SERVER}/api/oauth2/token`, client_id: 'cursor-plugin', resource: `${SERVER}/mcp` }), { mode: 0o600 });
+      }
+    };
+    const ours = (...actions: string[]) => ({ ...call(...actions), url: `${SERVER}/mcp` });
+
+    it('the gate holds until the token expires, starts its renewal from the refresh window, and names only what it grants', () => {
+      const exp = Math.floor(Date.now() / 1000) + 1800;
+      signedIn(exp);
+      expect(hook(ours('projects.list')).gate.kind).toBe('stale');
+      const gate = readGate(paths.gate)!;
+      expect(gate).toMatchObject({ until: exp * 1000, renewAt: exp * 1000 - REFRESH_WINDOW_MS, bases: expect.arrayContaining([SERVER]) });
+      expect(gate.neutral.split('\n').filter(Boolean).sort()).toEqual(['projects.list', 'system.ping']);
+      expect(hook(ours('projects.list')).gate.kind).toBe('neutral');
+      expect(hook(ours('projects.create')).gate.kind).toBe('call'); // its capability is not granted: the full check says so
+    });
+
+    it('no refresh token, or automatic sign-in off: no renewal from the gate', () => {
+      const exp = Math.floor(Date.now() / 1000) + 1800;
+      signedIn(exp, false);
+      hook(ours('projects.list'));
+      expect(readGate(paths.gate)).toMatchObject({ until: exp * 1000, renewAt: null });
+      signedIn(exp);
+      settings({ 'auto-login': false });
+      hook(ours('projects.list'));
+      expect(readGate(paths.gate)).toMatchObject({ until: exp * 1000, renewAt: null });
+    });
+
+    it('a token valid for longer than the gate\'s hour: the gate holds an hour', () => {
+      const now = Date.now();
+      signedIn(Math.floor(now / 1000) + 7200);
+      hook(ours('projects.list'), now);
+      expect(readGate(paths.gate)!.until).toBe(now + GATE_MAX_AGE_MS);
+    });
+
+    it('a token already expired: no gate (each call needs the full check\'s notice or renewal)', () => {
+      signedIn(Math.floor(Date.now() / 1000) - 10);
+      hook(ours('projects.list'));
+      expect(existsSync(paths.gate)).toBe(false);
+    });
   });
 });
