@@ -160,13 +160,13 @@ describe('the contract\'s shape of a call, and nothing else, is plain', () => {
 });
 
 describe('when the gate answers a call itself', () => {
-  async function setup(over: Partial<Gate> = {}) {
+  async function setup(over: Partial<Gate> | ((now: number) => Partial<Gate>) = {}) {
     const { checkGate, stampSources } = await import('../../lib/commands/preMcp/gate/gate.js');
     const { cursorPaths } = await import('../../lib/agentstack/server/paths.js');
     const env = { AGENTSTACK_CURSOR_DIR: tmp.path, HOME: tmp.path };
     const paths = cursorPaths(env);
     const now = Date.now();
-    writeFileSync(paths.gate, serializeGate({ ...gate, env: 'AGENTSTACK_CURSOR_DIR=' + tmp.path, until: now + 60_000, stamps: stampSources(paths)!, bases: ['https://agentstack.tech'], ...over }));
+    writeFileSync(paths.gate, serializeGate({ ...gate, env: 'AGENTSTACK_CURSOR_DIR=' + tmp.path, until: now + 60_000, stamps: stampSources(paths)!, bases: ['https://agentstack.tech'], ...(typeof over === 'function' ? over(now) : over) }));
     writeFileSync(paths.gateNames, serializeGateNames(gate.names, names));
     const check = (raw: Record<string, unknown>, at = now, renew?: () => void) => checkGate(raw, { paths, env, now: at, plugin: '0.5.0', renew });
     return { check, paths, now };
@@ -179,7 +179,7 @@ describe('when the gate answers a call itself', () => {
     expect(check(execute(['a.one']), now + 60_000).kind).toBe('stale');
   });
   it('the renewal starts from `renewAt` itself', async () => {
-    const { check, now } = await setup({ renewAt: Date.now() + 1_000 });
+    const { check, now } = await setup((at) => ({ renewAt: at + 1_000 }));
     let started = 0;
     check(execute(['a.one']), now + 999, () => { started += 1; });
     expect(started).toBe(0);
