@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GATE_VERSION, listable, plainSteps, readGate, readGateNames, serializeGate, serializeGateNames, type Gate, type GateNames } from '../../lib/commands/preMcp/gate/gate.js';
 import { tempDir } from '../helpers/repo.js';
+import { asksOf, serializeAsks, type RuleAsk } from '../../lib/commands/preMcp/gate/ask.js';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => { tmp = tempDir('agentstack-gatefile-'); });
@@ -208,5 +209,26 @@ describe('when the gate answers a call itself', () => {
     expect(check(execute(['b.two', 'c.three', 'a.one', 'b.two']))).toEqual({ kind: 'call', known: names.known });
     const { check: withAsk } = await setup({ denies: false, neutral: '\na.one\n' });
     expect(withAsk(execute(['b.two', 'a.one', 'b.two']))).toEqual({ kind: 'ask', asks: [{ action: 'b.two', why: 'why', key: 'ask-actions', where: 'set in x' }], journal: true });
+  });
+});
+
+describe('the gate\'s table of asks', () => {
+  const asks: RuleAsk[] = [
+    { action: 'projects.create', why: 'policy confirm-writes', key: 'policy', where: 'set in the settings file' },
+    { action: 'data.write', why: 'listed in ask-actions', key: 'ask-actions', where: 'set by your organization' },
+    { action: 'x', why: 'policy confirm-writes', key: 'policy', where: 'set in the settings file' },
+  ];
+  it('reads back each action\'s own rule, each once, in the order asked', () => {
+    const table = serializeAsks(asks);
+    expect(asksOf(table, ['data.write', 'x', 'projects.create', 'data.write'])).toEqual([asks[1], asks[2], asks[0]]);
+    expect(asksOf(table, ['x'])).toEqual([asks[2]]);
+    expect(asksOf(table, [])).toEqual([]);
+  });
+  it('an action not in it, or a damaged table: none (the full check answers)', () => {
+    const table = serializeAsks(asks);
+    expect(asksOf(table, ['data.write', 'data.read'])).toBeNull();
+    expect(asksOf('[["why","policy"]]\nx\u00000\n', ['x'])).toBeNull();
+    expect(asksOf('[["why","policy","where"]]\nx\u00001\n', ['x'])).toBeNull();
+    expect(asksOf('not json\nx\u00000\n', ['x'])).toBeNull();
   });
 });

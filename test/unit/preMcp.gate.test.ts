@@ -180,4 +180,60 @@ describe('the gate a full check compiles', () => {
       expect(existsSync(paths.gate)).toBe(false);
     });
   });
+
+  describe('the gate\'s own deny and ask: the answer, the log line, the journal record and the heartbeat', () => {
+    const heartbeat = () => (JSON.parse(readFileSync(paths.hookRuns, 'utf8')) as Record<string, { outcome: string; plugin_version: string }>)['pre-mcp'];
+    const run = (raw: Record<string, unknown>) => {
+      const logs: string[] = [];
+      const gate = checkGate(raw, { paths, env, now: Date.now(), plugin: PLUGIN });
+      const o = { paths, now: Date.now(), plugin: PLUGIN, log: (m: string) => logs.push(m) };
+      const answer = gate.kind === 'deny' ? denyFromGate(raw, gate, o) : gate.kind === 'ask' ? askFromGate(raw, gate, o) : null;
+      return { kind: gate.kind, answer, logs };
+    };
+
+    it('deny', () => {
+      hook(call('projects.list'));
+      const raw = call('projects.lst');
+      const { kind, answer, logs } = run(raw);
+      expect(kind).toBe('deny');
+      expect(answer).toEqual(runPreMcp(raw, { env }));
+      expect(logs).toEqual([`deny: ${(answer as { agent_message: string }).agent_message}`]);
+      expect(JSON.parse(journalLines()[0]!)).toMatchObject({ decision: 'deny', reasons: ['unknown_action'] });
+      expect(heartbeat()).toMatchObject({ outcome: 'deny', plugin_version: PLUGIN });
+    });
+
+    it('ask, and with the journal off no record (the heartbeat still)', () => {
+      settings({ 'ask-actions': 'projects.create', journal: 'off' });
+      hook(call('projects.list'));
+      const raw = call('projects.create');
+      const { kind, answer, logs } = run(raw);
+      expect(kind).toBe('ask');
+      expect(answer).toEqual(runPreMcp(raw, { env }));
+      expect(logs).toEqual([`ask: ${(answer as { agent_message: string }).agent_message}`]);
+      expect(journalLines()).toEqual([]);
+      expect(heartbeat()).toMatchObject({ outcome: 'ask', plugin_version: PLUGIN });
+    });
+
+    it('the ask\'s journal record names the rule that asked', () => {
+      settings({ 'ask-actions': 'projects.create' });
+      hook(call('projects.list'));
+      run(call('projects.create'));
+      expect(JSON.parse(journalLines()[0]!)).toMatchObject({ decision: 'ask', reasons: ['rule:ask-actions'] });
+    });
+
+    it('an input the full check would not read as a hook input: no answer from the gate, nothing recorded', () => {
+      hook(call('projects.list'));
+      const good = call('projects.lst');
+      const gate = checkGate(good, { paths, env, now: Date.now(), plugin: PLUGIN });
+      expect(gate.kind).toBe('deny');
+      const logs: string[] = [];
+      const o = { paths, now: Date.now(), plugin: PLUGIN, log: (m: string) => logs.push(m) };
+      const bad = { ...good, url: 42 };
+      expect(denyFromGate(bad, gate as Extract<GateCheck, { kind: 'deny' }>, o)).toBeNull();
+      expect(askFromGate(bad, { asks: [{ action: 'projects.lst', why: 'w', key: 'ask-actions', where: 'x' }], journal: true }, o)).toBeNull();
+      expect(logs).toEqual([]);
+      expect(journalLines()).toEqual([]);
+      expect(existsSync(paths.hookRuns)).toBe(false);
+    });
+  });
 });
