@@ -82,6 +82,18 @@ describe('the gate a full check compiles', () => {
     expect(JSON.parse(records[0]!)).toMatchObject({ decision: 'deny' });
   });
 
+  it('a snapshot of 1,000 actions (an index of the names larger than Node\'s shared buffer pool): the gate\'s deny is the full check\'s', () => {
+    const many = Array.from({ length: 1000 }, (_, i) => ({ action: `area${i % 40}.action${i}`, required_cap: null }));
+    writeSnapshot(paths.capabilities, { fetched_at: new Date().toISOString(), audience: 'tenant', total_actions: many.length, actions: many } as never);
+    hook(call('area1.action1'));
+    const raw = call('area1.actoin1');
+    const gate = checkGate(raw, { paths, env, now: Date.now(), plugin: PLUGIN });
+    expect(gate.kind).toBe('deny');
+    const answer = denyFromGate(raw, gate as Extract<GateCheck, { kind: 'deny' }>, { paths, now: Date.now(), plugin: PLUGIN, log: () => {} });
+    expect(answer).toEqual(runPreMcp(raw, { env }));
+    expect(answer).toMatchObject({ agent_message: expect.stringContaining('area1.action1') });
+  });
+
   it('`config set journal off` in the settings file: the gate\'s deny records nothing, as the full check', () => {
     settings({ journal: 'off' });
     hook(call('projects.list'));
