@@ -3,14 +3,18 @@
  * temporary Cursor dir, the next call is answered from it (gate.ts), and its deny and ask (deny.ts, ask.ts) are the
  * full check's own answers, journal record and heartbeat included. What the hook's bundle runs, minus the bundle.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cursorPaths, type CursorPaths } from '../../lib/agentstack/server/paths.js';
 import { writeSnapshot } from '../../lib/agentstack/snapshot/store.js';
 import { runPreMcp } from '../../lib/commands/preMcp/run.js';
 import { checkGate, readGate, readGateNames, stampSources, type GateCheck } from '../../lib/commands/preMcp/gate/gate.js';
 import { askFromGate, denyFromGate } from '../../lib/commands/preMcp/gate/deny.js';
-import { GATE_MAX_AGE_MS } from '../../lib/commands/preMcp/gate/build.js';
+import { compileGate, GATE_MAX_AGE_MS, refreshGate } from '../../lib/commands/preMcp/gate/build.js';
+import { applySettings } from '../../lib/agentstack/settings/effective.js';
+import { policyInEffect } from '../../lib/agentstack/policy/effective.js';
+import { readSnapshotIndex } from '../../lib/agentstack/snapshot/actionIndex.js';
 import { journalAnswer } from '../../lib/commands/preMcp/journal.js';
 import { tempDir } from '../helpers/repo.js';
 import { jwt } from '../helpers/stateFixtures.js';
@@ -246,6 +250,95 @@ describe('the gate a full check compiles', () => {
       expect(logs).toEqual([]);
       expect(journalLines()).toEqual([]);
       expect(existsSync(paths.hookRuns)).toBe(false);
+    });
+  });
+
+  describe('what the gate may answer for, by the snapshot and the rules', () => {
+    const snapshot = (extra: Record<string, unknown>) => writeSnapshot(paths.capabilities, { fetched_at: new Date().toISOString(), audience: 'tenant', total_actions: ACTIONS.length, actions: ACTIONS, ...extra } as never);
+    const listed = (text: string) => text.split('\n').filter(Boolean).sort();
+    const names = () => readGateNames(paths.gateNames, readGate(paths.gate)!.names)!;
+
+    it('an action not yet approved: neither neutral nor asked about (the full check asks)', () => {
+      snapshot({ unapproved: ['data.write'] });
+      settings({ 'ask-actions': 'data.write,projects.create' });
+      hook(call('projects.list'));
+      expect(listed(readGate(paths.gate)!.neutral)).toEqual(['projects.list', 'system.ping']);
+      expect(names().asks).not.toContain('data.write');
+      expect(names().asks).toContain('projects.create');
+    });
+
+    it('policy readonly: the read actions stay neutral; confirm-writes: the writes are asked about, the reads neutral', () => {
+      settings({ policy: 'readonly' });
+      hook(call('projects.list'));
+      expect(listed(readGate(paths.gate)!.neutral)).toEqual(['projects.list', 'system.ping']);
+      settings({ policy: 'confirm-writes' });
+      hook(call('projects.list'));
+      expect(listed(readGate(paths.gate)!.neutral)).toEqual(['projects.list', 'system.ping']);
+      const asks = names().asks;
+      expect(asks).toContain('\nprojects.create\u0000');
+      expect(asks).toContain('\ndata.write\u0000');
+      expect(asks).not.toContain('projects.list');
+    });
+
+    it('entries of the server\'s list the plugin could not read: the gate denies nothing for being unknown', () => {
+      snapshot({ skipped_entries: 2 });
+      hook(call('projects.list'));
+      expect(readGate(paths.gate)).toMatchObject({ denies: false });
+      expect(hook(call('projects.lst')).gate.kind).toBe('call');
+    });
+
+    it('rules that cannot be read: no gate (every call goes the full way and asks)', () => {
+      writeFileSync(paths.settings, '{"policy": ');
+      hook(call('projects.list'));
+      expect(existsSync(paths.gate)).toBe(false);
+    });
+
+    it('no snapshot: nothing to compile from, no gate, nothing thrown', () => {
+      const applied = applySettings(env);
+      const input = {
+        paths, env, settingsEnv: applied.env, stamps: stampSources(paths), config: {}, claims: null, policy: policyInEffect(applied.rows, applied.file, applied.managed),
+        bases: ['https://agentstack.tech'], readSnapshot: () => readSnapshotIndex(join(paths.capabilities + '.missing')), now: Date.now(), plugin: PLUGIN,
+      };
+      expect(compileGate(input)).toBeNull();
+      expect(refreshGate(input)).toBe(false);
+      expect(compileGate({ ...input, readSnapshot: () => readSnapshotIndex(paths.capabilities) })).not.toBeNull();
+      expect(compileGate({ ...input, stamps: null, readSnapshot: () => readSnapshotIndex(paths.capabilities) })).toBeNull();
+    });
+
+    it('refreshGate: true when it wrote the gate; false, never a throw, when a source changed or the gate cannot be written', () => {
+      const applied = applySettings(env);
+      const input = {
+        paths, env, settingsEnv: applied.env, stamps: stampSources(paths), config: {}, claims: null, policy: policyInEffect(applied.rows, applied.file, applied.managed),
+        bases: ['https://agentstack.tech'], readSnapshot: () => readSnapshotIndex(paths.capabilities), now: Date.now(), plugin: PLUGIN,
+      };
+      expect(refreshGate(input)).toBe(true);
+      expect(readGate(paths.gate)).toMatchObject({ plugin: PLUGIN });
+      settings({ debug: 'api' });
+      expect(refreshGate(input)).toBe(false);
+      rmSync(paths.gate);
+      mkdirSync(paths.gate);
+      expect(refreshGate({ ...input, stamps: stampSources(paths) })).toBe(false);
+    });
+  });
+
+  describe('a Device Code credential the full check has something to say about: no gate', () => {
+    const SERVER = 'http://127.0.0.1:9';
+    it('a token the server refused: each call gets the credential notice, never the gate', () => {
+      const exp = Math.floor(Date.now() / 1000) + 1800;
+      const token = jwt({ sub: 'dev', iat: exp - 3600, exp, scope: 'actions:read projects:read' });
+      writeFileSync(paths.mcpJson, JSON.stringify({ mcpServers: { agentstack: { type: 'http', url: `${SERVER}/mcp`, headers: { Authorization: `Bearer ${token}` } } } }));
+      writeFileSync(paths.capabilitiesFailure, JSON.stringify({ at: new Date().toISOString(), server_url: `${SERVER}/mcp`, message: 'HTTP 401', unauthorized: true }));
+      const first = hook({ ...call('projects.list'), url: `${SERVER}/mcp` });
+      expect(first.answer).toMatchObject({ permission: 'ask' });
+      expect(existsSync(paths.gate)).toBe(false);
+    });
+    it('a token that ends this very millisecond: no gate', () => {
+      const expS = Math.floor(Date.now() / 1000) + 1;
+      const token = jwt({ sub: 'dev', iat: expS - 3600, exp: expS, scope: 'actions:read projects:read' });
+      writeFileSync(paths.mcpJson, JSON.stringify({ mcpServers: { agentstack: { type: 'http', url: `${SERVER}/mcp`, headers: { Authorization: `Bearer ${token}` } } } }));
+      writeFileSync(paths.refresh, JSON.stringify({ refresh_token: 'rt-fixture-0123456789abcdef', token_type: 'Bearer', obtained_at: new Date().toISOString(), token_endpoint: `${SERVER}/api/oauth2/token`, client_id: 'cursor-plugin', resource: `${SERVER}/mcp` }), { mode: 0o600 });
+      hook({ ...call('projects.list'), url: `${SERVER}/mcp` }, expS * 1000);
+      expect(existsSync(paths.gate)).toBe(false);
     });
   });
 });
