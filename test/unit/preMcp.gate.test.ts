@@ -69,6 +69,7 @@ describe('the gate a full check compiles', () => {
     const gate = readGate(paths.gate)!;
     expect(gate).toMatchObject({ plugin: PLUGIN, denies: true, journal: true, renewAt: null });
     expect(gate.neutral.split('\n').filter(Boolean).sort()).toEqual(ACTIONS.map((a) => a.action).sort());
+    expect(readGateNames(paths.gateNames, gate.names)!.asks).toBe('[]\n'); // no rules: nothing to ask about
     const second = hook(call('projects.list', 'system.ping'));
     expect(second).toEqual({ gate: { kind: 'neutral', record: true }, answer: {} });
   });
@@ -278,6 +279,7 @@ describe('the gate a full check compiles', () => {
       expect(asks).toContain('\nprojects.create\u0000');
       expect(asks).toContain('\ndata.write\u0000');
       expect(asks).not.toContain('projects.list');
+      expect(asks.split('\n').slice(1).filter(Boolean).map((l) => l.split('\u0000')[0]).sort()).toEqual(['data.write', 'projects.create']);
     });
 
     it('entries of the server\'s list the plugin could not read: the gate denies nothing for being unknown', () => {
