@@ -27,5 +27,5 @@ export default {
   reporters: ['json', 'progress', 'clear-text'],
   jsonReporter: { fileName: `bench/.mutation/reports/${name}.json` },
   clearTextReporter: { allowColor: false, logTests: false, reportMutants: false, reportScoreTable: true },
-  ignorePatterns: ['/bench/.mutation', 'bench/.mutation/**', '/.stryker-tmp', 'test-output', 'coverage', '.scratch', 'demo', 'docs'],
+  ignorePatterns: ['/.node-cache', '/bench/.mutation', 'bench/.mutation/**', '/.stryker-tmp', 'test-output', 'coverage', '.scratch', 'demo', 'docs'],
 };

@@ -67,7 +67,7 @@ export const MODULES = [
     name: 'settings keys, file and managed trust',
     io: true,
     files: ['lib/agentstack/settings/keys.ts', 'lib/agentstack/settings/file.ts', 'lib/agentstack/settings/managed.ts', 'lib/agentstack/settings/store.ts'],
-    tests: ['settings.test.ts', 'settings.rows.test.ts', 'managedSettings.test.ts', 'managedTrust.test.ts'],
+    tests: ['settings.test.ts', 'settings.rows.test.ts', 'settings.keys.test.ts', 'settings.file.test.ts', 'settings.store.test.ts', 'managedSettings.test.ts', 'managedTrust.test.ts'],
   },
   {
     name: 'token renewal: due and start',
@@ -78,8 +78,8 @@ export const MODULES = [
   {
     name: 'pre-MCP gate: compile, read, deny',
     io: true,
-    files: ['lib/commands/preMcp/gate/build.ts', 'lib/commands/preMcp/gate/gate.ts', 'lib/commands/preMcp/gate/deny.ts'],
-    tests: ['gateFile.test.ts', 'preMcp.test.ts'],
+    files: ['lib/commands/preMcp/gate/build.ts', 'lib/commands/preMcp/gate/gate.ts', 'lib/commands/preMcp/gate/deny.ts', 'lib/commands/preMcp/gate/ask.ts'],
+    tests: ['gateFile.test.ts', 'preMcp.gate.test.ts', 'preMcp.test.ts', 'policy.test.ts'],
   },
   {
     name: 'HTTP caps and timeouts',

@@ -248,6 +248,10 @@ describe('the decision (never allow)', () => {
     const five = decidePolicy(policy({ preset: 'readonly' }), steps.slice(0, 5));
     expect(five.agent_message).toContain('data.w4. Do not');
     expect(five.user_message).not.toContain('more');
+    const fiveAsked = decidePolicy(policy({ preset: 'confirm-writes' }), steps.slice(0, 5));
+    expect(fiveAsked.user_message).toContain('data.w4 (');
+    expect(fiveAsked.user_message).not.toContain('more');
+    expect(fiveAsked.agent_message).toContain('data.w3, data.w4; wait');
   });
 
   it('an unreadable policy: ask for every execute call, saying why', () => {

@@ -2,7 +2,7 @@
  * The hook's token renewal: whose credential it renews (due.ts), and the once-a-minute marker that keeps a burst of
  * calls from starting a process each (start.ts), met at real ages set with utimes.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RENEW_EVERY_MS, canRenew, shouldRenew, startRenewal } from '../../lib/agentstack/renewal/due.js';
@@ -56,6 +56,10 @@ fs.writeFileSync(${JSON.stringify(ran)}, JSON.stringify({ args: process.argv.sli
     const at = (now - ms) / 1000;
     utimesSync(marker, at, at);
   };
+  async function startedWithin(ms: number): Promise<string> {
+    for (let i = 0; i < ms / 50 && !existsSync(ran); i++) await new Promise((r) => setTimeout(r, 50));
+    return existsSync(ran) ? 'started' : 'not started';
+  }
   async function started(): Promise<string> {
     for (let i = 0; i < 600 && !existsSync(ran); i++) await new Promise((r) => setTimeout(r, 50));
     return existsSync(ran) ? 'started' : 'not started';
@@ -96,6 +100,43 @@ fs.writeFileSync(${JSON.stringify(ran)}, JSON.stringify({ args: process.argv.sli
   it('a folder in the marker\'s place: nothing is started (and nothing thrown)', () => {
     mkdirSync(marker);
     expect(start(Date.now())).toBe('recent');
+  });
+
+  it('a marker whose folder is missing: nothing is started (a renewal never starts without its marker)', async () => {
+    const now = Date.now();
+    expect(startRenewal({ paths: { renewStarted: join(tmp.path, 'gone', 'agentstack-renew.started') }, script, env: {}, now })).toBe('recent');
+    expect(await startedWithin(500)).toBe('not started');
+  });
+
+  it('a marker that cannot be read (a link to nothing): nothing is started', async () => {
+    if (process.platform === 'win32') return;
+    symlinkSync(join(tmp.path, 'nowhere'), marker);
+    expect(start(Date.now())).toBe('recent');
+    expect(await startedWithin(500)).toBe('not started');
+  });
+
+  it('node missing at its path: failed, and neither a throw nor an unhandled error in the hook', async () => {
+    const execPath = process.execPath;
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    process.execPath = join(tmp.path, 'no-node');
+    try {
+      expect(start(Date.now())).toBe('failed');
+      // The spawn's error arrives after the call returns: an unhandled one would end the hook's process.
+      await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      process.execPath = execPath;
+      process.off('uncaughtException', onUncaught);
+    }
+    expect(uncaught).toEqual([]);
+    expect(existsSync(ran)).toBe(false);
+  });
+
+  it('an environment the system refuses to start a process with (a variable over 128 KB): failed, not thrown', () => {
+    if (process.platform !== 'linux') return; // Linux's limit on one variable's length
+    const now = Date.now();
+    expect(startRenewal({ paths: { renewStarted: marker }, script, env: { PATH: process.env.PATH, BIG: 'x'.repeat(200_000) }, now })).toBe('failed');
   });
 
   it('a marker 10 s old: not started again within the minute', () => {
