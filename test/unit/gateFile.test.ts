@@ -224,6 +224,11 @@ describe('the gate\'s table of asks', () => {
     expect(asksOf(table, ['x'])).toEqual([asks[2]]);
     expect(asksOf(table, [])).toEqual([]);
   });
+  it('holds each distinct rule once: actions under the same rule share its line (thousands of actions, a few rules)', () => {
+    const table = serializeAsks(asks);
+    expect(JSON.parse(table.split('\n')[0]!)).toEqual([['policy confirm-writes', 'policy', 'set in the settings file'], ['listed in ask-actions', 'ask-actions', 'set by your organization']]);
+    expect(table.split('\n').slice(1)).toEqual(['projects.create\u00000', 'data.write\u00001', 'x\u00000', '']);
+  });
   it('an action not in it, or a damaged table: none (the full check answers)', () => {
     const table = serializeAsks(asks);
     expect(asksOf(table, ['data.write', 'data.read'])).toBeNull();
