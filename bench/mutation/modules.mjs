@@ -140,7 +140,7 @@ export const MODULES = [
     // mutants would run every in-process test; its pure tests (sessionStart.card, sessionStartSnapshot) cover it.
     name: "session start's steps",
     io: true,
-    files: ['lib/commands/sessionStart/run.ts', 'lib/commands/sessionStart/decide.ts', 'lib/commands/sessionStart/snapshot.ts'],
+    files: ['lib/commands/sessionStart/run.ts', 'lib/commands/sessionStart/refresh.ts', 'lib/commands/sessionStart/decide.ts', 'lib/commands/sessionStart/snapshot.ts'],
     tests: [
       'sessionStart.run.test.ts', 'sessionStart.runEdges.test.ts', 'sessionStart.runQuiet.test.ts', 'sessionStart.signInStep.test.ts',
       'sessionStart.snapshotStep.test.ts',

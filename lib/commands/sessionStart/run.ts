@@ -7,8 +7,7 @@
  */
 import { readProjectPin } from '../../agentstack/auth/projectPin.js';
 import { mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
-import { quoteShort } from '../../platform/errors.js';
-import { agentstackEntry, classifyCredential, headerValue, needsRefresh, refusedView, type CredentialView, type McpConfig, bearerOf } from '../../agentstack/mcpJson/credential.js';
+import { agentstackEntry, classifyCredential, headerValue, refusedView, type CredentialView, type McpConfig, bearerOf, REFRESH_WINDOW_MS } from '../../agentstack/mcpJson/credential.js';
 import { chooseBaseUrl, credentialsBelongTo, normalizeMcpConfig, parseProjectId, type IssuedFor } from '../../agentstack/mcpJson/entry.js';
 import { isSignedOut } from '../../agentstack/auth/signedOut.js';
 import { removeIfExists } from '../../platform/fs/secureFile.js';
@@ -16,8 +15,8 @@ import { readMcpConfigFile, symlinkNotice, updateMcpConfigFile } from '../../age
 import { cursorPaths, type CursorPaths } from '../../agentstack/server/paths.js';
 import { issuedFor, readRefreshFile, refreshBelongsTo, type StoredRefresh } from '../../agentstack/auth/refreshStore.js';
 import { renderCard } from './card.js';
-import type { QuietRun } from './quick.js';
-import { REFRESH_WINDOW_MS } from '../../agentstack/mcpJson/credential.js';
+import { errText, left, type Ctx, type NetModule, type Run, type SessionStartOptions } from './context.js';
+import { refreshStep } from './refresh.js';
 import { accountOf, isUsable } from '../../agentstack/state/account.js';
 import { SIGN_IN_STEP, stepFor, storyOf, storyText } from '../../agentstack/state/story.js';
 import { tilde } from '../../platform/text/tilde.js';
@@ -38,36 +37,11 @@ import { AUTO_LOGIN_ENV, autoLoginDisabled, envValueOf } from '../../agentstack/
 import { policyInEffect } from '../../agentstack/policy/effective.js';
 import { policyNotice } from '../../agentstack/policy/describe.js';
 
-export type NetModule = typeof import('./net.js');
-
-export interface SessionStartOptions {
-  /** Loads the network steps (lazily evaluated: see lib/entries/session-start.ts). */
-  loadNet: () => Promise<NetModule>;
-  env: NodeJS.ProcessEnv;
-  pluginRoot: string;
-  /** This bundle, run again as the detached device poller. */
-  script: string;
-  /** Overall deadline from now (ms); the hook's hooks.json timeout is 20 s. */
-  budgetMs?: number;
-  now?: () => number;
-  log?: (message: string) => void;
-  /** Told when the run had nothing to do (no note, no step, no network): its card can be given again (quick.ts). */
-  onQuiet?: (run: QuietRun) => void;
-}
+export type { NetModule, SessionStartOptions } from './context.js';
 
 export const SESSION_START_BUDGET_MS = 8_000;
 /** How long a quiet run's card may be given again at most, whatever falls due. */
 const QUIET_MAX_AGE_MS = 3_600_000;
-
-interface Ctx {
-  notes: string[];
-  todo: string[];
-  deadline: number;
-  now: () => number;
-}
-
-const left = (ctx: Ctx) => ctx.deadline - ctx.now();
-const errText = (error: unknown) => quoteShort((error as Error)?.message ?? String(error), 240);
 
 /** Normalizes mcp.json (writing only on a change); returns what was read before (the gate needs to see a
  * placeholder Bearer that normalization removes) and after, or null when the file is unreadable. `held`: the file
@@ -105,21 +79,6 @@ function project(config: McpConfig, gate: CredentialView, pin: SignInFacts['pin'
   });
 }
 
-/** What the steps share: where the files are, which server, and the lazily loaded network steps. */
-interface Run {
-  options: SessionStartOptions;
-  /** The environment with the settings file applied (environment > settings > default). */
-  env: NodeJS.ProcessEnv;
-  ctx: Ctx;
-  paths: CursorPaths;
-  baseUrl: string;
-  offline: boolean;
-  /** mcp.json could not be read. */
-  unreadable: boolean;
-  stored: StoredRefresh | null;
-  net: () => Promise<NetModule | null>;
-}
-
 function readStored(path: string, ctx: Ctx): StoredRefresh | null {
   try {
     return readRefreshFile(path);
@@ -127,48 +86,6 @@ function readStored(path: string, ctx: Ctx): StoredRefresh | null {
     ctx.notes.push(errText(error));
     return null;
   }
-}
-
-/** A token that says nothing of its end (no expiry in it or on record) but can be renewed. */
-function unknownEnd(run: Run, gate: CredentialView): boolean {
-  return !run.offline && gate.state === 'ok' && gate.expiresAtMs === null && gate.token !== null && !gate.apiKey
-    && run.stored !== null && refreshBelongsTo(run.stored, run.baseUrl) && left(run.ctx) > 2_500;
-}
-
-/** Step 3: refresh a token near expiry, or one the server refuses as invalid; the credential view after it. */
-async function refreshStep(run: Run, gate: CredentialView): Promise<{ gate: CredentialView; config: McpConfig | null; refusedGrant?: true }> {
-  const { ctx } = run;
-  let net = !run.offline && needsRefresh(gate, ctx.now()) && run.stored ? await run.net() : null;
-  let pinged = false;
-  if (!net && unknownEnd(run, gate)) {
-    // A renewable token with no known end: the server's first 401 invalid_token (RFC 6750 §3.1) is its expiry.
-    const checker = await run.net();
-    if (checker && await checker.mcpRefusesToken({ baseUrl: run.baseUrl, token: gate.token!, timeoutMs: Math.min(2_000, left(ctx) - 500) })) {
-      gate = refusedView(gate, true, ctx.now());
-      net = checker;
-      pinged = true;
-    }
-  }
-  if (!net) return { gate, config: null };
-  const outcome = await net.refreshSingleFlight({ paths: run.paths, env: run.env, baseUrl: run.baseUrl, deadline: ctx.deadline, seenToken: gate.token, refused: gate.state === 'expired', now: ctx.now });
-  if (pinged && outcome.kind !== 'refreshed' && outcome.kind !== 'superseded') {
-    // The refused token stays in mcp.json: recorded as the catalog fetch records it, so no later view calls it signed in.
-    try {
-      net.recordRefusal({ failurePath: run.paths.capabilitiesFailure, serverUrl: mcpUrlFor(run.baseUrl), token: gate.token!, message: `${mcpUrlFor(run.baseUrl)} refused the token (HTTP 401 invalid_token)`, now: ctx.now() });
-    } catch { /* the next session start asks again */ }
-  }
-  if (outcome.kind === 'refreshed' || outcome.kind === 'superseded') {
-    const config = readMcpConfigFile(run.paths.mcpJson).config;
-    ctx.notes.push(outcome.kind === 'superseded' ? 'A new sign-in replaced the credential while it was being refreshed; the new one is kept.'
-      : outcome.byThisProcess ? 'Refreshed the access token.' : 'The access token was refreshed by another session.');
-    return { gate: classifyCredential({ config, now: ctx.now() }), config };
-  }
-  if (outcome.kind === 'invalid_grant') {
-    ctx.notes.push('The stored refresh token was refused (invalid_grant) and removed; a new sign-in is needed.');
-    return { gate: { ...gate, state: 'expired' }, config: null, refusedGrant: true };
-  }
-  if (outcome.kind === 'failed') ctx.notes.push(`Could not refresh the token: ${outcome.message}.`);
-  return { gate, config: null };
 }
 
 /** The origins a running sign-in's page may be on: the server's, and the token endpoint we recorded for it. */
@@ -289,7 +206,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     ctx.notes.push(`The plugin's network steps could not start (${errText(error)}); only local checks ran.`);
     return null;
   }));
-  const run: Run = { options, env, ctx, paths, baseUrl, offline, unreadable: normalized === null, stored, net };
+  const run: Run = { options, env, ctx, paths, baseUrl, offline, unreadable: normalized === null, stored, net, readConfig: () => readMcpConfigFile(paths.mcpJson).config };
   if (normalized === null) ctx.todo.push(unreadableStory(paths, stored, baseUrl));
 
   // 2. gate: the file as it was (normalizing hides a placeholder Bearer), unless its credential was for another
