@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applySettings, settingsTable } from '../../lib/agentstack/settings/effective.js';
-import { managedSettingsPath, readManagedSettings, strictReading } from '../../lib/agentstack/settings/managed.js';
+import { managedRefusal, managedSettingsPath, noManagedSettings, readManagedSettings, strictReading } from '../../lib/agentstack/settings/managed.js';
 import { resolveBaseUrl } from '../../lib/agentstack/server/baseUrl.js';
 import { managedSettingsGate } from '../../lib/commands/diagnose/gatesState.js';
 import { policyInEffect } from '../../lib/agentstack/policy/effective.js';
@@ -142,7 +142,7 @@ describe('a managed value that is not valid keeps the organization\'s intent', (
     rmSync(managedPath, { force: true });
     symlinkSync(join(tmp.path, 'nowhere.json'), managedPath);
     const read = readManagedSettings({ path: managedPath, ...trusted });
-    expect(read).toMatchObject({ exists: true, broken: true });
+    expect(read).toMatchObject({ exists: true, broken: true, keys: [], values: {}, strict: {}, trusted: null, distrust: null });
     expect(read.problems[0]).toContain('symbolic link to a file that does not exist');
     expect(managedSettingsGate(read)).toMatchObject({ status: 'FAIL', summary: expect.stringContaining('cannot be used') });
     expect(decidePolicy(policyOf(env(), { path: managedPath, ...trusted }), step('projects.list', 'projects:read')).permission).toBe('ask');
@@ -198,5 +198,34 @@ describe('trust', () => {
       expect(answer.permission).toBe('ask');
       expect(answer.user_message).toContain(managedPath);
     }
+  });
+});
+
+describe('what a managed read says beyond its values', () => {
+  it('a value read the strict way is no longer counted as refused', () => {
+    const read = readManagedSettings(setup({ journal: 'maybe', 'scope-preset': 3, policy: 'nonsense' }));
+    expect(read.values).toMatchObject({ journal: 'on', 'scope-preset': 'readonly' });
+    expect(Object.keys(read.strict).sort()).toEqual(['journal', 'scope-preset']);
+    expect(read.rejected).toEqual(['policy']);
+  });
+
+  it('a broken file\'s trust is not judged (it is unusable whoever wrote it)', () => {
+    const read = readManagedSettings(setup('{ broken', {}, untrusted));
+    expect(read).toMatchObject({ broken: true, distrust: null });
+  });
+
+  it('owner and mode that cannot be read: not trusted, naming the system\'s code (or "error")', () => {
+    const withCode = Object.assign(new Error('no'), { code: 'EACCES' });
+    const a = readManagedSettings(setup({ policy: 'readonly', debug: 'api' }, {}, { trustProblem: () => { throw withCode; } }));
+    expect(a).toMatchObject({ trusted: false, distrust: 'its owner and mode cannot be read (EACCES)', keys: ['policy'] });
+    const b = readManagedSettings(setup({ policy: 'readonly' }, {}, { trustProblem: () => { throw new Error('no'); } }));
+    expect(b.distrust).toBe('its owner and mode cannot be read (error)');
+  });
+
+  it('no managed file, and the refusal config set gives for a key the organization set', () => {
+    expect(noManagedSettings('/etc/x.json')).toEqual({
+      path: '/etc/x.json', exists: false, values: {}, problems: [], rejected: [], broken: false, trusted: null, distrust: null, keys: [], strict: {},
+    });
+    expect(managedRefusal('journal', '/etc/x.json')).toBe('journal is set by your organization in /etc/x.json; ask your administrator to change it');
   });
 });

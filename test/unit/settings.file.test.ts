@@ -40,9 +40,15 @@ describe('a file as people leave it', () => {
     expect(parseSettingsText('\uFEFF')).toEqual({});
     expect(() => parseSettingsText('x\uFEFF{}')).toThrow(SyntaxError);
   });
+  it('only a BOM at the very start is dropped: one inside a value stays, and the value is refused', () => {
+    writeFileSync(path, '{"oauth-client-id": "a\uFEFFb"}');
+    expect(readSettingsFile(path)).toMatchObject({ values: {}, rejected: ['oauth-client-id'] });
+  });
   it('the project pin is not a key of this file: left alone, no problem', () => {
     writeFileSync(path, JSON.stringify({ project: '42', journal: 'on' }));
-    expect(readSettingsFile(path)).toMatchObject({ values: { journal: 'on' }, problems: [], rejected: [] });
+    const read = readSettingsFile(path);
+    expect(read.values).toEqual({ journal: 'on' });
+    expect(read).toMatchObject({ problems: [], rejected: [] });
   });
   it('values refused one by one: each named, the raw value kept aside, the others used', () => {
     writeFileSync(path, JSON.stringify({ journal: 'sometimes', 'auto-login': 'false', debug: 'api', 'scope-preset': 3 }));

@@ -121,3 +121,39 @@ describe('a managed value that fails its rule: how it is read, in the words conf
     for (const key of ['policy', 'ask-actions', 'deny-actions', 'credential-store'] as const) expect(strictReading(key, 'nonsense')).toBeNull();
   });
 });
+
+describe('the table of keys, whole: each row\'s name, variables, stored type and environment', () => {
+  const rows: Record<SettingKey, { env: string[]; stored: 'string' | 'boolean'; toEnv: [string, Record<string, string>] }> = {
+    'base-url': { env: ['AGENTSTACK_BASE_URL'], stored: 'string', toEnv: ['https://org.example', { AGENTSTACK_BASE_URL: 'https://org.example' }] },
+    'auto-login': { env: ['AGENTSTACK_DISABLE_AUTO_LOGIN'], stored: 'boolean', toEnv: ['true', {}] },
+    'scope-preset': { env: ['AGENTSTACK_SCOPE_PRESET'], stored: 'string', toEnv: ['readonly', { AGENTSTACK_SCOPE_PRESET: 'readonly' }] },
+    project: { env: ['AGENTSTACK_PROJECT_ID'], stored: 'string', toEnv: ['7', {}] },
+    'https-proxy': { env: ['https_proxy', 'HTTPS_PROXY'], stored: 'string', toEnv: ['http://p:1', { HTTPS_PROXY: 'http://p:1' }] },
+    'no-proxy': { env: ['no_proxy', 'NO_PROXY'], stored: 'string', toEnv: ['.corp', { NO_PROXY: '.corp' }] },
+    'oauth-client-id': { env: ['AGENTSTACK_OAUTH_CLIENT_ID'], stored: 'string', toEnv: ['c', { AGENTSTACK_OAUTH_CLIENT_ID: 'c' }] },
+    policy: { env: ['AGENTSTACK_POLICY'], stored: 'string', toEnv: ['readonly', { AGENTSTACK_POLICY: 'readonly' }] },
+    'ask-actions': { env: ['AGENTSTACK_ASK_ACTIONS'], stored: 'string', toEnv: ['a.*', { AGENTSTACK_ASK_ACTIONS: 'a.*' }] },
+    'deny-actions': { env: ['AGENTSTACK_DENY_ACTIONS'], stored: 'string', toEnv: ['b.*', { AGENTSTACK_DENY_ACTIONS: 'b.*' }] },
+    debug: { env: ['AGENTSTACK_DEBUG'], stored: 'string', toEnv: ['off', {}] },
+    journal: { env: ['AGENTSTACK_JOURNAL'], stored: 'string', toEnv: ['on', {}] },
+    'credential-store': { env: ['AGENTSTACK_CREDENTIAL_STORE'], stored: 'string', toEnv: ['keychain', { AGENTSTACK_CREDENTIAL_STORE: 'keychain' }] },
+  };
+  it.each(SETTING_KEYS)('%s', (key) => {
+    const spec = settingSpec(key);
+    const row = rows[key];
+    expect(spec.key).toBe(key);
+    expect(spec.env).toEqual(row.env);
+    expect(spec.stored).toBe(row.stored);
+    expect(spec.toEnv(row.toEnv[0])).toEqual(row.toEnv[1]);
+  });
+
+  it.each([
+    ['auto-login', 'auto-login must be true or false'],
+    ['scope-preset', 'scope-preset must be one of readonly, builder, full'],
+    ['debug', 'debug must be api or off'],
+    ['journal', 'journal must be on or off'],
+    ['credential-store', 'credential-store must be auto, keychain or file'],
+  ] as const)('%s quotes the first 40 characters of a long value it refuses', (key, start) => {
+    expect(() => settingSpec(key).parse(`z${'q'.repeat(100)}`, key)).toThrowError(`${start} (got "z${'q'.repeat(39)}")`);
+  });
+});

@@ -91,6 +91,16 @@ describe('config set', () => {
     expect(error).toMatchObject({ name: 'PluginError', code: 'io', message: expect.stringMatching(/^Cannot create the lock file .*a parent is not a folder/) });
     expect(readFileSync(path, 'utf8')).toBe('{ "debug": "api" }');
   });
+
+  // sysfs refuses a new file even to root, while reading a missing one there is fine: the write is what fails.
+  it.skipIf(process.platform !== 'linux')('the file cannot be written (a folder nobody may add to): an io error naming the file and the system\'s code, with its cause', async () => {
+    const inSys = '/sys/agentstack-settings.json';
+    const error = await setStoredSetting(inSys, lock, 'journal', 'off').catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      name: 'PluginError', code: 'io', cause: expect.objectContaining({ code: 'EACCES' }),
+      message: `Cannot write the settings file ${inSys} (EACCES); check that the folder is writable.`,
+    });
+  });
 });
 
 describe('config unset', () => {

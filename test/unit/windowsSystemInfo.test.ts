@@ -2,13 +2,14 @@
  * Windows' fixed facts (the registry's ProgramData, who may change the managed file) as pure decisions over the
  * tools' output, and the tools' runner against recording stand-ins (Windows cannot run here).
  */
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { aclTrustProblem, parseAclListing, parseRegValue, programDataFolder, programDataFrom, systemToolRunner, windowsTrustProblem, type RunTool } from '../../lib/platform/windows/systemInfo.js';
 import { readManagedSettings } from '../../lib/agentstack/settings/managed.js';
 import { managedSettingsGate } from '../../lib/commands/diagnose/gatesState.js';
 import { windowsFacts } from '../../lib/agentstack/settings/windowsFacts.js';
+import { cursorPaths } from '../../lib/agentstack/server/paths.js';
 import { tempDir } from '../helpers/repo.js';
 
 const REG_PROGRAM_DATA = '\r\nHKEY_LOCAL_MACHINE\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\ProfileList\r\n    ProgramData    REG_EXPAND_SZ    %SystemDrive%\\ProgramData\r\n\r\n';
@@ -142,5 +143,33 @@ describe('what the tools said is kept, so a hook run does not start them again',
     writeFileSync(record, '{"programData":{"value":"relative","at":0}}'); // what the record holds is checked
     windowsFacts(run, record, t0).programData();
     expect(calls.filter((c) => c === 'reg')).toHaveLength(6);
+  });
+
+  it('readManagedSettings keeps them in the record it is given, and nowhere when it is given only a tool runner', () => {
+    const record = join(tmp.path, 'agentstack-windows-managed.json');
+    const etc = join(tmp.path, 'etc');
+    mkdirSync(etc);
+    const file = join(etc, 'managed-settings.json');
+    writeFileSync(file, '{"policy":"readonly"}');
+    const run: RunTool = (tool) => (tool === 'reg' ? REG_SYSTEM_ROOT : `${adminOnly(file)}\r\n${adminOnly(etc)}\r\n`);
+    expect(readManagedSettings({ path: file, platform: 'win32', runTool: run }).trusted).toBe(true);
+    expect(existsSync(record)).toBe(false);
+    expect(readManagedSettings({ path: file, platform: 'win32', runTool: run, windowsRecord: record }).trusted).toBe(true);
+    expect(JSON.parse(readFileSync(record, 'utf8'))).toMatchObject({ trust: { distrust: null } });
+  });
+
+  it('with no tool runner given, the record is the Cursor dir\'s (here the tools cannot run: not trusted, and that is kept)', () => {
+    const cursorDir = join(tmp.path, 'cursor');
+    mkdirSync(cursorDir);
+    const file = join(tmp.path, 'managed-settings.json');
+    writeFileSync(file, '{"policy":"readonly"}');
+    const saved = process.env.AGENTSTACK_CURSOR_DIR;
+    process.env.AGENTSTACK_CURSOR_DIR = cursorDir;
+    try {
+      expect(readManagedSettings({ path: file, platform: 'win32' }).trusted).toBe(false);
+      expect(existsSync(cursorPaths(process.env).windowsManaged)).toBe(true);
+    } finally {
+      if (saved === undefined) delete process.env.AGENTSTACK_CURSOR_DIR; else process.env.AGENTSTACK_CURSOR_DIR = saved;
+    }
   });
 });
