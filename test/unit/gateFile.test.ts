@@ -237,3 +237,17 @@ describe('the gate\'s table of asks', () => {
     expect(asksOf('not json\nx\u00000\n', ['x'])).toBeNull();
   });
 });
+
+describe('a gate check with no renewal to start (a caller that gives none)', () => {
+  it('a due token: answered from the gate as usual, nothing thrown', async () => {
+    const { checkGate, stampSources } = await import('../../lib/commands/preMcp/gate/gate.js');
+    const { cursorPaths } = await import('../../lib/agentstack/server/paths.js');
+    const env = { AGENTSTACK_CURSOR_DIR: tmp.path, HOME: tmp.path };
+    const paths = cursorPaths(env);
+    const now = Date.now();
+    writeFileSync(paths.gate, serializeGate({ ...gate, env: 'AGENTSTACK_CURSOR_DIR=' + tmp.path, until: now + 60_000, renewAt: now - 1, stamps: stampSources(paths)!, bases: ['https://agentstack.tech'] }));
+    const call = { tool_name: 'agentstack.execute', mcp_server_name: 'user-agentstack', tool_input: JSON.stringify({ steps: [{ id: '1', action: 'a.one' }] }) };
+    expect(checkGate(call, { paths, env, now, plugin: '0.5.0' }).kind).toBe('neutral');
+  });
+});
+

@@ -191,6 +191,30 @@ describe('the gate a full check compiles', () => {
       expect(readGate(paths.gate)!.until).toBe(now + GATE_MAX_AGE_MS);
     });
 
+    it('a token that is not a JWT: the gate holds until the refresh file\'s expires_at; with none, it holds an hour and starts no renewal', () => {
+      const now = Date.now();
+      const opaque = (expiresAt?: string) => {
+        writeFileSync(paths.mcpJson, JSON.stringify({ mcpServers: { agentstack: { type: 'http', url: `${SERVER}/mcp`, headers: { Authorization: 'Bearer opaque-access-token-0123456789' } } } }));
+        writeFileSync(paths.refresh, JSON.stringify({ refresh_token: 'rt-fixture-0123456789abcdef', token_type: 'Bearer', obtained_at: new Date(now).toISOString(), token_endpoint: `${SERVER}/api/oauth2/token`, client_id: 'cursor-plugin', resource: `${SERVER}/mcp`, ...(expiresAt ? { expires_at: expiresAt } : {}) }), { mode: 0o600 });
+      };
+      const expires = now + 1_800_000;
+      opaque(new Date(expires).toISOString());
+      hook(ours('projects.list'), now);
+      expect(readGate(paths.gate)).toMatchObject({ until: expires, renewAt: expires - REFRESH_WINDOW_MS });
+      opaque();
+      hook(ours('projects.list'), now);
+      expect(readGate(paths.gate)).toMatchObject({ until: now + GATE_MAX_AGE_MS, renewAt: null });
+    });
+
+    it('confirm-writes: an action whose capability the token lacks is not asked about from the gate (the full check denies it)', () => {
+      signedIn(Math.floor(Date.now() / 1000) + 1800);
+      settings({ policy: 'confirm-writes' });
+      hook(ours('projects.list'));
+      const names = readGateNames(paths.gateNames, readGate(paths.gate)!.names)!;
+      expect(names.asks).not.toContain('projects.create');
+      expect(names.asks).not.toContain('data.write');
+    });
+
     it('a token already expired: no gate (each call needs the full check\'s notice or renewal)', () => {
       signedIn(Math.floor(Date.now() / 1000) - 10);
       hook(ours('projects.list'));
@@ -266,6 +290,32 @@ describe('the gate a full check compiles', () => {
       expect(listed(readGate(paths.gate)!.neutral)).toEqual(['projects.list', 'system.ping']);
       expect(names().asks).not.toContain('data.write');
       expect(names().asks).toContain('projects.create');
+    });
+
+    it('an action not yet approved and no rules: not neutral either (the full check asks)', () => {
+      snapshot({ unapproved: ['data.write'] });
+      hook(call('projects.list'));
+      expect(listed(readGate(paths.gate)!.neutral)).toEqual(['projects.create', 'projects.list', 'system.ping']);
+    });
+
+    it('a name in the snapshot that holds a newline is not listed: its parts are not taken for known actions', () => {
+      snapshot({ actions: [...ACTIONS, { action: 'ghost\nshadow', required_cap: null }] });
+      hook(call('projects.list'));
+      expect(names().known.split('\n')).not.toContain('ghost');
+      const { gate, answer } = hook(call('ghost'));
+      expect(gate).toMatchObject({ kind: 'deny', unknown: ['ghost'] });
+      expect(answer).toMatchObject({ permission: 'deny' });
+    });
+
+    it('two gates compiled one after the other bear different tags, each a time and a short random part', () => {
+      const applied = applySettings(env);
+      const input = {
+        paths, env, settingsEnv: applied.env, stamps: stampSources(paths), config: {}, claims: null, policy: policyInEffect(applied.rows, applied.file, applied.managed),
+        bases: ['https://agentstack.tech'], readSnapshot: () => readSnapshotIndex(paths.capabilities), now: Date.now(), plugin: PLUGIN,
+      };
+      const tags = [compileGate(input)!.gate.names, compileGate(input)!.gate.names];
+      expect(tags[0]).not.toBe(tags[1]);
+      for (const tag of tags) expect(tag).toMatch(new RegExp(`^${input.now.toString(36)}\\.[0-9a-z]{1,8}$`));
     });
 
     it('policy readonly: the read actions stay neutral; confirm-writes: the writes are asked about, the reads neutral', () => {

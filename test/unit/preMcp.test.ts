@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decidePreMcp, grantedCaps, parseExecuteArgs, type PreMcpContext } from '../../lib/commands/preMcp/decide.js';
+import { decidePreMcp, grantedCaps, parseExecuteArgs, undefinedKeys, type PreMcpContext } from '../../lib/commands/preMcp/decide.js';
 import { classifyRawInput } from '../../lib/commands/preMcp/front.js';
 import { callIdentity, isAgentStackCall, splitToolName } from '../../lib/agentstack/server/callIdentity.js';
 import { indexSnapshot, scanSnapshot } from '../../lib/agentstack/snapshot/actionIndex.js';
@@ -158,3 +158,14 @@ describe('suggestions', () => {
     expect(closestActions('zzzzzzzzzzzz', names)).toEqual([]);
   });
 });
+
+describe('the keys of an execute call the contract does not define', () => {
+  it('named at the top and in each step, at most three; steps, options, id, action and params are the contract\'s', () => {
+    const args = (value: unknown) => { const p = parseExecuteArgs(value); if (p.kind !== 'ok') throw new Error(p.reason); return p.args; };
+    expect(undefinedKeys(args({ steps: [{ id: '1', action: 'a.b', params: {} }], options: {} }))).toEqual([]);
+    expect(undefinedKeys(args({ steps: [{ id: '1', action: 'a.b' }, { action: 'c.d', steps: [] }] }))).toEqual(['steps[1].steps']);
+    expect(undefinedKeys(args({ steps: [{ action: 'a.b', x: 1 }], action: 'p.q' }))).toEqual(['action', 'steps[0].x']);
+    expect(undefinedKeys(args({ steps: [{ action: 'a.b', w: 1, x: 2 }], one: 1, two: 2 }))).toEqual(['one', 'two', 'steps[0].w']);
+  });
+});
+

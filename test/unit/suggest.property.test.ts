@@ -1,7 +1,7 @@
 /** The bounded suggestions give exactly the answers of trying every name with the plain edit distance. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { charMask, closestActions, listIndex, lowerBound, packNameIndex } from '../../lib/commands/preMcp/suggest.js';
+import { charMask, closestActions, listIndex, lowerBound, packNameIndex, unpackNameIndex } from '../../lib/commands/preMcp/suggest.js';
 import { boundedEditDistance } from '../../lib/platform/text/editDistance.js';
 
 function levenshtein(a: string, b: string): number {
@@ -76,3 +76,68 @@ describe('suggestions, bounded', () => {
     }
   });
 });
+
+describe('the packed index as the gate stores it (base64) and its deny reads it back', () => {
+  it('reads back exactly what was packed, for any names', () => {
+    fc.assert(fc.property(fc.array(fc.string({ minLength: 1, maxLength: 30 }), { maxLength: 40 }), (names) => {
+      const packed = packNameIndex(names);
+      expect(unpackNameIndex(Buffer.from(packed.buffer).toString('base64'))).toEqual(packed);
+    }), { numRuns: 200 });
+  });
+  it('a length that is not whole 32-bit numbers: none (the index is computed again)', () => {
+    expect([...unpackNameIndex(Buffer.from(new Int32Array([1, -2, 300_000]).buffer).toString('base64'))!]).toEqual([1, -2, 300_000]);
+    expect(unpackNameIndex(Buffer.from([1, 2, 3, 4, 5]).toString('base64'))).toBeNull();
+    expect(unpackNameIndex('')).toEqual(new Int32Array(0));
+  });
+});
+
+describe('the index\'s numbers, exactly (a weaker bound would give the same answers, only slower: these say which bound)', () => {
+  it('charMask: a bit per letter; per digit, `.`, `_`, `-`; and 16 bits shared by every other character by its low four bits', () => {
+    expect(charMask('az')).toEqual([1 | (1 << 25), 0]);
+    expect(charMask('09')).toEqual([0, 1 | (1 << 9)]);
+    expect(charMask('._-')).toEqual([0, (1 << 10) | (1 << 11) | (1 << 12)]);
+    // Just outside each range: ` (96), { (123), / (47), : (58); and é (233).
+    expect(charMask('`')).toEqual([0, 1 << 16]);
+    expect(charMask('{')).toEqual([0, 1 << (16 + 11)]);
+    expect(charMask('/')).toEqual([0, 1 << (16 + 15)]);
+    expect(charMask(':')).toEqual([0, 1 << (16 + 10)]);
+    expect(charMask('é')).toEqual([0, 1 << (16 + 9)]);
+  });
+
+  it('lowerBound: the largest of the characters only one side has (letters and others counted together) and the length apart', () => {
+    const lb = (a: string, b: string) => lowerBound(charMask(a), a.length, charMask(b), b.length);
+    expect(lb('abc1', 'xa')).toBe(3); // b, c and 1 only in the first
+    expect(lb('xa', 'abc1')).toBe(3); // the same from the other side
+    expect(lb('abc', 'xyza')).toBe(3); // x, y, z only in the second, over 2 only in the first
+    expect(lb('aaaaaa', 'a')).toBe(5); // the length apart, longer first
+    expect(lb('a', 'aaaaaa')).toBe(5); // and second
+    expect(lb('ab', 'aaaaab')).toBe(4);
+    expect(lb('abcd', 'ab')).toBe(2); // only-first equals the length apart
+    expect(lb('abcdefghijklmnopqrstuvwxyz', '0123456789._-')).toBe(26);
+    expect(lb('same.name', 'same.name')).toBe(0);
+  });
+
+  it('packNameIndex: per name its masks, its length and where it starts in the list (after the newline before it)', () => {
+    const [ab] = charMask('ab');
+    const [c] = charMask('c');
+    expect([...packNameIndex(['AB', 'c', 'd.e'])]).toEqual([ab, 0, 2, 1, c, 0, 1, 4, charMask('d.e')[0], charMask('d.e')[1], 3, 6]);
+  });
+
+  it('listIndex uses the gate\'s index when it fits the list, and makes its own when it does not', () => {
+    const names = ['projects.list', 'data.read'];
+    const list = `\n${names.join('\n')}\n`;
+    const packed = packNameIndex(names);
+    const used = listIndex(list, packed);
+    expect(used.packed).toBe(packed);
+    expect(used.count).toBe(2);
+    expect([0, 1].map((i) => used.nameAt(i))).toEqual(names);
+    for (const other of [packNameIndex(['projects.lst', 'data.read']), packNameIndex(['x.list', 'data.read']), packNameIndex([...names, 'x']), packed.slice(0, -1)]) {
+      const made = listIndex(list, other);
+      expect(made.packed).not.toBe(other);
+      expect([...made.packed]).toEqual([...packed]);
+    }
+    expect(listIndex('\n', new Int32Array(0))).toMatchObject({ count: 0 });
+    expect(listIndex('\n', null).count).toBe(0);
+  });
+});
+

@@ -56,6 +56,19 @@ export function packNameIndex(names: readonly string[]): Int32Array {
   return packed;
 }
 
+/**
+ * The packed index back from the gate's base64 text, or null when its length is not whole numbers (a damaged index
+ * only costs computing it again).
+ */
+export function unpackNameIndex(base64: string): Int32Array | null {
+  const bytes = Buffer.from(base64, 'base64');
+  if (bytes.length % 4 !== 0) return null;
+  // An Int32Array must start on a multiple of 4; Node's shared buffer pool hands out slices at multiples of 8, but a
+  // copy costs little where that ever differs.
+  const aligned = bytes.byteOffset % 4 === 0 ? bytes : new Uint8Array(bytes);
+  return new Int32Array(aligned.buffer, aligned.byteOffset, aligned.length / 4);
+}
+
 /** An index of `names`. */
 export function nameIndex(names: readonly string[]): NameIndex {
   return { count: names.length, nameAt: (i) => names[i]!, packed: packNameIndex(names), lower: new Array<string | undefined>(names.length) };

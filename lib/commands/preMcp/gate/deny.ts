@@ -11,18 +11,9 @@ import type { CursorPaths } from '../../../agentstack/server/paths.js';
 import { BeforeMcpInputSchema } from '../../../schemas/hooks.js';
 import { answerRecord } from '../answerRecord.js';
 import { shownSafely, type PreMcpAnswer } from '../answer.js';
-import { listIndex } from '../suggest.js';
+import { listIndex, unpackNameIndex } from '../suggest.js';
 import { unknownActionAnswer } from '../unknownAction.js';
 import { rulesAskAnswer, type RuleAsk } from './ask.js';
-
-/** The gate's packed index (a wrong length or damage there only costs the index being computed again). */
-function unpacked(base64: string): Int32Array | null {
-  const bytes = Buffer.from(base64, 'base64');
-  if (bytes.length % 4 !== 0) return null;
-  // An Int32Array must start on a multiple of 4: a small Buffer may sit at any offset in Node's shared pool.
-  const aligned = bytes.byteOffset % 4 === 0 ? bytes : new Uint8Array(bytes);
-  return new Int32Array(aligned.buffer, aligned.byteOffset, aligned.length / 4);
-}
 
 export interface GateDenyOptions {
   paths: CursorPaths;
@@ -40,7 +31,7 @@ export function denyFromGate(raw: Record<string, unknown>, check: { unknown: rea
   if (!BeforeMcpInputSchema.safeParse(raw).success) return null;
   // The suggestions are a burst of loops run once: optimizing them would cost this short process more than it saves.
   skipOptimizingCompilers();
-  const answer = shownSafely(unknownActionAnswer(check.unknown, listIndex(check.known, unpacked(check.index)), 0));
+  const answer = shownSafely(unknownActionAnswer(check.unknown, listIndex(check.known, unpackNameIndex(check.index)), 0));
   o.log(`${answer.permission}: ${answer.agent_message ?? ''}`);
   if (check.journal) {
     const record = answerRecord(raw, answer, o.now);
