@@ -141,3 +141,16 @@ describe('the index\'s numbers, exactly (a weaker bound would give the same answ
   });
 });
 
+describe('which names get the edit distance: at most MAX_DISTANCES, the lowest bounds first', () => {
+  it('names the bound rules out are never tried, however many come before the answer', () => {
+    // 'aaaaaa' lacks five of the target's letters; 'abcdef' has five the target lacks: both bound 5, over the 2 allowed.
+    expect(closestActions('abcdef', [...Array<string>(250).fill('aaaaaa'), 'abcdeg'])).toEqual(['abcdeg']);
+    expect(closestActions('aaaaaa', [...Array<string>(250).fill('abcdef'), 'aaaaab'])).toEqual(['aaaaab']);
+  });
+  it('more than MAX_DISTANCES names that close: the likeliest are tried, and a closer name past them is not found', () => {
+    // 'abcdfe' has the target's letters (bound 0, distance 2); 'abcdeg' lacks its f (bound 1, distance 1).
+    expect(closestActions('abcdef', [...Array<string>(250).fill('abcdfe'), 'abcdeg'])).toEqual(['abcdfe', 'abcdfe', 'abcdfe']);
+    expect(closestActions('abcdef', [...Array<string>(150).fill('abcdfe'), 'abcdeg'])).toEqual(['abcdeg', 'abcdfe', 'abcdfe']);
+  });
+});
+
