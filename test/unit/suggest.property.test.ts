@@ -113,6 +113,7 @@ describe('the index\'s numbers, exactly (a weaker bound would give the same answ
     expect(lb('a', 'aaaaaa')).toBe(5); // and second
     expect(lb('ab', 'aaaaab')).toBe(4);
     expect(lb('abcd', 'ab')).toBe(2); // only-first equals the length apart
+    expect(lb('aaaaaaab', 'a')).toBe(7); // more only in the first than in the second, and the length apart more still
     expect(lb('abcdefghijklmnopqrstuvwxyz', '0123456789._-')).toBe(26);
     expect(lb('same.name', 'same.name')).toBe(0);
   });
@@ -136,6 +137,9 @@ describe('the index\'s numbers, exactly (a weaker bound would give the same answ
       expect(made.packed).not.toBe(other);
       expect([...made.packed]).toEqual([...packed]);
     }
+    const firstMoved = packed.slice();
+    firstMoved[3] = 2; // damage: the first name's start (always 1) moved
+    expect(listIndex(list, firstMoved).packed).not.toBe(firstMoved);
     expect(listIndex('\n', new Int32Array(0))).toMatchObject({ count: 0 });
     expect(listIndex('\n', null).count).toBe(0);
   });
@@ -151,6 +155,9 @@ describe('which names get the edit distance: at most MAX_DISTANCES, the lowest b
     // 'abcdfe' has the target's letters (bound 0, distance 2); 'abcdeg' lacks its f (bound 1, distance 1).
     expect(closestActions('abcdef', [...Array<string>(250).fill('abcdfe'), 'abcdeg'])).toEqual(['abcdfe', 'abcdfe', 'abcdfe']);
     expect(closestActions('abcdef', [...Array<string>(150).fill('abcdfe'), 'abcdeg'])).toEqual(['abcdeg', 'abcdfe', 'abcdfe']);
+    // MAX_DISTANCES names get the distance: 199 close ones and the closer one after them, but not 200 and it.
+    expect(closestActions('abcdef', [...Array<string>(199).fill('abcdfe'), 'abcdeg'])).toEqual(['abcdeg', 'abcdfe', 'abcdfe']);
+    expect(closestActions('abcdef', [...Array<string>(200).fill('abcdfe'), 'abcdeg'])).toEqual(['abcdfe', 'abcdfe', 'abcdfe']);
   });
 });
 
