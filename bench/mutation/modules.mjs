@@ -29,7 +29,7 @@ export const MODULES = [
     functions: /^(initialPollState|nextPoll)$/,
     tests: ['devicePoll.test.ts', 'pollAndBaseUrl.rules.test.ts'],
   },
-  { name: 'pre-MCP decision', files: ['lib/commands/preMcp/decide.ts', 'lib/commands/preMcp/suggest.ts'], tests: ['preMcp.test.ts', 'preMcp.precedence.test.ts'] },
+  { name: 'pre-MCP decision', files: ['lib/commands/preMcp/decide.ts', 'lib/commands/preMcp/suggest.ts'], tests: ['preMcp.test.ts', 'preMcp.precedence.test.ts', 'suggest.property.test.ts'] },
   {
     name: 'per-action policy',
     files: ['lib/commands/preMcp/policy.ts', 'lib/agentstack/policy/rules.ts', 'lib/agentstack/policy/effective.ts', 'lib/agentstack/auth/capabilityKind.ts'],
@@ -67,7 +67,7 @@ export const MODULES = [
     name: 'settings keys, file and managed trust',
     io: true,
     files: ['lib/agentstack/settings/keys.ts', 'lib/agentstack/settings/file.ts', 'lib/agentstack/settings/managed.ts', 'lib/agentstack/settings/store.ts'],
-    tests: ['settings.test.ts', 'settings.rows.test.ts', 'settings.keys.test.ts', 'settings.file.test.ts', 'settings.store.test.ts', 'managedSettings.test.ts', 'managedTrust.test.ts'],
+    tests: ['settings.test.ts', 'settings.rows.test.ts', 'settings.keys.test.ts', 'settings.file.test.ts', 'settings.store.test.ts', 'managedSettings.test.ts', 'managedTrust.test.ts', 'windowsSystemInfo.test.ts'],
   },
   {
     name: 'token renewal: due and start',
