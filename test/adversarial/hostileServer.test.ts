@@ -314,7 +314,7 @@ describe('a server that hangs: every call bounded', () => {
       timerMs(400),
     ]);
     expect(error.code).toBe('timeout');
-    expectWithinDeadline(ms, { deadlineMs, baselineMs, what: `${route} hanging` });
+    expectWithinDeadline(ms, { deadlineMs, nominalMs: 400, baselineMs, what: `${route} hanging` });
   });
 
   it('session-start with me, actions and token all hanging and an expiring token: answers within its 20 s hook timeout', async () => {

@@ -44,7 +44,7 @@ describe('httpRequest', () => {
       timerMs(200),
     ]);
     expect(error).toMatchObject({ code: 'timeout' });
-    expectWithinDeadline(ms, { deadlineMs, baselineMs, what: 'a request to a hung server' });
+    expectWithinDeadline(ms, { deadlineMs, nominalMs: 200, baselineMs, what: 'a request to a hung server' });
   });
 
   it('reports a reset connection and a refused port as network errors', async () => {
