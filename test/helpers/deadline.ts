@@ -39,9 +39,18 @@ export function expectWithinDeadline(elapsedMs: number, budget: DeadlineBudget):
     .toBeLessThanOrEqual(limitOf(budget));
 }
 
+/**
+ * `work`'s value and how long it took to settle, on its own: awaited beside a `timerMs`, the run is judged by its own
+ * end, not by whichever of the two ends last.
+ */
+export async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await work();
+  return { value, ms: performance.now() - started };
+}
+
 /** Runs `work` with `baseline` started beside it: the baseline meets the same load. Both timed. */
 export async function besideBaseline<T>(work: () => Promise<T>, baseline: () => Promise<unknown>): Promise<{ value: T; ms: number; baselineMs: number }> {
-  const timed = async <V>(fn: () => Promise<V>) => { const started = performance.now(); const value = await fn(); return { value, ms: performance.now() - started }; };
   const [run, base] = await Promise.all([timed(work), timed(baseline)]);
   return { value: run.value, ms: run.ms, baselineMs: base.ms };
 }
