@@ -10,7 +10,7 @@ const shared = {
 
 export default defineConfig({
   test: {
-    // test/managed writes the machine-wide managed settings file: vitest.managed.config.ts runs it beside this suite, in a
+    // test/managed writes the machine-wide managed settings file: vitest.managed.config.ts runs it after this suite, in a
     // mount namespace of its own (test/managed/isolated.mjs, started by test/all.mjs).
     globalSetup: ['test/helpers/notRunNote.ts'],
     pool: 'forks',
