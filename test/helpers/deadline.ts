@@ -7,8 +7,12 @@
 import { spawn } from 'node:child_process';
 import { expect } from 'vitest';
 
-/** How many baselines of room a faulty run gets on top of its deadline (its error path does a little more work). */
-export const BASELINE_MARGIN = 3;
+/**
+ * How many baselines of room a faulty run gets on top of its deadline: its error path does a little more work, and
+ * with four workers on two cores the load changes between the baseline and the run (three baselines were missed by
+ * a few percent in fresh-clone runs of the suite). The faults these tests guard against wait seconds or forever.
+ */
+export const BASELINE_MARGIN = 5;
 
 export interface DeadlineBudget {
   /** The product's own deadline for this work, in ms (0 or absent: it should fail at once). */
