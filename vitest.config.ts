@@ -11,7 +11,7 @@ const shared = {
 export default defineConfig({
   test: {
     // test/managed writes the machine-wide managed settings file: vitest.managed.config.ts runs it after this suite, in a
-    // mount namespace of its own (test/managed/isolated.mjs, started by test/all.mjs).
+    // mount namespace of its own (test/managed/isolated.mjs).
     globalSetup: ['test/helpers/notRunNote.ts'],
     pool: 'forks',
     // Four workers on a 2-core machine: the files wait on the processes, servers and timers they test, and with two

@@ -1,8 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 // The tests that write the machine-wide managed settings file (/etc/agentstack, as root): run by test/managed/isolated.mjs
-// in a mount namespace of its own with a copy of /etc, after the main suite (test/all.mjs), so neither the real /etc
-// nor any other test sees the organization's rules; one file at a time, as they share that file.
+// in a mount namespace of its own with a copy of /etc, after the main suite, so neither the real /etc nor any other
+// test sees the organization's rules; one file at a time, as they share that file.
 export default defineConfig({
   test: {
     include: ['test/managed/**/*.test.ts'],
