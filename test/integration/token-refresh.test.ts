@@ -239,8 +239,8 @@ describe('refreshSingleFlight against the core', () => {
     await signInWith(dir.path, core.baseUrl, tokens);
     core.setFaults({ endpointFaults: { token: { kind: 'hang', times: 1 } } });
     const beside = timerMs(4_900).then(() => timed(() => refreshSingleFlight({ ...otherArgs, deadline: Date.now() + 8_000 })));
-    const [{ value: outcome, ms }, deadlineMs, besideRun] = await Promise.all([timed(() => refreshSingleFlight(args({ seenToken: tokens.access_token, deadline: Date.now() + 120_000 }))), timerMs(5_000), beside]);
-    other.cleanup();
+    const [{ value: outcome, ms }, deadlineMs, besideRun] = await Promise.all([timed(() => refreshSingleFlight(args({ seenToken: tokens.access_token, deadline: Date.now() + 120_000 }))), timerMs(5_000), beside])
+      .finally(() => other.cleanup());
     expect(outcome.kind).toBe('failed');
     expect(besideRun.value).toMatchObject({ kind: 'refreshed' });
     expectWithinDeadline(ms, { deadlineMs, nominalMs: 5_000, baselineMs: Math.max(baselineMs, besideRun.ms), what: 'a refresh against a hanging token endpoint' });
