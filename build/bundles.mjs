@@ -26,13 +26,15 @@ export const BUNDLES = [
   {
     entry: 'lib/entries/pre-mcp-cap-check.ts', out: 'hooks/scripts/pre-mcp-cap-check.cjs',
     chunks: [
-      // Everything past the first look at the call (the gate, the renewal's start, the heartbeat): every call to another
-      // server parses only the first stage's few kilobytes.
+      // Everything past the first glance at the call (its classification, the gate, the renewal's start, the heartbeat):
+      // every call to another server parses only the first stage's few kilobytes.
       { out: 'hooks/scripts/pre-mcp-cap-check.check.cjs', modules: ['lib/commands/preMcp/check.ts'], load: 'plain' },
       { out: 'hooks/scripts/pre-mcp-cap-check.execute.cjs', modules: ['lib/commands/preMcp/run.ts', 'lib/commands/preMcp/journal.ts'] },
       // The gate's deny of an unknown action (suggestions, journal record): a small chunk, loaded plain (the code
       // cache's node:vm would cost it more than it saves).
       { out: 'hooks/scripts/pre-mcp-cap-check.deny.cjs', modules: ['lib/commands/preMcp/gate/deny.ts'], load: 'plain' },
+      // The command line (--help): Cursor runs the hook without arguments.
+      { out: 'hooks/scripts/pre-mcp-cap-check.usage.cjs', modules: ['lib/commands/preMcp/usage.ts'], load: 'plain' },
     ],
     plainSchemas: HOOK_SCHEMAS,
   },

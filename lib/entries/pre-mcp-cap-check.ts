@@ -1,34 +1,24 @@
 import { exitHook, logHookFast, readStdinFast } from '../platform/fastHookIo.js';
-import { readPreMcpInput } from '../commands/preMcp/front.js';
+import { glance, readCallInput } from '../commands/preMcp/front.js';
 
 const NAME = 'pre-mcp-cap-check';
-const USAGE = `Usage: node pre-mcp-cap-check.cjs < hook-input.json
 
-Cursor beforeMCPExecution hook: checks agentstack.execute calls against the capability snapshot and
-answers {"permission": "deny" | "ask", ...} when a call cannot work or uses an action you have not
-approved yet. Every other call gets {} (Cursor's own approval rules apply; this hook never answers "allow").
-Always exits 0.
-
-Options:
-  -h, --help    show this help`;
-
-// Runs before every MCP call of every server, so this first stage only reads the input and answers every call that is
-// not AgentStack's; the check of the rest is a sibling chunk loaded plain (build/bundles.mjs), so the code every
-// call parses stays a few kilobytes. Set once the call needs the check: a failure after that answers `ask`, never `{}`.
+// Runs before every MCP call of every server, so this first stage only reads the input and answers every call that
+// plainly is not AgentStack's: no field that names it mentions AgentStack. Every byte of this file is parsed before
+// every call, so the rest (classifying the call, the check, the command line) are sibling chunks loaded plain
+// (build/bundles.mjs). Set once the call may be AgentStack's: a failure after that answers `ask`, never `{}`.
 let executeCall = false;
 
 async function main(): Promise<object> {
   // Cursor runs the hook without arguments; the argument parser is loaded only when there are some.
-  if (process.argv.length > 2) {
-    const { parseCommandLine } = await import('../platform/cli.js');
-    parseCommandLine({ name: NAME, usage: USAGE, options: {}, allowPositionals: true });
-  }
+  if (process.argv.length > 2) (await import('../commands/preMcp/usage.js')).parsePreMcpArguments();
   // Every later stage does its file work synchronously: the stdin read is the thread pool's only work.
-  const front = await readPreMcpInput({ read: (o) => readStdinFast({ ...o, onePoolThread: true }) });
-  if (front.kind === 'neutral') return (front.log && logHookFast(NAME, front.log), {});
+  const input = await readCallInput({ read: (o) => readStdinFast({ ...o, onePoolThread: true }) });
+  const plain = glance(input);
+  if (plain) return (plain.log && logHookFast(NAME, plain.log), {});
   executeCall = true;
-  const { checkCall } = await import('../commands/preMcp/check.js');
-  return checkCall(front.raw, { scriptDir: __dirname, log: (m) => logHookFast(NAME, m) });
+  const { checkCallInput } = await import('../commands/preMcp/check.js');
+  return checkCallInput(input, { scriptDir: __dirname, log: (m) => logHookFast(NAME, m) });
 }
 
 main()
@@ -36,7 +26,7 @@ main()
   .catch((error: unknown) => {
     const name = (error as Error)?.name ?? 'error';
     if (!executeCall) return (logHookFast(NAME, `unexpected failure (${name}); answering neutral`), exitHook({}));
-    // An execute call the check could not finish: the person decides, as for a call the hook could not read.
+    // A call that may be AgentStack's the check could not finish: the person decides, as for a call the hook could not read.
     logHookFast(NAME, `unexpected failure (${name}) checking an execute call; answering ask`);
     exitHook({
       permission: 'ask',

@@ -13,7 +13,8 @@ import { applyBearer, normalizeMcpConfig, type McpConfig } from '../../lib/agent
 import { bearerOf, isRealBearer } from '../../lib/agentstack/mcpJson/credential.js';
 import { parseMcpConfigText, serializeMcpConfig, updateMcpConfigFile } from '../../lib/agentstack/mcpJson/file.js';
 import { decidePreMcp, grantedCaps, parseExecuteArgs } from '../../lib/commands/preMcp/decide.js';
-import { classifyRawInput } from '../../lib/commands/preMcp/front.js';
+import { classifyCallInput, classifyRawInput, glance } from '../../lib/commands/preMcp/front.js';
+import { callIdentity, firstLook, mentionsAgentStack } from '../../lib/agentstack/server/callIdentity.js';
 import { runPreMcp } from '../../lib/commands/preMcp/run.js';
 import { indexSnapshot } from '../../lib/agentstack/snapshot/actionIndex.js';
 import { parseHookJson } from '../../lib/platform/hookIo.js';
@@ -161,6 +162,19 @@ describe('fuzz: the pre-MCP hook input', () => {
     fc.assert(fc.property(fc.oneof(anyText, hookInput.map((v) => JSON.stringify(v) ?? '')), (text) => {
       const front = classifyRawInput(parseHookJson(text));
       expect(['neutral', 'execute']).toContain(front.kind);
+    }), { numRuns: 3_000 });
+  });
+
+  it("the first stage's glance on 3,000 texts: when it answers, the full classification answers the same", () => {
+    // Names that mention AgentStack in the ways firstLook reads (case, a Kelvin sign lower-casing to k, joined forms).
+    const naming = fc.constantFrom('agentstack.execute', 'AgentStack', 'user-agentstack', 'plugin-agentstack-agentstack',
+      'AGENTSTAC\u212a', 'mcp_user-agentstack_agentstack_execute', 'MCP:agentstack.execute', 'read_file', 'user-files', 'https://agentstack.tech/mcp');
+    const call = fc.record({ tool_name: fc.oneof(naming, weirdValue), mcp_server_name: fc.oneof(naming, weirdValue), url: fc.oneof(naming, weirdValue), mcp_server_url: fc.oneof(naming, weirdValue) }, { requiredKeys: [] });
+    fc.assert(fc.property(fc.oneof(anyText, hookInput.map((v) => JSON.stringify(v) ?? ''), call.map((v) => JSON.stringify(v))), (text) => {
+      const input = { stdin: { text }, raw: parseHookJson(text) };
+      const quick = glance(input);
+      if (quick) expect(classifyCallInput(input)).toEqual(quick);
+      if (input.raw && firstLook(callIdentity(input.raw)) === 'check') expect(mentionsAgentStack(input.raw)).toBe(true);
     }), { numRuns: 3_000 });
   });
 

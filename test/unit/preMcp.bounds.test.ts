@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseHookJson } from '../../lib/platform/hookIo.js';
-import { createTopLevelScanner } from '../../lib/commands/preMcp/topLevelScan.js';
+import { createTopLevelScanner } from '../../lib/platform/text/hookInputScan.js';
 import { readPreMcpInput, unreadableReason } from '../../lib/commands/preMcp/front.js';
 import { listLookup } from '../../lib/commands/preMcp/gate/gate.js';
 import { DeadlineExceeded, checkDeadline, deadlineTicker } from '../../lib/platform/hookIo.js';

@@ -133,6 +133,19 @@ export function isAgentStackCall(identity: CallIdentity, knownBaseUrls: readonly
 }
 
 /**
+ * True when one of the fields that name a call mentions AgentStack (case aside, as `firstLook` compares them). Every
+ * call `firstLook` sends on to the check mentions it (our tool's names, our server's names and its url all hold
+ * `agentstack`), so a call that does not is another server's without splitting its name: the hook's first stage
+ * answers most calls with this test alone and leaves `firstLook`, and the code it needs, to the next stage.
+ */
+export function mentionsAgentStack(raw: CallFields): boolean {
+  for (const value of [raw.tool_name, raw.mcp_server_name, raw.url, raw.mcp_server_url]) {
+    if (typeof value === 'string' && value.toLowerCase().includes(MCP_SERVER_KEY)) return true;
+  }
+  return false;
+}
+
+/**
  * What the hook's first stage can decide from the input alone, before reading any file and without parsing a url:
  * - `check`: the call may be AgentStack's (our tool name, our server name, or, named by url alone, a tool whose name
  *   or url mentions AgentStack), so the next stage runs;

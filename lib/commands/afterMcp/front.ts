@@ -7,7 +7,7 @@ import { parseHookJson, readStdinBounded, type ReadStdinOptions, type StdinResul
 import { callIdentity } from '../../agentstack/server/callIdentity.js';
 import { EXECUTE_TOOL_NAMES } from '../../agentstack/server/toolNames.js';
 import { isJournaledCall } from '../../agentstack/journal/identify.js';
-import { createTopLevelScanner, type TopLevelScanner } from '../preMcp/topLevelScan.js';
+import { createTopLevelScanner, type TopLevelScanner } from '../../platform/text/hookInputScan.js';
 
 /** The input carries the call's result: an AgentStack result may be up to 4 MiB, and more once encoded as a string. */
 export const AFTER_STDIN_MAX_BYTES = 16 * 1024 * 1024;

@@ -1,15 +1,15 @@
 /**
  * The pre-MCP hook's second stage: a call that may be AgentStack's, answered from the compiled gate when it holds
  * (gate/gate.ts), with the deny of an unknown action from its small chunk (gate/deny.ts), else by the full check
- * (run.ts). The hook's first stage, which every MCP call of every server runs, only reads and classifies the input
- * (front.ts) and loads this stage (platform/plainChunk.ts) when the call needs it (build/bundles.mjs), so its own
- * parse stays a few kilobytes.
+ * (run.ts). The hook's first stage, which every MCP call of every server runs, only reads the input and answers the
+ * calls that plainly are not AgentStack's (front.ts), and loads this stage (platform/plainChunk.ts) for the rest
+ * (build/bundles.mjs), so its own parse stays a few kilobytes.
  */
 import { resolve } from 'node:path';
 import { chunkCacheRoot, cursorPaths } from '../../agentstack/server/paths.js';
 import { startRenewal } from '../../agentstack/renewal/start.js';
 import { checkGate } from './gate/gate.js';
-import { unreadableReason } from './front.js';
+import { classifyCallInput, unreadableReason, type CallInput } from './front.js';
 
 /**
  * Seconds after the process started past which the full check stops and answers `ask`: Cursor gives the hook 5 s
@@ -24,7 +24,14 @@ export interface CheckCallOptions {
   log: (message: string) => void;
 }
 
-/** The answer to a call the first stage could not place as another server's: `{}`, `deny` or `ask`. */
+/** The answer to an input the first stage could not answer alone: classified, then checked when it needs to be. */
+export async function checkCallInput(input: CallInput, options: CheckCallOptions): Promise<object> {
+  const front = classifyCallInput(input);
+  if (front.kind === 'neutral') return (front.log && options.log(front.log), {});
+  return checkCall(front.raw, options);
+}
+
+/** The answer to a call that may be AgentStack's: `{}`, `deny` or `ask`. */
 export async function checkCall(raw: Record<string, unknown>, options: CheckCallOptions): Promise<object> {
   const { log } = options;
   const pluginRoot = resolve(options.scriptDir, '../..');

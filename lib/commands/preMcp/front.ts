@@ -1,11 +1,11 @@
 /**
  * The part of the beforeMCPExecution hook that runs for every MCP call: read stdin (bounded), and answer every call
- * that is not an `execute` call at once. It imports no schema library, so most calls never evaluate zod; the
- * execute path (`run.ts`) is reached through `await import()`, which esbuild evaluates lazily.
+ * that is plainly not AgentStack's at once (`glance`, in the first stage); the rest is classified (`classifyCallInput`)
+ * and checked by the next stage. No schema library, no URL parsing: most calls never evaluate either.
  */
 import { parseHookJson, readStdinBounded, type ReadStdinOptions, type StdinResult } from '../../platform/hookIo.js';
-import { callIdentity, firstLook } from '../../agentstack/server/callIdentity.js';
-import { createTopLevelScanner, type TopLevelScanner } from './topLevelScan.js';
+import { callIdentity, firstLook, mentionsAgentStack } from '../../agentstack/server/callIdentity.js';
+import { createTopLevelScanner, type TopLevelScanner } from '../../platform/text/hookInputScan.js';
 
 /**
  * Marks a raw input built from what could be seen of a call the hook could not read whole; its value says why. A
@@ -32,12 +32,44 @@ export function classifyRawInput(raw: Record<string, unknown> | null): FrontResu
   return firstLook(callIdentity(raw)) === 'check' ? { kind: 'execute', raw } : { kind: 'neutral' };
 }
 
-/** `read`: how stdin is read (the hook passes a reader that avoids creating process.stdin). */
-export async function readPreMcpInput(options: ReadStdinOptions & { read?: (o: ReadStdinOptions) => Promise<StdinResult> } = {}): Promise<FrontResult> {
+/** The hook's input as read: the text (or why it could not be read whole), parsed, and what the scan saw of it. */
+export interface CallInput {
+  stdin: StdinResult;
+  /** The text as a JSON object; null when it is not one, or could not be read whole. */
+  raw: Record<string, unknown> | null;
+  /** Created only when the input cannot be read whole (the scan then sees every byte that arrived). */
+  scanner?: TopLevelScanner;
+}
+
+export type ReadCallOptions = ReadStdinOptions & { read?: (o: ReadStdinOptions) => Promise<StdinResult> };
+
+/** Reads stdin, bounded (`read`: the hook passes a reader that avoids creating process.stdin). */
+export async function readCallInput(options: ReadCallOptions = {}): Promise<CallInput> {
   const { read = readStdinBounded, ...rest } = options;
-  // Created only when the input cannot be read whole (the scan then sees every byte that arrived).
-  let scanner: TopLevelScanner | undefined;
-  const stdin = await read({ timeoutMs: 2_000, ...rest, spill: (chunk) => (scanner ??= createTopLevelScanner()).feed(chunk) });
+  const input: { scanner?: TopLevelScanner } = {};
+  const stdin = await read({ timeoutMs: 2_000, ...rest, spill: (chunk) => (input.scanner ??= createTopLevelScanner()).feed(chunk) });
+  return { stdin, raw: stdin.problem ? null : parseHookJson(stdin.text), scanner: input.scanner };
+}
+
+type Neutral = Extract<FrontResult, { kind: 'neutral' }>;
+
+const NOT_A_CALL: Neutral = { kind: 'neutral', log: 'stdin is not a beforeMCPExecution JSON object; answering neutral' };
+
+/**
+ * What the first stage answers alone: a call none of whose naming fields mentions AgentStack, or input that is no
+ * call at all, is neutral; null when the call needs `classifyCallInput` (the next stage's).
+ */
+export function glance(input: CallInput): Neutral | null {
+  const { stdin, raw } = input;
+  if (stdin.problem) return null;
+  if (raw === null) return stdin.text.trim() === '' ? NOT_A_CALL : null;
+  if (typeof raw.tool_name !== 'string') return NOT_A_CALL;
+  return mentionsAgentStack(raw) ? null : { kind: 'neutral' };
+}
+
+/** Where the call goes next: neutral, or the full check. */
+export function classifyCallInput(input: CallInput): FrontResult {
+  const { stdin, raw, scanner } = input;
   if (stdin.problem) {
     const why = stdin.problem === 'too_large' ? 'is larger than the cap' : stdin.problem === 'timeout' ? 'did not close in time' : 'failed';
     const seen = scanner?.result() ?? {};
@@ -46,10 +78,13 @@ export async function readPreMcpInput(options: ReadStdinOptions & { read?: (o: R
     if (seen.tool_name !== undefined && firstLook(callIdentity(seen)) === 'neutral') return { kind: 'neutral', log: `stdin ${why}; not an AgentStack call, answering neutral` };
     return { kind: 'execute', raw: { ...seen, [UNREADABLE]: `its input ${why}` } };
   }
-  const raw = parseHookJson(stdin.text);
   return raw === null && stdin.text.trim() !== '' ? classifyUnparsed(stdin.text) : classifyRawInput(raw);
 }
 
+/** Reads and classifies the input in one step (the two stages' work, for callers that run both). */
+export async function readPreMcpInput(options: ReadCallOptions = {}): Promise<FrontResult> {
+  return classifyCallInput(await readCallInput(options));
+}
 /**
  * Input that is not one JSON object (a second object after the call, a call cut short): what the scan sees of it
  * decides. Nothing named: neutral; another server's call: neutral; anything else gets the full check's `ask`.

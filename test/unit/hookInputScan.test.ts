@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createTopLevelScanner } from '../../lib/commands/preMcp/topLevelScan.js';
+import { createTopLevelScanner } from '../../lib/platform/text/hookInputScan.js';
 
 function scan(text: string, chunk = 7) {
   const s = createTopLevelScanner();
