@@ -14,6 +14,9 @@ export const BUNDLES = [
   {
     entry: 'lib/entries/session-start.ts', out: 'hooks/scripts/session-start.cjs',
     chunks: [
+      // Everything past a quiet start (the full run, the background steps, the command line): a plain chunk, so the
+      // first stage parses neither it nor the code cache's loader.
+      { out: 'hooks/scripts/session-start.full.cjs', modules: ['lib/commands/sessionStart/full.ts'], load: 'plain' },
       { out: 'hooks/scripts/session-start.main.cjs', modules: ['lib/commands/sessionStart/run.ts', 'lib/schemas/hooks.ts'] },
       { out: 'hooks/scripts/session-start.net.cjs', modules: ['lib/commands/sessionStart/net.ts'] },
       // OAuth discovery (with the MCP SDK's auth module): loaded only when a sign-in starts or a renewal has no stored
