@@ -86,6 +86,10 @@ describe('the pre-MCP gate', { timeout: 90_000 }, () => {
     expect(await fast(actions)).toEqual(full);
     expect(lastRecord()).toEqual(fullRecord);
     expect(JSON.parse(readFileSync(join(dir, 'agentstack-hook-runs.json'), 'utf8'))['pre-mcp']).toMatchObject({ outcome: 'deny' });
+    // Where WebAssembly cannot run (--jitless), the suggestions' loops over every name run as JavaScript: the same deny.
+    const jitless = execFileSync(process.execPath, ['--jitless', join(chunkless, 'hooks/scripts/pre-mcp-cap-check.cjs')], { env: hookEnv(dir, core.baseUrl), input: call(actions), stdio: ['pipe', 'pipe', 'ignore'] });
+    expect(JSON.parse(jitless.toString('utf8'))).toEqual(full);
+    expect(lastRecord()).toEqual(fullRecord);
     // With the journal off (a gate of that environment), the deny is given and nothing is appended.
     const lines = readFileSync(journal, 'utf8').length;
     await preMcp(['projects.list'], { env: { AGENTSTACK_JOURNAL: 'off' } });

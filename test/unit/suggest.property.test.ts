@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { charMask, closestActions, listIndex, lowerBound, packNameIndex, unpackNameIndex } from '../../lib/commands/preMcp/suggest.js';
 import { boundedEditDistance } from '../../lib/platform/text/editDistance.js';
+import { kernelFor } from '../../lib/platform/text/maskKernel.js';
 
 function levenshtein(a: string, b: string): number {
   const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
@@ -161,3 +162,26 @@ describe('which names get the edit distance: at most MAX_DISTANCES, the lowest b
   });
 });
 
+
+describe('the loops over every name as WebAssembly (platform/text/maskKernel.ts) and as JavaScript: the same answers', () => {
+  it('runs here (so the answers above are the kernel\'s), and gives none where WebAssembly cannot run', () => {
+    expect(kernelFor(packNameIndex(['a.b']), 1)).not.toBeNull();
+  });
+
+  it('closestActions with the kernel and without it, on any names', () => {
+    fc.assert(fc.property(word, fc.array(word, { maxLength: 40 }), fc.integer({ min: 1, max: 4 }), (wanted, names, limit) => {
+      expect(closestActions(wanted, [...names], limit, false)).toEqual(reference(wanted, names, limit));
+      expect(closestActions(wanted, [...names], limit, true)).toEqual(closestActions(wanted, [...names], limit, false));
+    }), { numRuns: 1000 });
+  });
+
+  it('long targets (a bound of 30) and lists past the kernel\'s first memory page, in turns', () => {
+    const names = Array.from({ length: 6_000 }, (_, i) => `${['data', 'projects', 'admin'][i % 3]}.op_${(i * 7919) % 100_000}`);
+    const small = ['projects.list', 'projects.get', 'data.read'];
+    for (const wanted of ['projects.lstx', 'data.op_40019', 'zzzzz.yyyy', `admin.${'x'.repeat(84)}`, 'p', '']) {
+      for (const list of [names, small, names]) {
+        expect(closestActions(wanted, list, 3, true)).toEqual(closestActions(wanted, list, 3, false));
+      }
+    }
+  });
+});

@@ -7,6 +7,7 @@
  * optimizes it, so what counts is how many operations and allocations it makes.
  */
 import { boundedEditDistance } from '../../platform/text/editDistance.js';
+import { kernelFor } from '../../platform/text/maskKernel.js';
 
 /**
  * Which characters a string holds, as two 32-bit masks: one bit per letter in the first; one per digit, `.`, `_`,
@@ -129,13 +130,12 @@ let byBound = new Int32Array(0);
  * The indexes of the names whose bound is at most `max`, ordered by bound, then index (a counting sort, with no
  * allocation per name), and where each bound's run ends in that order.
  */
-function orderByBound(index: NameIndex, target: string, max: number): { order: Int32Array; ends: Int32Array } {
+function orderByBound(index: NameIndex, [targetLetters, targetOthers]: [number, number], target: string, max: number): { order: Int32Array; ends: Int32Array } {
   const { count, packed } = index;
   if (boundOfName.length < count) {
     boundOfName = new Int32Array(count);
     byBound = new Int32Array(count);
   }
-  const [targetLetters, targetOthers] = charMask(target);
   const ends = new Int32Array(max + 1);
   for (let i = 0; i < count; i++) {
     const at = i * FIELDS;
@@ -182,17 +182,20 @@ function orderByBound(index: NameIndex, target: string, max: number): { order: I
  * left, no name left can rank before them: the answer is the same as trying every name, unless more than
  * MAX_DISTANCES names are that close (then the likeliest of them are tried).
  */
-export function closestActions(wanted: string, list: readonly string[] | NameIndex, limit = 3): string[] {
+export function closestActions(wanted: string, list: readonly string[] | NameIndex, limit = 3, useKernel = true): string[] {
   const index = indexFor(list);
   const { count, packed } = index;
   const target = wanted.toLowerCase();
   const maxDistance = Math.max(2, Math.floor(target.length / 3));
   const dot = target.indexOf('.');
   const domain = dot > 0 ? target.slice(0, dot + 1) : null;
-  const { order, ends } = orderByBound(index, target, maxDistance);
+  const mask = charMask(target);
+  // The loops over every name run as WebAssembly where it can run (platform/text/maskKernel.ts), else here.
+  const kernel = useKernel ? kernelFor(packed, count) : null;
+  const { order, ends } = kernel ? kernel.orderByBound(mask[0], mask[1], target.length, maxDistance) : orderByBound(index, mask, target, maxDistance);
   const scored: Array<{ index: number; score: number }> = [];
   // Flags, not a Set: the fallback below looks every name up, in a loop that runs cold.
-  const near = new Uint8Array(count);
+  const near = kernel ? kernel.nearFlags() : new Uint8Array(count);
   let tried = 0;
   tryNames: for (let bound = 0, k = 0; bound <= maxDistance; bound++) {
     for (; k < ends[bound]!; k++) {
@@ -210,18 +213,9 @@ export function closestActions(wanted: string, list: readonly string[] | NameInd
     if (within >= limit) break;
   }
   if (scored.length < limit) {
-    const [targetLetters, targetOthers] = charMask(target);
-    const [domainLetters, domainOthers] = domain ? charMask(domain) : [0, 0];
-    for (let i = 0; i < count; i++) {
-      if (near[i]) continue;
-      // Only a name that holds every character of the target or of its domain, or only characters of the target, can
-      // start with it or be its start: the masks rule out the rest without lower-casing them.
-      const at = i * FIELDS;
-      const letters = packed[at]!;
-      const others = packed[at + 1]!;
-      if (!((letters & targetLetters) === targetLetters && (others & targetOthers) === targetOthers)
-        && !((letters & ~targetLetters) === 0 && (others & ~targetOthers) === 0)
-        && !(domain && (letters & domainLetters) === domainLetters && (others & domainOthers) === domainOthers)) continue;
+    const domainMask = domain ? charMask(domain) : null;
+    const candidates = kernel ? kernel.prefixCandidates(mask[0], mask[1], domainMask) : prefixCandidates(index, near, mask, domainMask);
+    for (const i of candidates) {
       const name = lowerAt(index, i);
       if (name.startsWith(target) || target.startsWith(name)) scored.push({ index: i, score: maxDistance + 1 });
       else if (domain && name.startsWith(domain)) scored.push({ index: i, score: maxDistance + 2 });
@@ -229,4 +223,26 @@ export function closestActions(wanted: string, list: readonly string[] | NameInd
   }
   scored.sort((x, y) => x.score - y.score || x.index - y.index);
   return scored.slice(0, limit).map((s) => index.nameAt(s.index));
+}
+
+/**
+ * The names not flagged `near` that may start with the target or be its start, or start with its domain: only a name
+ * that holds every character of the target or of its domain, or only characters of the target, can. The masks rule
+ * out the rest without lower-casing them.
+ */
+function prefixCandidates(index: NameIndex, near: Uint8Array, [targetLetters, targetOthers]: [number, number], domainMask: [number, number] | null): number[] {
+  const { count, packed } = index;
+  const [domainLetters, domainOthers] = domainMask ?? [0, 0];
+  const out: number[] = [];
+  for (let i = 0; i < count; i++) {
+    if (near[i]) continue;
+    const at = i * FIELDS;
+    const letters = packed[at]!;
+    const others = packed[at + 1]!;
+    if (!((letters & targetLetters) === targetLetters && (others & targetOthers) === targetOthers)
+      && !((letters & ~targetLetters) === 0 && (others & ~targetOthers) === 0)
+      && !(domainMask && (letters & domainLetters) === domainLetters && (others & domainOthers) === domainOthers)) continue;
+    out.push(i);
+  }
+  return out;
 }
