@@ -164,8 +164,21 @@ describe('which names get the edit distance: at most MAX_DISTANCES, the lowest b
 
 
 describe('the loops over every name as WebAssembly (platform/text/maskKernel.ts) and as JavaScript: the same answers', () => {
-  it('runs here (so the answers above are the kernel\'s), and gives none where WebAssembly cannot run', () => {
-    expect(kernelFor(packNameIndex(['a.b']), 1)).not.toBeNull();
+  it('runs here (so the answers above are the kernel\'s), and measures an ASCII pattern against ASCII names', () => {
+    const kernel = kernelFor(packNameIndex(['a.b', 'ab']), 2, () => '\na.b\nab\n')!;
+    expect(kernel).not.toBeNull();
+    expect(kernel.setPattern('a.c')).toBe(true);
+    expect([kernel.distance(0, 2), kernel.distance(1, 2)]).toEqual([1, 2]);
+    expect(kernel.setPattern('é')).toBe(false);
+    expect(kernel.setPattern('x'.repeat(33))).toBe(false);
+    expect(kernelFor(packNameIndex(['é']), 1, () => '\né\n')!.setPattern('a')).toBe(false);
+  });
+
+  it('the edit distance as WebAssembly, on ASCII names: the same answers as trying every name', () => {
+    const ascii = fc.stringMatching(/^[a-dA-D._0-9~-]{0,12}$/);
+    fc.assert(fc.property(ascii, fc.array(ascii, { maxLength: 60 }), fc.integer({ min: 1, max: 4 }), (wanted, names, limit) => {
+      expect(closestActions(wanted, [...names], limit)).toEqual(reference(wanted, names, limit));
+    }), { numRuns: 2000 });
   });
 
   it('closestActions with the kernel and without it, on any names', () => {

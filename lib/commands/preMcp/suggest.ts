@@ -36,6 +36,8 @@ export interface NameIndex {
   packed: Int32Array;
   /** The lower-cased names, each made when first needed. */
   lower: Array<string | undefined>;
+  /** The names as the index places them: `\n` before, between and after them. */
+  text: () => string;
 }
 
 /**
@@ -72,7 +74,7 @@ export function unpackNameIndex(base64: string): Int32Array | null {
 
 /** An index of `names`. */
 export function nameIndex(names: readonly string[]): NameIndex {
-  return { count: names.length, nameAt: (i) => names[i]!, packed: packNameIndex(names), lower: new Array<string | undefined>(names.length) };
+  return { count: names.length, nameAt: (i) => names[i]!, packed: packNameIndex(names), lower: new Array<string | undefined>(names.length), text: () => `\n${names.join('\n')}\n` };
 }
 
 /**
@@ -87,7 +89,7 @@ export function listIndex(list: string, packed: Int32Array | null): NameIndex {
   const fits = count === 0 ? list.length <= 2 : count > 0 && packed![3] === 1 && packed![(count - 1) * FIELDS + 3] === lastStart;
   if (!fits) return nameIndex(list.length > 2 ? list.slice(1, -1).split('\n') : []);
   const startOf = (i: number) => (i < count ? packed![i * FIELDS + 3]! : list.length);
-  return { count, nameAt: (i) => list.slice(startOf(i), startOf(i + 1) - 1), packed: packed!, lower: new Array<string | undefined>(count) };
+  return { count, nameAt: (i) => list.slice(startOf(i), startOf(i + 1) - 1), packed: packed!, lower: new Array<string | undefined>(count), text: () => list };
 }
 
 const lowerAt = (index: NameIndex, i: number): string => (index.lower[i] ??= index.nameAt(i).toLowerCase());
@@ -190,8 +192,10 @@ export function closestActions(wanted: string, list: readonly string[] | NameInd
   const dot = target.indexOf('.');
   const domain = dot > 0 ? target.slice(0, dot + 1) : null;
   const mask = charMask(target);
-  // The loops over every name run as WebAssembly where it can run (platform/text/maskKernel.ts), else here.
-  const kernel = useKernel ? kernelFor(packed, count) : null;
+  // The loops over every name, and the edit distances of an ASCII target to ASCII names, run as WebAssembly where it
+  // can run (platform/text/maskKernel.ts), else here.
+  const kernel = useKernel ? kernelFor(packed, count, index.text) : null;
+  const measure = kernel?.setPattern(target) ? kernel : null;
   const { order, ends } = kernel ? kernel.orderByBound(mask[0], mask[1], target.length, maxDistance) : orderByBound(index, mask, target, maxDistance);
   const scored: Array<{ index: number; score: number }> = [];
   // Flags, not a Set: the fallback below looks every name up, in a loop that runs cold.
@@ -201,7 +205,7 @@ export function closestActions(wanted: string, list: readonly string[] | NameInd
     for (; k < ends[bound]!; k++) {
       if (++tried > MAX_DISTANCES) break tryNames;
       const i = order[k]!;
-      const distance = boundedEditDistance(target, lowerAt(index, i), maxDistance);
+      const distance = measure ? measure.distance(i, maxDistance) : boundedEditDistance(target, lowerAt(index, i), maxDistance);
       if (distance <= maxDistance) {
         scored.push({ index: i, score: distance });
         near[i] = 1;

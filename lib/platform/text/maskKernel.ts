@@ -19,6 +19,7 @@ interface Exports {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
   orderByBound(packed: number, count: number, bound: number, ends: number, next: number, order: number, tl: number, to: number, tlen: number, max: number): void;
   prefixCandidates(packed: number, count: number, near: number, out: number, tl: number, to: number, dl: number, dox: number, domain: number): number;
+  distance(peq: number, plen: number, b: number, blen: number, max: number): number;
 }
 
 /** The names' masks in the kernel's memory, and the two loops over them. */
@@ -35,6 +36,13 @@ export interface MaskKernel {
    * character of its domain (when given), in order.
    */
   prefixCandidates(targetLetters: number, targetOthers: number, domain: [number, number] | null): Int32Array;
+  /**
+   * Makes `pattern` the one `distance` measures from; false when it cannot (it is empty, longer than 32 characters or
+   * not ASCII, or the names' text was not given or is not ASCII): the caller then measures in JavaScript.
+   */
+  setPattern(pattern: string): boolean;
+  /** The edit distance from the pattern to name `i` (lower-cased), or max + 1 past `max`. */
+  distance(i: number, max: number): number;
 }
 
 const PAGE = 65_536;
@@ -52,29 +60,49 @@ function load(): Exports | null {
   return instance;
 }
 
-/** The kernel's memory holds one list of names at a time: the last one loaded. */
+/** The kernel's memory holds one list of names at a time: the last one loaded, and its text's length once loaded (null: none, or not ASCII). */
 let loaded: Int32Array | null = null;
+let loadedText: number | null | undefined;
 
-/** A kernel over `packed` (`count` names), or null where WebAssembly cannot run. */
-export function kernelFor(packed: Int32Array, count: number): MaskKernel | null {
+/** The longest pattern `distance` takes: one bit per character in a 32-bit word. */
+const PATTERN_MAX = 32;
+
+/**
+ * A kernel over `packed` (`count` names), or null where WebAssembly cannot run. `text`: the names as the index places
+ * them (each at its start, the fourth field), for `distance`; it measures only when the text is ASCII (lower-casing
+ * it whole then gives each name's lower case at the same place).
+ */
+export function kernelFor(packed: Int32Array, count: number, text?: () => string): MaskKernel | null {
   const wasm = load();
   if (!wasm) return null;
-  // Layout: the packed names, then per name a bound, a place in the order, a near flag and a candidate; then the
-  // bounds' run ends (two arrays of max + 1), sized at each call.
+  // Layout: the packed names, then per name a bound, a place in the order, a near flag and a candidate; the pattern's
+  // table (128 words); the names' text; then the bounds' run ends (two arrays of max + 1), sized at each call.
   const bound = count * 16;
   const order = bound + count * 4;
   const near = order + count * 4;
   const out = near + ((count + 3) & ~3);
-  const ends = out + count * 4;
+  const peq = out + count * 4;
+  const names = peq + 128 * 4;
   const fit = (bytes: number) => {
     const pages = Math.ceil(bytes / PAGE) - wasm.memory.buffer.byteLength / PAGE;
     if (pages > 0) wasm.memory.grow(pages);
   };
   if (loaded !== packed) {
-    fit(ends);
+    fit(names);
     new Int32Array(wasm.memory.buffer, 0, count * 4).set(packed.subarray(0, count * 4));
     loaded = packed;
+    loadedText = undefined;
   }
+  if (loadedText === undefined) {
+    const lower = text?.().toLowerCase();
+    loadedText = lower !== undefined && Buffer.byteLength(lower, 'utf8') === lower.length ? lower.length : null;
+    if (loadedText !== null) {
+      fit(names + loadedText);
+      Buffer.from(wasm.memory.buffer, names, loadedText).write(lower!, 'latin1');
+    }
+  }
+  const ends = (names + (loadedText ?? 0) + 3) & ~3;
+  let patternLength = 0;
   return {
     orderByBound(targetLetters, targetOthers, targetLength, max) {
       fit(ends + (max + 1) * 8);
@@ -91,6 +119,24 @@ export function kernelFor(packed: Int32Array, count: number): MaskKernel | null 
     prefixCandidates(targetLetters, targetOthers, domain) {
       const n = wasm.prefixCandidates(0, count, near, out, targetLetters, targetOthers, domain?.[0] ?? 0, domain?.[1] ?? 0, domain ? 1 : 0);
       return new Int32Array(wasm.memory.buffer, out, n);
+    },
+    setPattern(pattern) {
+      patternLength = 0;
+      if (loadedText === null || pattern.length === 0 || pattern.length > PATTERN_MAX) return false;
+      const table = new Int32Array(wasm.memory.buffer, peq, 128);
+      table.fill(0);
+      for (let i = 0; i < pattern.length; i++) {
+        const c = pattern.charCodeAt(i);
+        if (c >= 128) return false;
+        table[c]! |= 1 << i;
+      }
+      patternLength = pattern.length;
+      return true;
+    },
+    distance(i, max) {
+      const length = packed[i * 4 + 2]!;
+      if (length - patternLength > max || patternLength - length > max) return max + 1;
+      return wasm.distance(peq, patternLength, names + packed[i * 4 + 3]!, length, max);
     },
   };
 }

@@ -1,4 +1,4 @@
-;; The two loops of "did you mean" that visit every name, in WebAssembly: V8 runs them as machine code from the
+;; The loops of "did you mean" that visit every name, and its edit distance, in WebAssembly: V8 runs them as machine code from the
 ;; first call (its baseline compiler), where the same JavaScript, run once in a short process, stays in the
 ;; interpreter. maskKernel.ts holds the JavaScript both mirror, and the compiled bytes (maskKernelBytes.ts, made by
 ;; build/wasm.mjs from this file; a test compiles this file again and compares).
@@ -67,6 +67,41 @@
             (i32.store (local.get $at) (i32.sub (i32.load (local.get $at)) (i32.const 1)))
             (i32.store (i32.add (local.get $order) (i32.shl (i32.load (local.get $at)) (i32.const 2))) (local.get $i))))
         (br $place))))
+
+  ;; The edit distance from the pattern (`plen` characters, 1 to 32, ASCII; `peq` holds, per ASCII code, the bits of
+  ;; the pattern's positions that hold it) to the `blen` bytes at `b` (Latin-1 text), or max + 1 past `max`: Myers'
+  ;; bit-vector algorithm in Hyyro's formulation, as editDistance.ts computes it.
+  (func (export "distance") (param $peq i32) (param $plen i32) (param $b i32) (param $blen i32) (param $max i32) (result i32)
+    (local $last i32) (local $pv i32) (local $mv i32) (local $distance i32) (local $j i32) (local $c i32)
+    (local $eq i32) (local $xv i32) (local $xh i32) (local $ph i32) (local $mh i32)
+    (local.set $last (i32.shl (i32.const 1) (i32.sub (local.get $plen) (i32.const 1))))
+    (local.set $pv (i32.const -1))
+    (local.set $distance (local.get $plen))
+    (block $done
+      (loop $each
+        (br_if $done (i32.ge_s (local.get $j) (local.get $blen)))
+        (local.set $c (i32.load8_u (i32.add (local.get $b) (local.get $j))))
+        (local.set $eq (if (result i32) (i32.lt_u (local.get $c) (i32.const 128))
+          (then (i32.load (i32.add (local.get $peq) (i32.shl (local.get $c) (i32.const 2)))))
+          (else (i32.const 0))))
+        (local.set $xv (i32.or (local.get $eq) (local.get $mv)))
+        (local.set $xh (i32.or (i32.xor (i32.add (i32.and (local.get $eq) (local.get $pv)) (local.get $pv)) (local.get $pv)) (local.get $eq)))
+        (local.set $ph (i32.or (local.get $mv) (i32.xor (i32.or (local.get $xh) (local.get $pv)) (i32.const -1))))
+        (local.set $mh (i32.and (local.get $pv) (local.get $xh)))
+        (if (i32.and (local.get $ph) (local.get $last)) (then (local.set $distance (i32.add (local.get $distance) (i32.const 1)))))
+        (if (i32.and (local.get $mh) (local.get $last)) (then (local.set $distance (i32.sub (local.get $distance) (i32.const 1)))))
+        ;; Each character left can lower the distance by one at most.
+        (if (i32.gt_s (i32.sub (local.get $distance) (i32.sub (i32.sub (local.get $blen) (local.get $j)) (i32.const 1))) (local.get $max))
+          (then (return (i32.add (local.get $max) (i32.const 1)))))
+        (local.set $ph (i32.or (i32.shl (local.get $ph) (i32.const 1)) (i32.const 1)))
+        (local.set $mh (i32.shl (local.get $mh) (i32.const 1)))
+        (local.set $pv (i32.or (local.get $mh) (i32.xor (i32.or (local.get $xv) (local.get $ph)) (i32.const -1))))
+        (local.set $mv (i32.and (local.get $ph) (local.get $xv)))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $each)))
+    (if (result i32) (i32.gt_s (local.get $distance) (local.get $max))
+      (then (i32.add (local.get $max) (i32.const 1)))
+      (else (local.get $distance))))
 
   ;; The names not flagged in `near` (one byte per name) that hold every character of the target (`tl`/`to`), or
   ;; only characters of it, or every character of its domain (`dl`/`do`, when `domain` is 1): their indexes, in

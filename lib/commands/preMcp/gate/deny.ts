@@ -4,7 +4,6 @@
  * journal record, log line and heartbeat. Reached only when the gate holds and says such a call is denied for that
  * alone. The ask of the person's rules about a call nothing else has an opinion on is given the same way.
  */
-import { skipOptimizingCompilers } from '../../../platform/optimizingCompilers.js';
 import { appendLogged } from '../../../agentstack/journal/file.js';
 import { recordHookRun } from '../../../agentstack/plugin/hookRuns.js';
 import type { CursorPaths } from '../../../agentstack/server/paths.js';
@@ -29,8 +28,6 @@ export interface GateDenyOptions {
  */
 export function denyFromGate(raw: Record<string, unknown>, check: { unknown: readonly string[]; known: string; index: string; journal: boolean }, o: GateDenyOptions): PreMcpAnswer | null {
   if (!BeforeMcpInputSchema.safeParse(raw).success) return null;
-  // The suggestions are a burst of loops run once: optimizing them would cost this short process more than it saves.
-  skipOptimizingCompilers();
   const answer = shownSafely(unknownActionAnswer(check.unknown, listIndex(check.known, unpackNameIndex(check.index)), 0));
   o.log(`${answer.permission}: ${answer.agent_message ?? ''}`);
   if (check.journal) {
