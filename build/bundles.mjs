@@ -33,9 +33,9 @@ export const BUNDLES = [
       // every call to another server parses only the first stage's few kilobytes.
       { out: 'hooks/scripts/pre-mcp-cap-check.check.cjs', modules: ['lib/commands/preMcp/check.ts'], load: 'plain' },
       { out: 'hooks/scripts/pre-mcp-cap-check.execute.cjs', modules: ['lib/commands/preMcp/run.ts', 'lib/commands/preMcp/journal.ts'] },
-      // The gate's deny of an unknown action (suggestions, journal record): a small chunk, loaded plain (the code
-      // cache's node:vm would cost it more than it saves).
-      { out: 'hooks/scripts/pre-mcp-cap-check.deny.cjs', modules: ['lib/commands/preMcp/gate/deny.ts'], load: 'plain' },
+      // Past the gate's `{}`: its deny of an unknown action (suggestions, journal record), its ask, the heartbeat, the
+      // full check's start (gate/past.ts). Loaded plain (the code cache's node:vm would cost it more than it saves).
+      { out: 'hooks/scripts/pre-mcp-cap-check.deny.cjs', modules: ['lib/commands/preMcp/gate/deny.ts', 'lib/commands/preMcp/gate/past.ts'], load: 'plain' },
       // The command line (--help): Cursor runs the hook without arguments.
       { out: 'hooks/scripts/pre-mcp-cap-check.usage.cjs', modules: ['lib/commands/preMcp/usage.ts'], load: 'plain' },
     ],

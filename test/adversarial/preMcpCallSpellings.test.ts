@@ -15,7 +15,7 @@ import { bigSnapshot } from '../helpers/fixtures.js';
 import { tempDir } from '../helpers/repo.js';
 import { PRE_MCP_SCRIPT, hookEnv, runHook } from '../helpers/sessionStart.js';
 import { expectWithinDeadline } from '../helpers/deadline.js';
-import { CHECK_DEADLINE_S } from '../../lib/commands/preMcp/check.js';
+import { CHECK_DEADLINE_S } from '../../lib/commands/preMcp/gate/past.js';
 
 const tmp = tempDir('agentstack-spellings-');
 const BASE = 'http://127.0.0.1:45801';
