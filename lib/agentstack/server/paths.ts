@@ -97,11 +97,9 @@ export function cursorPaths(env: NodeJS.ProcessEnv = process.env): CursorPaths {
   // `dir` is already normalized (resolved or joined) and each name is one plain segment: what join() would give,
   // without its normalizing pass over every path (a hook builds these on every AgentStack call).
   const prefix = dir.endsWith(sep) ? dir : `${dir}${sep}`;
-  const out = { dir } as CursorPaths;
-  for (const [key, name] of Object.entries(CURSOR_FILES)) {
-    (out as Record<string, string>)[key] = `${prefix}${name}`;
-  }
-  return out;
+  const out = { dir } as Record<string, string>;
+  for (const key in CURSOR_FILES) out[key] = `${prefix}${CURSOR_FILES[key as keyof typeof CURSOR_FILES]}`;
+  return out as CursorPaths;
 }
 
 /** The hook scripts' compile cache (code only, no data): one folder per plugin version under it, nothing else. */

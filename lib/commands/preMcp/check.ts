@@ -6,7 +6,6 @@
  * plainly are not AgentStack's (front.ts), and loads this stage (platform/plainChunk.ts) for the rest
  * (build/bundles.mjs): each stage parses only what its calls need.
  */
-import { resolve } from 'node:path';
 import { cursorPaths } from '../../agentstack/server/paths.js';
 import { checkGate } from './gate/gate.js';
 import { classifyRawInput, type CallInput } from './front.js';
@@ -22,7 +21,7 @@ const pastGate = () => import('./gate/past.js');
 
 /** The answer to an input the first stage could not answer alone: `{}`, `deny` or `ask`. */
 export async function checkCallInput(input: CallInput, options: CheckCallOptions): Promise<object> {
-  const o = { pluginRoot: resolve(options.scriptDir, '../..'), paths: cursorPaths(process.env), log: options.log };
+  const o = { scriptDir: options.scriptDir, paths: cursorPaths(process.env), log: options.log };
   const raw = input.stdin.problem ? null : input.raw;
   if (raw === null) return (await pastGate()).answerUnreadable(input, o);
   if (classifyRawInput(raw).kind === 'neutral') return {};

@@ -18,8 +18,8 @@ import type { GateCheck } from './gate.js';
 export const CHECK_DEADLINE_S = 3.5;
 
 export interface PastGateOptions {
-  /** The plugin's root folder (its renewal's script is found from it). */
-  pluginRoot: string;
+  /** The hook script's folder, the plugin's `hooks/scripts` (its root and the renewal's script are found from it). */
+  scriptDir: string;
   paths: CursorPaths;
   /** One stderr line for the hook log. */
   log: (message: string) => void;
@@ -29,7 +29,7 @@ export interface PastGateOptions {
 
 /** The answer to a call the gate read, when it did not answer `{}` by itself. */
 export async function answerPastGate(raw: Record<string, unknown>, gate: GateCheck, o: PastGateOptions): Promise<object> {
-  if (o.renewDue) startRenewal({ paths: o.paths, script: resolve(o.pluginRoot, 'hooks/scripts/session-start.cjs'), env: process.env, now: Date.now() });
+  if (o.renewDue) startRenewal({ paths: o.paths, script: resolve(o.scriptDir, '../..', 'hooks/scripts/session-start.cjs'), env: process.env, now: Date.now() });
   if (gate.kind === 'neutral') {
     if (gate.record) await recordRun(o.paths.hookRuns, raw, 'neutral', null);
     return {};
@@ -55,7 +55,7 @@ async function fullCheck(raw: Record<string, unknown>, gate: GateCheck, o: PastG
   const [{ runPreMcp }, { journalAnswer }] = await Promise.all([import('../run.js'), import('../journal.js')]);
   let unknownForm: string | null = null;
   const answer = runPreMcp(raw, {
-    pluginRoot: o.pluginRoot, log: o.log, onUnknownForm: (what) => { unknownForm = what; },
+    pluginRoot: resolve(o.scriptDir, '../..'), log: o.log, onUnknownForm: (what) => { unknownForm = what; },
     gate: gate.kind === 'stale' ? { stamps: gate.stamps, plugin: __PLUGIN_VERSION__ } : undefined,
     known: gate.kind === 'call' || gate.kind === 'deny' ? gate.known : undefined,
     deadline: CHECK_DEADLINE_S,
