@@ -41,11 +41,16 @@ export const BUNDLES = [
     ],
     plainSchemas: HOOK_SCHEMAS,
   },
-  // After every MCP call: the first stage ends every call that is not AgentStack's execute call; the chunk appends
+  // After every MCP call: the first stage ends every call that is not AgentStack's execute call; the chunks append
   // that call's record to the activity journal.
   {
     entry: 'lib/entries/after-mcp-journal.ts', out: 'hooks/scripts/after-mcp-journal.cjs',
-    chunks: [{ out: 'hooks/scripts/after-mcp-journal.record.cjs', modules: ['lib/commands/afterMcp/run.ts'] }],
+    chunks: [
+      // The record of an execute call and the command line: a plain chunk, so the first stage parses neither it nor the
+      // code cache's loader.
+      { out: 'hooks/scripts/after-mcp-journal.full.cjs', modules: ['lib/commands/afterMcp/full.ts'], load: 'plain' },
+      { out: 'hooks/scripts/after-mcp-journal.record.cjs', modules: ['lib/commands/afterMcp/run.ts'] },
+    ],
     plainSchemas: HOOK_SCHEMAS,
   },
   { entry: 'lib/entries/diagnose-local.ts', out: 'scripts/diagnose-local.mjs' },
