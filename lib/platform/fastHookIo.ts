@@ -4,7 +4,7 @@
  * descriptor 0 (Node's thread pool), stdout written with one writeSync. Same contract as hookIo.ts: bounded in size
  * and time, exactly one JSON line out, exit 0.
  */
-import { fstatSync, read, writeSync } from 'node:fs';
+import { fstatSync, read, readlinkSync, writeSync } from 'node:fs';
 import { HOOK_STDIN_MAX_BYTES, afterRunningMs, collectStdin, readStdinBounded, type ReadStdinOptions, type StdinResult } from './hookIo.js';
 
 /** True while a read of descriptor 0 is blocked in the thread pool (see exitHook). */
@@ -25,7 +25,7 @@ export function readStdinFast(opts: FastReadOptions = {}): Promise<StdinResult> 
   const options = { maxBytes: opts.maxBytes ?? HOOK_STDIN_MAX_BYTES, timeoutMs: opts.timeoutMs ?? 2_000 };
   const spill = opts.spill;
   try {
-    if (fstatSync(0).isCharacterDevice()) return Promise.resolve({ text: '' }); // a terminal (or /dev/null): no hook input
+    if (stdinIsDevice()) return Promise.resolve({ text: '' }); // a terminal (or /dev/null): no hook input
   } catch {
     return Promise.resolve({ text: '', problem: 'error' });
   }
@@ -42,7 +42,8 @@ export function readStdinFast(opts: FastReadOptions = {}): Promise<StdinResult> 
     };
     const started = Date.now();
     const next = () => {
-      const buf = Buffer.allocUnsafe(64 * 1024);
+      // A plain Uint8Array: a Buffer's first allocation in a fresh process costs 0.06 ms more.
+      const buf = new Uint8Array(64 * 1024);
       readPending = true;
       read(0, buf, 0, buf.length, null, (error, n) => {
         readPending = false;
@@ -70,6 +71,21 @@ export function readStdinFast(opts: FastReadOptions = {}): Promise<StdinResult> 
     // machine reads the input that waited for it, whole.
     deadline = afterRunningMs(options.timeoutMs, () => setImmediate(() => finish(input.result('timeout'))), afterMs);
   });
+}
+
+/**
+ * Whether descriptor 0 is a character device (a terminal, /dev/null), which a hook reads as no input. On Linux the
+ * descriptor's link names a pipe or a socket (what a hook gets) in 0.04 ms, where fstat's first call costs 0.15 ms
+ * (it builds Node's Stats); anything else, and every other system, is asked with fstat.
+ */
+function stdinIsDevice(): boolean {
+  if (process.platform === 'linux') {
+    try {
+      const target = readlinkSync('/proc/self/fd/0');
+      if (target.startsWith('pipe:') || target.startsWith('socket:')) return false;
+    } catch { /* no /proc here: fstat decides */ }
+  }
+  return fstatSync(0).isCharacterDevice();
 }
 
 /**

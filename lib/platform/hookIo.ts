@@ -2,6 +2,7 @@
  * Hook plumbing shared by the Cursor hooks: stdin read with a size cap and a deadline (a hook must never wait for
  * ever on a pipe that does not close), and exactly one JSON object written to stdout.
  */
+import { utf8Text } from './text/utf8.js';
 
 export interface StdinResult {
   text: string;
@@ -18,7 +19,7 @@ export interface ReadStdinOptions {
    * (or the deadline) and every byte that arrived is passed to `spill`, in order, and never kept; a result with a
    * problem has passed everything it received.
    */
-  spill?: (chunk: Buffer) => void;
+  spill?: (chunk: Uint8Array) => void;
 }
 
 export const HOOK_STDIN_MAX_BYTES = 4 * 1024 * 1024;
@@ -30,7 +31,7 @@ export const HOOK_STDIN_MAX_BYTES = 4 * 1024 * 1024;
  */
 export interface StdinCollector {
   /** Takes a chunk; false when it went past the cap with no `spill` (the read has failed as too large). */
-  add(chunk: Buffer): boolean;
+  add(chunk: Uint8Array): boolean;
   /** Passes everything kept, and every later chunk, to `spill` (a read that ends with a problem passes all it got). */
   spillAll(): void;
   readonly spilling: boolean;
@@ -38,8 +39,8 @@ export interface StdinCollector {
   result(problem?: 'timeout' | 'error'): StdinResult;
 }
 
-export function collectStdin(maxBytes: number, spill?: (chunk: Buffer) => void): StdinCollector {
-  const chunks: Buffer[] = [];
+export function collectStdin(maxBytes: number, spill?: (chunk: Uint8Array) => void): StdinCollector {
+  const chunks: Uint8Array[] = [];
   let total = 0;
   let spilling = false;
   const spillAll = () => {
@@ -61,7 +62,7 @@ export function collectStdin(maxBytes: number, spill?: (chunk: Buffer) => void):
     },
     spillAll,
     get spilling() { return spilling; },
-    result: (problem) => (spilling ? { text: '', problem: 'too_large' } : problem ? { text: '', problem } : { text: Buffer.concat(chunks).toString('utf8') }),
+    result: (problem) => (spilling ? { text: '', problem: 'too_large' } : problem ? { text: '', problem } : { text: utf8Text(chunks) }),
   };
 }
 

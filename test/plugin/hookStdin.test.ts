@@ -4,7 +4,7 @@
  * pool would hold a normal exit), so Cursor is never kept waiting past the hook's own deadline.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PRE_MCP_SCRIPT, SESSION_START_SCRIPT } from '../helpers/sessionStart.js';
@@ -151,6 +151,52 @@ describe('hook stdin, read without process.stdin', () => {
       dir.cleanup();
     }
   }, 30_000);
+
+  // The kind of descriptor 0 is told without fstat on Linux (its /proc link names a pipe or a socket); every kind a
+  // hook can be given reads the same, and a character device (a terminal, /dev/null) is no input, answered at once.
+  it.skipIf(process.platform === 'win32')('reads stdin of every kind: a socket, a pipe, a file; a terminal or /dev/null is no input', async () => {
+    const dir = tempDir('agentstack-kinds-');
+    try {
+      const probe = await bundleForTest('test/fixtures/stdinPoolProbe.ts', join(dir.path, 'probe.cjs'), { cjs: true });
+      const env = { PATH: process.env.PATH, HOME: dir.path };
+      const text = (r: { status: number | null; stdout: string }) => {
+        expect(r.status).toBe(0);
+        return (JSON.parse(r.stdout.trim().split('\n').pop()!) as { text: string }).text;
+      };
+      const input = '{"a":"é"}';
+      // Node's spawn gives a socket; a shell pipeline a pipe; a redirect a regular file.
+      expect(text(spawnSync(process.execPath, [probe], { input, encoding: 'utf8', env }))).toBe(input);
+      expect(text(spawnSync('sh', ['-c', `printf '%s' '${input}' | "${process.execPath}" "${probe}"`], { encoding: 'utf8', env }))).toBe(input);
+      const file = join(dir.path, 'input.json');
+      writeFileSync(file, input);
+      const fd = openSync(file, 'r');
+      try {
+        expect(text(spawnSync(process.execPath, [probe], { stdio: [fd, 'pipe', 'pipe'], encoding: 'utf8', env }))).toBe(input);
+      } finally {
+        closeSync(fd);
+      }
+      const devNull = openSync('/dev/null', 'r');
+      try {
+        expect(text(spawnSync(process.execPath, [probe], { stdio: [devNull, 'pipe', 'pipe'], encoding: 'utf8', env }))).toBe('');
+      } finally {
+        closeSync(devNull);
+      }
+      // A terminal nobody types into (util-linux `script` gives the probe one, and its own stdin stays open): no
+      // input, answered at once rather than at the 2 s deadline.
+      if (spawnSync('script', ['-qec', 'true', '/dev/null']).status === 0) {
+        const started = Date.now();
+        const child = spawn('script', ['-qec', `"${process.execPath}" "${probe}"`, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+        let stdout = '';
+        child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+        const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+        child.stdin.destroy();
+        expect(text({ status, stdout })).toBe('');
+        expect(Date.now() - started).toBeLessThan(1_900);
+      }
+    } finally {
+      dir.cleanup();
+    }
+  });
 
   // The pre-MCP hook's stages do all their file work synchronously, so its stdin read starts Node's thread pool with one
   // thread: fewer threads to create before the answer. The variable that says so is the caller's if it set one, and is
