@@ -6,6 +6,7 @@
  * never a token: the builders copy only those fields, each one checked and clipped to printable ASCII.
  */
 import { isObject } from '../../platform/text/isObject.js';
+import { isoTime } from '../../platform/isoTime.js';
 
 export const JOURNAL_VERSION = 1;
 /** The server runs at most 50 steps a call; a record names at most that many. */
@@ -163,7 +164,7 @@ export interface CallMeta {
 
 /** The fields both kinds share, `hook` third (the order a person reading the file meets them in). */
 function base<H extends JournalRecord['hook']>(hook: H, meta: CallMeta, steps: JournalStep[]): RecordBase & { hook: H } {
-  const record: RecordBase & { hook: H } = { v: JOURNAL_VERSION, at: new Date(meta.now).toISOString(), hook, server: printable(meta.server, MAX_META) ?? 'agentstack', steps: steps.slice(0, MAX_JOURNAL_STEPS) };
+  const record: RecordBase & { hook: H } = { v: JOURNAL_VERSION, at: isoTime(meta.now), hook, server: printable(meta.server, MAX_META) ?? 'agentstack', steps: steps.slice(0, MAX_JOURNAL_STEPS) };
   if (steps.length > MAX_JOURNAL_STEPS) record.more_steps = steps.length - MAX_JOURNAL_STEPS;
   const conversation = printable(meta.conversationId, MAX_META);
   const generation = printable(meta.generationId, MAX_META);

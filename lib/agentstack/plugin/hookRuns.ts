@@ -10,6 +10,7 @@
 import { readTextIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
 import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
 import { isObject } from '../../platform/text/isObject.js';
+import { isoTime } from '../../platform/isoTime.js';
 import { HOOK_NAMES, recordChanged, recordOf, type HookName, type HookRuns } from './hookRunRecord.js';
 
 export { HOOK_NAMES, HOOK_RUN_RESOLUTION_MS, recordChanged, type HookName, type HookRunRecord, type HookRuns } from './hookRunRecord.js';
@@ -44,7 +45,7 @@ export interface HookRunInput {
 export function recordHookRun(path: string, hook: HookName, run: HookRunInput): boolean {
   try {
     const record = recordOf({
-      at: new Date(run.now).toISOString(),
+      at: isoTime(run.now),
       cursor_version: run.input?.cursor_version,
       composer_mode: run.input?.composer_mode,
       plugin_version: run.pluginVersion,

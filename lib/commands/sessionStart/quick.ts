@@ -8,7 +8,7 @@
  * gate when its run was quiet again.
  */
 import { envFingerprint, sameStamps, stampFiles, type Stamp } from '../../platform/fs/fileStamps.js';
-import { readStateFileIfExists } from '../../platform/fs/stateFile.js';
+import { readStateTextIfExists } from '../../platform/fs/stateFile.js';
 import { writeFileAtomic } from '../../platform/fs/secureFile.js';
 import { isObject } from '../../platform/text/isObject.js';
 import { STATE_FILE_MAX_BYTES } from '../../agentstack/server/fileLimits.js';
@@ -47,9 +47,9 @@ export const stampSessionSources = (paths: CursorPaths): Stamp[] | null => stamp
 
 function readSessionGate(path: string): SessionGate | null {
   try {
-    const bytes = readStateFileIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.sessionGate });
-    if (bytes === null) return null;
-    const v: unknown = JSON.parse(bytes.toString('utf8'));
+    const text = readStateTextIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.sessionGate });
+    if (text === null) return null;
+    const v: unknown = JSON.parse(text);
     if (!isObject(v) || v.v !== SESSION_GATE_VERSION || typeof v.plugin !== 'string' || typeof v.root !== 'string' || typeof v.env !== 'string'
       || typeof v.until !== 'number' || typeof v.card !== 'string' || (v.expiresAt !== null && typeof v.expiresAt !== 'string')) return null;
     return v as unknown as SessionGate;

@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { renameWithRetry, type RenameOptions } from './renameRetry.js';
-import { readStateFileIfExists, type StateFileOptions } from './stateFile.js';
+import { readStateFileIfExists, readStateTextIfExists, type StateFileOptions } from './stateFile.js';
 
 export const SECRET_FILE_MODE = 0o600;
 
@@ -21,7 +21,7 @@ export const SECRET_FILE_MODE = 0o600;
  * a regular file only, at most `maxBytes`); other errors (EISDIR, ENOTREGULAR, EFBIG, EACCES) propagate.
  */
 export function readTextIfExists(path: string, options: StateFileOptions): string | null {
-  return readBytesIfExists(path, options)?.toString('utf8') ?? null;
+  return readStateTextIfExists(path, options);
 }
 
 /** The file's bytes, or null when it does not exist (a reader that needs only part of a large file decodes only that). */

@@ -12,13 +12,14 @@
  * check would.
  */
 import { envFingerprint, sameStamps, stampFiles, type Stamp } from '../../../platform/fs/fileStamps.js';
-import { readStateFileIfExists } from '../../../platform/fs/stateFile.js';
+import { readStateTextIfExists } from '../../../platform/fs/stateFile.js';
 import { STATE_FILE_MAX_BYTES } from '../../../agentstack/server/fileLimits.js';
 import type { CursorPaths } from '../../../agentstack/server/paths.js';
 import { managedStamps } from '../../../agentstack/settings/managedPath.js';
 import { callIdentity, isAgentStackCall, namesExecuteTool } from '../../../agentstack/server/callIdentity.js';
 import { recordChanged, recordOf } from '../../../agentstack/plugin/hookRunRecord.js';
 import { isObject } from '../../../platform/text/isObject.js';
+import { isoTime } from '../../../platform/isoTime.js';
 import { asksOf, type RuleAsk } from './ask.js';
 
 export const GATE_VERSION = 4;
@@ -126,9 +127,8 @@ export const gateEnv = (env: NodeJS.ProcessEnv): string => envFingerprint(env, '
 /** The gate file as written, or null when it is missing, not a regular file, too large or not a gate. */
 export function readGate(path: string): Gate | null {
   try {
-    const bytes = readStateFileIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.gate });
-    if (bytes === null) return null;
-    const text = bytes.toString('utf8');
+    const text = readStateTextIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.gate });
+    if (text === null) return null;
     const neutralAt = text.indexOf(NEUTRAL_MARK);
     if (neutralAt < 0 || !text.endsWith('\n')) return null;
     const value: unknown = JSON.parse(text.slice(0, neutralAt));
@@ -146,9 +146,8 @@ export function readGate(path: string): Gate | null {
 /** The names file written with the gate tagged `tag`, or null (missing, unreadable, another gate's). */
 export function readGateNames(path: string, tag: string): GateNames | null {
   try {
-    const bytes = readStateFileIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.gateNames });
-    if (bytes === null) return null;
-    const text = bytes.toString('utf8');
+    const text = readStateTextIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.gateNames });
+    if (text === null) return null;
     const knownAt = text.indexOf(KNOWN_MARK);
     const indexAt = text.indexOf(INDEX_MARK, knownAt + 1);
     const asksAt = text.indexOf(ASKS_MARK, indexAt + 1);
@@ -224,10 +223,10 @@ export function checkGate(raw: Record<string, unknown>, o: GateCheckOptions): Ga
 
 function heartbeatCurrent(path: string, raw: Record<string, unknown>, o: GateCheckOptions): boolean {
   try {
-    const bytes = readStateFileIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.hookRuns });
-    const runs: unknown = bytes ? JSON.parse(bytes.toString('utf8')) : null;
+    const text = readStateTextIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.hookRuns });
+    const runs: unknown = text === null ? null : JSON.parse(text);
     const previous = isObject(runs) ? recordOf(runs['pre-mcp']) : null;
-    const next = recordOf({ at: new Date(o.now).toISOString(), cursor_version: raw.cursor_version, composer_mode: raw.composer_mode, plugin_version: o.plugin, outcome: 'neutral', unknown_form: null });
+    const next = recordOf({ at: isoTime(o.now), cursor_version: raw.cursor_version, composer_mode: raw.composer_mode, plugin_version: o.plugin, outcome: 'neutral', unknown_form: null });
     return previous !== null && next !== null && !recordChanged(previous, next);
   } catch {
     return false;
