@@ -1,7 +1,7 @@
 /**
  * Whole-process timing, side by side: every round runs each command once, in a shuffled order (the same for every
  * bench run: a seeded shuffle), so drift and noise hit all of them alike and no command always follows the same one;
- * the figure is the median wall time after warm-up, reported as a ratio to a baseline from the same rounds.
+ * the figure is the median wall time after warm-up, and a ratio to a baseline is taken round by round (pairedRatio).
  */
 import { spawn } from 'node:child_process';
 
@@ -76,6 +76,17 @@ export async function timeSideBySide(commands: TimedCommand[], options: { runs: 
     }
   }
   return samples;
+}
+
+/**
+ * A command's ratio to a baseline timed in the same rounds: the median, over the rounds, of the command's time over
+ * the baseline's in that round (`samples[i]` and `baseline[i]` from round i). A stretch in which this machine runs
+ * slow (its start-ups vary by 20% from one second to the next) slows every command of a round alike and cancels out,
+ * where a ratio of the two medians lets it through. Three identical rows, six runs of 61 rounds: ratios of medians
+ * 0.96-1.09x, paired ratios 1.01-1.07x, the same mean (bench/notes.md).
+ */
+export function pairedRatio(samples: readonly number[], baseline: readonly number[]): number {
+  return median(samples.map((v, i) => v / baseline[i]!));
 }
 
 /** In-process timing of a function: median milliseconds per call. */

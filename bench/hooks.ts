@@ -6,7 +6,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunningCore } from '../core/index.js';
-import { markdownTable, median, timeSideBySide, type Row, type TimedCommand } from './harness.js';
+import { markdownTable, median, pairedRatio, timeSideBySide, type Row, type TimedCommand } from './harness.js';
 import { ASK_ACTION, POLICY_STEPS, envFor, installTokens } from './setup.js';
 
 export interface HookDirs { fresh: string; big: string; legacy: string; refreshing: string; policy: string; deny: string; ask: string }
@@ -21,8 +21,8 @@ export const FLOOR_BUDGETS: Budget = { other: 1.05, execute: 1.15, session: 1.15
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 
-export function ratioRow(what: string, value: number, baseline: number, budget?: number): Row {
-  const ratio = value / baseline;
+/** A row of `value` against `baseline`; `ratio`, when the caller paired them by round (pairedRatio). */
+export function ratioRow(what: string, value: number, baseline: number, budget?: number, ratio = value / baseline): Row {
   return {
     what, figure: ms(value), ratio: `${ratio.toFixed(2)}x`,
     budget: budget ? `<= ${budget.toFixed(2)}x` : '',
@@ -30,10 +30,11 @@ export function ratioRow(what: string, value: number, baseline: number, budget?:
   };
 }
 
-/** A hook's row: its ratio to the CommonJS floor against its budget, and to `node -e 0` against the hard line. */
-export function hookRow(what: string, value: number, baseline: number, floor: number, kind?: keyof Budget): Row {
-  const toFloor = value / floor;
-  const toBase = value / baseline;
+/**
+ * A hook's row: its median time, its ratio to the CommonJS floor against its budget, and to `node -e 0` against the
+ * hard line (each ratio paired by round: harness.ts `pairedRatio`).
+ */
+export function hookRow(what: string, value: number, toBase: number, toFloor: number, kind?: keyof Budget): Row {
   if (!kind) return { what, figure: ms(value), ratio: `${toBase.toFixed(2)}x`, floor: `${toFloor.toFixed(2)}x` };
   const pass = toFloor <= FLOOR_BUDGETS[kind] && toBase <= BUDGETS[kind];
   return {
@@ -91,7 +92,9 @@ export async function policyTable(o: Pick<HookTableOptions, 'node' | 'root' | 'c
     policyCommand(o),
   ], { runs: o.runs, warmup: o.warmup });
   const base = median([...samples.get('e0')!, ...samples.get('e0 again')!]);
-  return markdownTable([{ what: '`node -e 0` (baseline)', figure: ms(base), ratio: '1.00x' }, ratioRow(POLICY_ROW, median(samples.get('execute policy')!), base, BUDGETS.execute)]);
+  const roundBase = samples.get('e0')!.map((v, i) => (v + samples.get('e0 again')![i]!) / 2);
+  const policy = samples.get('execute policy')!;
+  return markdownTable([{ what: '`node -e 0` (baseline)', figure: ms(base), ratio: '1.00x' }, ratioRow(POLICY_ROW, median(policy), base, BUDGETS.execute, pairedRatio(policy, roundBase))]);
 }
 
 /** The hook table: each row's ratio to `node -e 0` and to the CommonJS floor, and its budgets. */
@@ -158,20 +161,24 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
   const m = (name: string) => median(samples.get(name)!);
   const baseline = baselineOf(samples);
   const base = median(baseline);
-  const floor = m('floor.cjs');
+  // Each round's baseline: the mean of its two `node -e 0` runs.
+  const e0 = samples.get('e0')!;
+  const roundBase = e0.map((v, i) => (v + samples.get('e0 again')![i]!) / 2);
+  const row = (what: string, name: string, kind?: keyof Budget) =>
+    hookRow(what, m(name), pairedRatio(samples.get(name)!, roundBase), pairedRatio(samples.get(name)!, samples.get('floor.cjs')!), kind);
   const rows: Row[] = [
     { what: '`node -e 0` (baseline)', figure: ms(base), ratio: '1.00x' },
-    hookRow('floor, ES module: an empty .mjs that reads stdin and writes `{}`', m('floor.mjs'), base, floor),
-    hookRow('floor, CommonJS: the same as a .cjs', floor, base, floor),
-    hookRow('pre-mcp-cap-check, call to another server', m('other'), base, floor, 'other'),
-    hookRow('pre-mcp-cap-check, call to another server named by its url alone (no mcp_server_name)', m('other by url'), base, floor, 'other'),
-    hookRow('pre-mcp-cap-check, execute vs 5,000-action snapshot', m('execute'), base, floor, 'execute'),
-    hookRow(POLICY_ROW, m('execute policy'), base, floor, 'execute'),
-    hookRow('pre-mcp-cap-check, deny of five unknown actions vs 5,000 (with suggestions)', m('deny'), base, floor, 'deny'),
-    hookRow('pre-mcp-cap-check, ask: five steps under the 20-rule policy, one a write (confirm-writes)', m('ask'), base, floor, 'deny'),
-    hookRow('session-start, fresh token and snapshot (nothing to do)', m('session'), base, floor, 'session'),
-    hookRow('after-mcp-journal, call to another server', m('after other'), base, floor, 'after'),
-    hookRow('after-mcp-journal, execute call recorded in the journal', m('after execute'), base, floor),
+    row('floor, ES module: an empty .mjs that reads stdin and writes `{}`', 'floor.mjs'),
+    row('floor, CommonJS: the same as a .cjs', 'floor.cjs'),
+    row('pre-mcp-cap-check, call to another server', 'other', 'other'),
+    row('pre-mcp-cap-check, call to another server named by its url alone (no mcp_server_name)', 'other by url', 'other'),
+    row('pre-mcp-cap-check, execute vs 5,000-action snapshot', 'execute', 'execute'),
+    row(POLICY_ROW, 'execute policy', 'execute'),
+    row('pre-mcp-cap-check, deny of five unknown actions vs 5,000 (with suggestions)', 'deny', 'deny'),
+    row('pre-mcp-cap-check, ask: five steps under the 20-rule policy, one a write (confirm-writes)', 'ask', 'deny'),
+    row('session-start, fresh token and snapshot (nothing to do)', 'session', 'session'),
+    row('after-mcp-journal, call to another server', 'after other', 'after'),
+    row('after-mcp-journal, execute call recorded in the journal', 'after execute'),
   ];
   if (o.withRungs) {
     // Rounds of their own, with their own baseline: the cold rungs delete and rewrite the code cache in every round,
@@ -199,10 +206,10 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
       ratioRow('rung: session-start, fresh, with no code cache and no gate (first run after an install)', r('session cold'), rungBase),
     );
   }
-  const e0 = baseline.sort((a, b) => a - b);
-  const quartile = (q: number) => e0[Math.min(e0.length - 1, Math.round(q * (e0.length - 1)))]!;
+  const sorted = [...baseline].sort((a, b) => a - b);
+  const quartile = (q: number) => sorted[Math.min(sorted.length - 1, Math.round(q * (sorted.length - 1)))]!;
   const notes = [
-    `Noise: \`node -e 0\` took ${ms(quartile(0.25))} to ${ms(quartile(0.75))} in the middle half of the rounds; the CommonJS floor (an empty script) measured ${(m('floor.cjs') / base).toFixed(2)}x, about 1.0x on a quiet machine (well above it, every ratio in the table is inflated alike).${o.withRungs ? ' The rungs were timed in rounds of their own, each ratio to the baseline of those rounds.' : ''}`,
+    `Noise: \`node -e 0\` took ${ms(quartile(0.25))} to ${ms(quartile(0.75))} in the middle half of the rounds; the CommonJS floor (an empty script) measured ${pairedRatio(samples.get('floor.cjs')!, roundBase).toFixed(2)}x, about 1.0x on a quiet machine (well above it, every ratio in the table is inflated alike).${o.withRungs ? ' The rungs were timed in rounds of their own, each ratio to the baseline of those rounds.' : ''}`,
     `Requests the fresh session-start runs sent to the server: ${sent} (expected 0).`,
   ];
   if (o.withRefresh) {
