@@ -70,12 +70,7 @@ function readAllOf(path: string, opened: OpenStateFile, options: StateFileOption
 
 /** The file's bytes; throws as described above (ENOENT included). */
 export function readStateFile(path: string, options: StateFileOptions): Buffer {
-  const opened = openStateFile(path, options);
-  try {
-    return readOpenStateFile(path, opened, options);
-  } finally {
-    closeSync(opened.fd);
-  }
+  return readWhole(path, options, Buffer.allocUnsafe) as Buffer;
 }
 
 /**
@@ -83,9 +78,13 @@ export function readStateFile(path: string, options: StateFileOptions): Buffer {
  * first use costs a hook in a fresh process about 0.2 ms (platform/text/utf8.ts).
  */
 export function readStateText(path: string, options: StateFileOptions): string {
+  return utf8Text([readWhole(path, options, (size) => new Uint8Array(size))]);
+}
+
+function readWhole(path: string, options: StateFileOptions, alloc: (size: number) => Uint8Array): Uint8Array {
   const opened = openStateFile(path, options);
   try {
-    return utf8Text([readAllOf(path, opened, options, (size) => new Uint8Array(size))]);
+    return readAllOf(path, opened, options, alloc);
   } finally {
     closeSync(opened.fd);
   }
@@ -93,18 +92,17 @@ export function readStateText(path: string, options: StateFileOptions): string {
 
 /** The file as UTF-8 text, or null when it does not exist. */
 export function readStateTextIfExists(path: string, options: StateFileOptions): string | null {
-  try {
-    return readStateText(path, options);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
+  return missingAsNull(() => readStateText(path, options));
 }
 
 /** The file's bytes, or null when it does not exist. */
 export function readStateFileIfExists(path: string, options: StateFileOptions): Buffer | null {
+  return missingAsNull(() => readStateFile(path, options));
+}
+
+function missingAsNull<T>(read: () => T): T | null {
   try {
-    return readStateFile(path, options);
+    return read();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
