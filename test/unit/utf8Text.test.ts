@@ -43,6 +43,10 @@ describe('utf8Text', () => {
       proto.utf8Slice = saved;
     }
     expect(fallback).not.toBe(utf8Text);
+    // A leading byte-order mark is text like any other (a state file written with one is read as it is).
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d]);
+    expect(fallback([bom])).toBe('\ufeff{}');
+    expect(utf8Text([bom])).toBe(Buffer.from(bom).toString('utf8'));
     fc.assert(fc.property(chunked, ({ bytes, chunks }) => {
       expect(fallback(chunks)).toBe(Buffer.from(bytes).toString('utf8'));
     }), { numRuns: 500 });
