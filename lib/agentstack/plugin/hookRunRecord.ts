@@ -35,12 +35,12 @@ function field(value: unknown): string | null {
   return text || null;
 }
 
-export function recordOf(value: unknown): HookRunRecord | null {
-  if (!isObject(value)) return null;
-  const at = field(value.at);
-  if (at === null || !Number.isFinite(Date.parse(at))) return null;
+/** What a run says: every field of its record but the time. */
+export type HookRunFacts = Omit<HookRunRecord, 'at'>;
+
+/** A run's facts as recorded, from a record or a hook's own values. */
+export function factsOf(value: Record<string, unknown>): HookRunFacts {
   return {
-    at,
     cursor_version: field(value.cursor_version),
     composer_mode: field(value.composer_mode),
     plugin_version: field(value.plugin_version) ?? 'unknown',
@@ -49,14 +49,21 @@ export function recordOf(value: unknown): HookRunRecord | null {
   };
 }
 
+export function recordOf(value: unknown): HookRunRecord | null {
+  if (!isObject(value)) return null;
+  const at = field(value.at);
+  if (at === null || !Number.isFinite(Date.parse(at))) return null;
+  return { at, ...factsOf(value) };
+}
+
 /**
- * Whether `next` must replace `previous`: it says something new (a different Cursor, mode, plugin version, outcome
- * or unknown form),
- * or the recorded time is a minute old or more, or in the future (a clock set back).
+ * Whether a run at `atMs` (epoch ms) saying `next` must replace `previous`: it says something new (a different
+ * Cursor, mode, plugin version, outcome or unknown form), or the recorded time is a minute old or more, or in the
+ * future (a clock set back). A time, not a record: the hooks' fast paths decide without formatting one.
  */
-export function recordChanged(previous: HookRunRecord | undefined, next: HookRunRecord): boolean {
+export function recordChanged(previous: HookRunRecord | undefined, next: HookRunFacts, atMs: number): boolean {
   if (!previous) return true;
-  const age = Date.parse(next.at) - Date.parse(previous.at);
+  const age = Math.trunc(atMs) - Date.parse(previous.at);
   return !(age >= 0 && age < HOOK_RUN_RESOLUTION_MS)
     || previous.cursor_version !== next.cursor_version
     || previous.composer_mode !== next.composer_mode

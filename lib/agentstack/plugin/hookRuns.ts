@@ -11,7 +11,7 @@ import { readTextIfExists, writeFileAtomic } from '../../platform/fs/secureFile.
 import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
 import { isObject } from '../../platform/text/isObject.js';
 import { isoTime } from '../../platform/isoTime.js';
-import { HOOK_NAMES, recordChanged, recordOf, type HookName, type HookRuns } from './hookRunRecord.js';
+import { HOOK_NAMES, factsOf, recordChanged, recordOf, type HookName, type HookRuns } from './hookRunRecord.js';
 
 export { HOOK_NAMES, HOOK_RUN_RESOLUTION_MS, recordChanged, type HookName, type HookRunRecord, type HookRuns } from './hookRunRecord.js';
 
@@ -44,17 +44,16 @@ export interface HookRunInput {
 /** Records this run of `hook` (see recordChanged); false (never a throw) when the file cannot be written. */
 export function recordHookRun(path: string, hook: HookName, run: HookRunInput): boolean {
   try {
-    const record = recordOf({
-      at: isoTime(run.now),
+    const facts = factsOf({
       cursor_version: run.input?.cursor_version,
       composer_mode: run.input?.composer_mode,
       plugin_version: run.pluginVersion,
       outcome: run.outcome,
       unknown_form: run.unknownForm,
-    })!;
+    });
     const previous = readHookRuns(path);
-    if (!recordChanged(previous[hook], record)) return true;
-    const runs = { ...previous, [hook]: record };
+    if (!recordChanged(previous[hook], facts, run.now)) return true;
+    const runs = { ...previous, [hook]: { at: isoTime(run.now), ...facts } };
     writeFileAtomic(path, `${JSON.stringify(runs)}\n`, { durable: false });
     return true;
   } catch {

@@ -17,9 +17,8 @@ import { STATE_FILE_MAX_BYTES } from '../../../agentstack/server/fileLimits.js';
 import type { CursorPaths } from '../../../agentstack/server/paths.js';
 import { managedStamps } from '../../../agentstack/settings/managedPath.js';
 import { callIdentity, isAgentStackCall, namesExecuteTool } from '../../../agentstack/server/callIdentity.js';
-import { recordChanged, recordOf } from '../../../agentstack/plugin/hookRunRecord.js';
+import { factsOf, recordChanged, recordOf } from '../../../agentstack/plugin/hookRunRecord.js';
 import { isObject } from '../../../platform/text/isObject.js';
-import { isoTime } from '../../../platform/isoTime.js';
 import { asksOf, type RuleAsk } from './ask.js';
 
 export const GATE_VERSION = 4;
@@ -226,8 +225,8 @@ function heartbeatCurrent(path: string, raw: Record<string, unknown>, o: GateChe
     const text = readStateTextIfExists(path, { maxBytes: STATE_FILE_MAX_BYTES.hookRuns });
     const runs: unknown = text === null ? null : JSON.parse(text);
     const previous = isObject(runs) ? recordOf(runs['pre-mcp']) : null;
-    const next = recordOf({ at: isoTime(o.now), cursor_version: raw.cursor_version, composer_mode: raw.composer_mode, plugin_version: o.plugin, outcome: 'neutral', unknown_form: null });
-    return previous !== null && next !== null && !recordChanged(previous, next);
+    const next = factsOf({ cursor_version: raw.cursor_version, composer_mode: raw.composer_mode, plugin_version: o.plugin, outcome: 'neutral', unknown_form: null });
+    return previous !== null && !recordChanged(previous, next, o.now);
   } catch {
     return false;
   }
