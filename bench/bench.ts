@@ -21,13 +21,16 @@ import { hookTable, policyTable, ratioRow, sessionInput, writeFloors } from './h
 // @ts-expect-error plain ES module shared with .ci/run and the engine tests
 import { installEngines } from './engines.mjs';
 import { inspectorCli, INSPECTOR_VERSION } from './peers.js';
-import { envFor, installBigSnapshot, installLegacySnapshot, installPolicy, installTokens, newCursorDir } from './setup.js';
+import { envFor, installBigSnapshot, installLegacySnapshot, installPolicy, installTokens, newCursorDir, removeBenchDirs } from './setup.js';
 import { measureDeviceFlow } from './deviceFlow.js';
 
 const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 // A start-up on this kind of machine varies by +-20% from one process to the next (node -e 0: 22-40 ms); 41 rounds
 // (the baseline twice in each) keep a ratio's own wobble to a few hundredths, where 15 left it near +-0.1x.
 const RUNS = Number(process.env.BENCH_RUNS ?? 41);
+// The verdict tables (hooks, minimal environment) take more: their rows sit within a few hundredths of their lines,
+// and a paired ratio's wobble from one table to the next shrinks with the square root of the rounds.
+const HOOK_RUNS = Number(process.env.BENCH_HOOK_RUNS ?? 2 * RUNS);
 const WARMUP = 5;
 const node = process.execPath;
 const bundle = (p: string) => join(ROOT, p);
@@ -147,7 +150,7 @@ async function main() {
         out.push(`## Hooks, Node ${engine.version}: not installed (node bench/engines.mjs install)`, '');
         continue;
       }
-      const { table, notes } = await hookTable({ node: engine.path, root: ROOT, core, dirs, floors, base: CLEAN_ENV, runs: RUNS, warmup: WARMUP, withRungs: true, withRefresh: engine.path === node });
+      const { table, notes } = await hookTable({ node: engine.path, root: ROOT, core, dirs, floors, base: CLEAN_ENV, runs: HOOK_RUNS, warmup: WARMUP, withRungs: true, withRefresh: engine.path === node });
       out.push(`## Hooks (whole process), Node ${engine.version}, minimal environment (PATH and HOME only)`, '', table, '', ...notes, '');
       verdicts.push(...table.split('\n').filter((l) => /\| (PASS|FAIL) \|$/.test(l)).map((l) => {
         const cell = l.split('|').map((c) => c.trim());
@@ -162,6 +165,7 @@ async function main() {
     if (process.env.BENCH_ONLY !== 'hooks') await otherTables(core, { freshEnv, big }, out);
   } finally {
     await core.close();
+    removeBenchDirs();
   }
 
   const cpu = cpus();
@@ -169,7 +173,7 @@ async function main() {
   const header = [
     '# Benchmark results', '',
     `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC by \`npm run bench\` on ${cpu.length} x ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ${process.platform}; the bench runs on Node ${process.version}. Load average (1 / 5 / 15 min) at the start: ${load(loadBefore)}; at the end: ${load(loadavg())} (on a quiet machine it stays well under the core count; above it, every figure is noise).`,
-    `Whole-process figures are medians of ${RUNS} runs after ${WARMUP} warm-up runs, every command run once in each round in a shuffled order ("side by side"), as ratios to \`node -e 0\` of the same Node binary measured in the same rounds (in the hook tables twice a round; there each ratio is the median of the rounds' own ratios, so a slow stretch of the machine, which slows a whole round, cancels out), and for the hooks also to the CommonJS floor (an empty .cjs that reads stdin and writes \`{}\`, the least any Node hook can cost), every process in a table with the same environment. A hook passes when it is within its budget of the floor (1.05x another server's call, 1.15x execute and a session start with nothing to do, 1.5x a deny of five unknown actions, 1.15x the after hook on another server's call) and within the hard line of \`node -e 0\` (1.25x / 1.4x / 1.5x / 2.0x / 1.25x). The verdicts are the minimal-environment tables (PATH and HOME only: what a hook gets on a person's machine), on Node 20 (this machine's), 22 and 24 (pinned official binaries from the npm registry, \`node bench/engines.mjs install\`). The rungs show where the time goes; the budgets are the issue's. The bench never fails on noise.`, '',
+    `Whole-process figures are medians of ${RUNS} runs (${HOOK_RUNS} in the minimal-environment hook tables, whose verdicts sit close to their lines) after ${WARMUP} warm-up runs, every command run once in each round in a shuffled order ("side by side"), as ratios to \`node -e 0\` of the same Node binary measured in the same rounds (in the hook tables the baseline and the floor run twice a round; there each ratio is the median of the rounds' own ratios, so a slow stretch of the machine, which slows a whole round, cancels out), and for the hooks also to the CommonJS floor (an empty .cjs that reads stdin and writes \`{}\`, the least any Node hook can cost), every process in a table with the same environment. A hook passes when it is within its budget of the floor (1.05x another server's call, 1.15x execute and a session start with nothing to do, 1.5x a deny of five unknown actions, 1.15x the after hook on another server's call) and within the hard line of \`node -e 0\` (1.25x / 1.4x / 1.5x / 2.0x / 1.25x). The verdicts are the minimal-environment tables (PATH and HOME only: what a hook gets on a person's machine), on Node 20 (this machine's), 22 and 24 (pinned official binaries from the npm registry, \`node bench/engines.mjs install\`). The rungs show where the time goes; the budgets are the issue's. The bench never fails on noise.`, '',
     '## Verdicts', '', ...verdicts.map((v) => `- ${v}`), '',
   ];
   // The hand-written part (what was measured while designing, and why the hooks are built as they are).

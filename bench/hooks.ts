@@ -140,7 +140,9 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
   const commands: TimedCommand[] = [
     ...baselineCommands,
     { name: 'floor.mjs', argv: [o.node, o.floors.mjs], env: o.base, stdin: '{}' },
+    // The floor twice a round too: every verdict is a ratio to it, so its own wobble counts as much as the hook's.
     { name: 'floor.cjs', argv: [o.node, o.floors.cjs], env: o.base, stdin: '{}' },
+    { name: 'floor.cjs again', argv: [o.node, o.floors.cjs], env: o.base, stdin: '{}' },
     { name: 'other', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: freshEnv, stdin: other },
     { name: 'other by url', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: freshEnv, stdin: otherByUrl },
     { name: 'execute', argv: [o.node, script('pre-mcp-cap-check.cjs')], env: bigEnv, stdin: execute },
@@ -164,8 +166,10 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
   // Each round's baseline: the mean of its two `node -e 0` runs.
   const e0 = samples.get('e0')!;
   const roundBase = e0.map((v, i) => (v + samples.get('e0 again')![i]!) / 2);
+  // Each round's floor: the mean of its two runs.
+  const roundFloor = samples.get('floor.cjs')!.map((v, i) => (v + samples.get('floor.cjs again')![i]!) / 2);
   const row = (what: string, name: string, kind?: keyof Budget) =>
-    hookRow(what, m(name), pairedRatio(samples.get(name)!, roundBase), pairedRatio(samples.get(name)!, samples.get('floor.cjs')!), kind);
+    hookRow(what, m(name), pairedRatio(samples.get(name)!, roundBase), pairedRatio(samples.get(name)!, roundFloor), kind);
   const rows: Row[] = [
     { what: '`node -e 0` (baseline)', figure: ms(base), ratio: '1.00x' },
     row('floor, ES module: an empty .mjs that reads stdin and writes `{}`', 'floor.mjs'),

@@ -1,5 +1,5 @@
 /** Cursor dirs the bench times the hooks in, built with the plugin's own kernel against the running core. */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunningCore } from '../core/index.js';
@@ -32,8 +32,17 @@ export async function installTokens(core: RunningCore, dir: string, ttlSeconds: 
   await updateMcpConfigFile(paths.mcpJson, (cfg) => applyBearer(cfg, { token: tokens.access_token, baseUrl: core.baseUrl }));
 }
 
+const created: string[] = [];
+
 export function newCursorDir(name: string): string {
-  return mkdtempSync(join(tmpdir(), `agentstack-bench-${name}-`));
+  const dir = mkdtempSync(join(tmpdir(), `agentstack-bench-${name}-`));
+  created.push(dir);
+  return dir;
+}
+
+/** Removes every Cursor dir newCursorDir made (the bench's last step: each run made a few dozen). */
+export function removeBenchDirs(): void {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 /**
