@@ -1,11 +1,12 @@
 /**
  * Hook stdin and stdout for the hooks' first stage, without `process.stdin` / `process.stdout`: creating those
- * streams loads Node's socket and stream machinery, about 5 ms of a ~25 ms start-up. Stdin is read with fs.read on
- * descriptor 0 (Node's thread pool), stdout written with one writeSync. Same contract as hookIo.ts: bounded in size
- * and time, exactly one JSON line out, exit 0.
+ * streams loads Node's socket and stream machinery, about 5 ms of a ~25 ms start-up. Stdin (a pipe or a socket, as a
+ * hook gets it) is made non-blocking and read with readSync, sleeping between tries while nothing has arrived;
+ * elsewhere, or where that cannot be done, it is read with fs.read (Node's thread pool). Stdout is written with one
+ * writeSync. Same contract as hookIo.ts: bounded in size and time, exactly one JSON line out, exit 0.
  */
-import { fstatSync, read, readlinkSync, writeSync } from 'node:fs';
-import { HOOK_STDIN_MAX_BYTES, afterRunningMs, collectStdin, readStdinBounded, type ReadStdinOptions, type StdinResult } from './hookIo.js';
+import { fstatSync, read, readlinkSync, readSync, writeSync } from 'node:fs';
+import { HOOK_STDIN_MAX_BYTES, RUNNING_TICK_MS, afterRunningMs, collectStdin, readStdinBounded, type ReadStdinOptions, type StdinResult } from './hookIo.js';
 
 /** True while a read of descriptor 0 is blocked in the thread pool (see exitHook). */
 let readPending = false;
@@ -24,11 +25,14 @@ export interface FastReadOptions extends Pick<ReadStdinOptions, 'maxBytes' | 'ti
 export function readStdinFast(opts: FastReadOptions = {}): Promise<StdinResult> {
   const options = { maxBytes: opts.maxBytes ?? HOOK_STDIN_MAX_BYTES, timeoutMs: opts.timeoutMs ?? 2_000 };
   const spill = opts.spill;
+  let kind: StdinKind;
   try {
-    if (stdinIsDevice()) return Promise.resolve({ text: '' }); // a terminal (or /dev/null): no hook input
+    kind = stdinKind();
   } catch {
     return Promise.resolve({ text: '', problem: 'error' });
   }
+  if (kind === 'device') return Promise.resolve({ text: '' }); // a terminal (or /dev/null): no hook input
+  if (kind === 'stream' && nonBlockingStdin()) return Promise.resolve(readNonBlocking(options, spill));
   return new Promise((resolve) => {
     const input = collectStdin(options.maxBytes, spill);
     let done = false;
@@ -73,19 +77,80 @@ export function readStdinFast(opts: FastReadOptions = {}): Promise<StdinResult> 
   });
 }
 
+type StdinKind = 'device' | 'stream' | 'other';
+
 /**
- * Whether descriptor 0 is a character device (a terminal, /dev/null), which a hook reads as no input. On Linux the
- * descriptor's link names a pipe or a socket (what a hook gets) in 0.04 ms, where fstat's first call costs 0.15 ms
- * (it builds Node's Stats); anything else, and every other system, is asked with fstat.
+ * What descriptor 0 is: a character device (a terminal, /dev/null), which a hook reads as no input; a pipe or a socket
+ * (what a hook gets); or anything else (a file). On Linux the descriptor's link names a pipe or a socket in 0.04 ms,
+ * where fstat's first call costs 0.15 ms (it builds Node's Stats); anything else, and every other system, is asked
+ * with fstat.
  */
-function stdinIsDevice(): boolean {
+function stdinKind(): StdinKind {
   if (process.platform === 'linux') {
     try {
       const target = readlinkSync('/proc/self/fd/0');
-      if (target.startsWith('pipe:') || target.startsWith('socket:')) return false;
+      if (target.startsWith('pipe:') || target.startsWith('socket:')) return 'stream';
     } catch { /* no /proc here: fstat decides */ }
   }
-  return fstatSync(0).isCharacterDevice();
+  const stat = fstatSync(0);
+  return stat.isCharacterDevice() ? 'device' : stat.isFIFO() || stat.isSocket() ? 'stream' : 'other';
+}
+
+/** Node's handle on descriptor 0 once opened: kept, so that no garbage collection closes the descriptor under the reader. */
+const openHandles: unknown[] = [];
+
+/**
+ * Makes descriptor 0, a pipe or a socket, non-blocking, as Node does when it opens process.stdin, but without the
+ * stream machinery: by opening Node's own pipe handle on it (`process.binding('pipe_wrap')`, the internal binding
+ * process.stdin is built on; deprecated as a public API since Node 10, in documentation only, and still served on
+ * Node 20, 22 and 24). A read then never blocks, so the hook needs neither Node's thread pool nor its event loop to
+ * read its input (about 1 ms of a fresh process). False where the binding is gone or the open fails, and on Windows:
+ * the thread-pool reader then reads as before.
+ */
+function nonBlockingStdin(): boolean {
+  if (process.platform === 'win32') return false;
+  try {
+    const binding = (process as unknown as { binding(name: string): { Pipe: new (type: number) => { open(fd: number): number }; constants: { SOCKET: number } } }).binding('pipe_wrap');
+    const pipe = new binding.Pipe(binding.constants.SOCKET);
+    if (pipe.open(0) !== 0) return false;
+    openHandles.push(pipe);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** How long the reader sleeps while a non-blocking stdin has nothing to read. */
+const POLL_MS = 2;
+
+/**
+ * Reads all of a non-blocking descriptor 0 with readSync, sleeping POLL_MS (Atomics.wait) whenever nothing has arrived,
+ * up to `maxBytes` (past it, as the thread-pool reader does) and `timeoutMs` of running time, counted as afterRunningMs
+ * counts it (a gap longer than two ticks, a process starved of CPU, counts as two ticks), checked after every read.
+ */
+function readNonBlocking(options: { maxBytes: number; timeoutMs: number }, spill?: (chunk: Uint8Array) => void): StdinResult {
+  const input = collectStdin(options.maxBytes, spill);
+  const finish = (result: StdinResult) => (result.problem && input.spillAll(), result);
+  let cell: Int32Array | null = null;
+  let charged = 0;
+  let last = Date.now();
+  for (;;) {
+    // A fresh buffer for every read: the chunk kept is never written over.
+    const buf = new Uint8Array(64 * 1024);
+    let n = -1;
+    try {
+      n = readSync(0, buf, 0, buf.length, null);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return finish(input.result('error'));
+    }
+    if (n === 0) return finish(input.result());
+    if (n > 0 && !input.add(buf.subarray(0, n))) return finish({ text: '', problem: 'too_large' });
+    const now = Date.now();
+    charged += Math.max(0, Math.min(now - last, 2 * RUNNING_TICK_MS));
+    last = now;
+    if (charged >= options.timeoutMs) return finish(input.result('timeout'));
+    if (n < 0) Atomics.wait((cell ??= new Int32Array(new SharedArrayBuffer(4))), 0, 0, POLL_MS);
+  }
 }
 
 /**

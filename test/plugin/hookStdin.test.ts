@@ -1,7 +1,9 @@
 /**
- * The hooks read stdin with fs.read on descriptor 0 (not process.stdin): still bounded in size and time. A stdin that
- * never closes gets the deadline's answer (for an AgentStack call that could not be read whole: ask), and the process ends (SIGKILL on itself: a read blocked in Node's thread
- * pool would hold a normal exit), so Cursor is never kept waiting past the hook's own deadline.
+ * The hooks read stdin without process.stdin: a pipe or a socket made non-blocking and read with readSync, else with
+ * fs.read on descriptor 0 (Node's thread pool). Either way bounded in size and time: a stdin that never closes gets the
+ * deadline's answer (for an AgentStack call that could not be read whole: ask), and the process ends (the thread-pool
+ * reader with SIGKILL on itself: a read blocked in the pool would hold a normal exit), so Cursor is never kept waiting
+ * past the hook's own deadline.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, constants, openSync, writeFileSync, writeSync } from 'node:fs';
@@ -16,9 +18,10 @@ import { EXIT_GRACE_MS } from '../../lib/platform/fastHookIo.js';
 
 const HAS_PYTHON = spawnSync('python3', ['-c', 'pass']).status === 0;
 
-function start(script: string, args: string[]) {
+/** `nodeArgs`: before the script (a preload, say). */
+function start(script: string, args: string[], nodeArgs: string[] = []) {
   const dir = tempDir('agentstack-stdin-');
-  const child = spawn(process.execPath, [script, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH, HOME: dir.path, AGENTSTACK_CURSOR_DIR: dir.path, AGENTSTACK_DISABLE_AUTO_LOGIN: '1' },
   });
@@ -31,6 +34,13 @@ function start(script: string, args: string[]) {
     child.on('close', (code, signal) => { dir.cleanup(); resolve({ code, signal, ms: Date.now() - started, stdout, stderr }); });
   });
   return { child, ended };
+}
+
+/** A preload that takes process.binding away, as a Node that no longer serves it would: the thread-pool reader reads. */
+function noPipeHandle(dir: string): string {
+  const file = join(dir, 'no-pipe-handle.cjs');
+  writeFileSync(file, 'process.binding = undefined;\n');
+  return file;
 }
 
 /**
@@ -46,31 +56,67 @@ async function baseline(script: string, args: string[], input: string) {
 }
 
 describe('hook stdin, read without process.stdin', () => {
-  it('pre-mcp: an execute call whose stdin never closes gets ask at the 2 s deadline, and the process ends', async () => {
-    const { child, ended } = start(PRE_MCP_SCRIPT, []);
-    child.stdin.write('{"tool_name": "agentstack.execute"'); // and never closed
-    const base = baseline(PRE_MCP_SCRIPT, [], '{"tool_name": "agentstack.execute"}');
-    const [r, b] = await Promise.all([ended, base]);
-    child.stdin.destroy();
-    expect(JSON.parse(r.stdout)).toMatchObject({ permission: 'ask' });
-    expect(r.signal).toBe('SIGKILL'); // ended by its own deadline, not by us
-    expect(r.ms).toBeGreaterThanOrEqual(1_900);
-    // What the deadline adds to the same hook started beside it: 2 s, with room for a loaded machine.
-    expectWithinDeadline(r.ms, { deadlineMs: 2_000 + EXIT_GRACE_MS, baselineMs: b.ms, what: 'pre-mcp with a stdin that never closes' });
+  // Both readers: the non-blocking one ends with a normal exit; the thread-pool one (where Node no longer serves its
+  // pipe handle: a preload takes process.binding away) with SIGKILL on itself after the exit's grace.
+  const readers = [
+    { reader: 'non-blocking', nodeArgs: () => [], signal: null, graceMs: 0 },
+    { reader: 'thread-pool', nodeArgs: (dir: string) => ['--require', noPipeHandle(dir)], signal: 'SIGKILL', graceMs: EXIT_GRACE_MS },
+  ];
+
+  it.each(readers)('pre-mcp ($reader reader): an execute call whose stdin never closes gets ask at the 2 s deadline, and the process ends', async ({ nodeArgs, signal, graceMs }) => {
+    const dir = tempDir('agentstack-preload-');
+    try {
+      const { child, ended } = start(PRE_MCP_SCRIPT, [], nodeArgs(dir.path));
+      child.stdin.write('{"tool_name": "agentstack.execute"'); // and never closed
+      const base = baseline(PRE_MCP_SCRIPT, [], '{"tool_name": "agentstack.execute"}');
+      const [r, b] = await Promise.all([ended, base]);
+      child.stdin.destroy();
+      expect(JSON.parse(r.stdout)).toMatchObject({ permission: 'ask' });
+      expect(r.signal).toBe(signal); // ended by its own deadline, not by us
+      if (signal === null) expect(r.code).toBe(0);
+      expect(r.ms).toBeGreaterThanOrEqual(1_900);
+      // What the deadline adds to the same hook started beside it: 2 s, with room for a loaded machine.
+      expectWithinDeadline(r.ms, { deadlineMs: 2_000 + graceMs, baselineMs: b.ms, what: 'pre-mcp with a stdin that never closes' });
+    } finally {
+      dir.cleanup();
+    }
   });
 
-  it('session-start: a stdin that never closes still gets the status card', async () => {
-    const { child, ended } = start(SESSION_START_SCRIPT, ['--from-hook']);
-    child.stdin.write('{');
-    const base = baseline(SESSION_START_SCRIPT, ['--from-hook'], '{}');
-    const [r, b] = await Promise.all([ended, base]);
-    child.stdin.destroy();
-    expect(JSON.parse(r.stdout).additional_context).toMatch(/AgentStack/);
-    expect(r.signal).toBe('SIGKILL');
-    expect(r.stderr).toMatch(/stdin timeout; continuing without it/);
-    // Its 1 s stdin deadline on top of what the same hook takes with a closed stdin, started beside it.
-    expect(r.ms).toBeGreaterThanOrEqual(900);
-    expectWithinDeadline(r.ms, { deadlineMs: 1_000 + EXIT_GRACE_MS, baselineMs: b.ms, what: 'session-start with a stdin that never closes' });
+  it.each(readers)('session-start ($reader reader): a stdin that never closes still gets the status card', async ({ nodeArgs, signal, graceMs }) => {
+    const dir = tempDir('agentstack-preload-');
+    try {
+      const { child, ended } = start(SESSION_START_SCRIPT, ['--from-hook'], nodeArgs(dir.path));
+      child.stdin.write('{');
+      const base = baseline(SESSION_START_SCRIPT, ['--from-hook'], '{}');
+      const [r, b] = await Promise.all([ended, base]);
+      child.stdin.destroy();
+      expect(JSON.parse(r.stdout).additional_context).toMatch(/AgentStack/);
+      expect(r.signal).toBe(signal);
+      expect(r.stderr).toMatch(/stdin timeout; continuing without it/);
+      // Its 1 s stdin deadline on top of what the same hook takes with a closed stdin, started beside it.
+      expect(r.ms).toBeGreaterThanOrEqual(900);
+      expectWithinDeadline(r.ms, { deadlineMs: 1_000 + graceMs, baselineMs: b.ms, what: 'session-start with a stdin that never closes' });
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it.each(readers)('pre-mcp ($reader reader): a stdin that never stops arriving (and never closes) gets ask at the 2 s deadline', async ({ nodeArgs, graceMs }) => {
+    const dir = tempDir('agentstack-preload-');
+    try {
+      const { child, ended } = start(PRE_MCP_SCRIPT, [], nodeArgs(dir.path));
+      child.stdin.on('error', () => { /* the hook is gone */ });
+      child.stdin.write('{"tool_name": "agentstack.execute", "tool_input": "');
+      const writer = setInterval(() => child.stdin.write('x'.repeat(64 * 1024)), 5);
+      const base = baseline(PRE_MCP_SCRIPT, [], '{"tool_name": "agentstack.execute"}');
+      const [r, b] = await Promise.all([ended, base]);
+      clearInterval(writer);
+      child.stdin.destroy();
+      expect(JSON.parse(r.stdout)).toMatchObject({ permission: 'ask' });
+      expectWithinDeadline(r.ms, { deadlineMs: 2_000 + graceMs, baselineMs: b.ms, what: 'pre-mcp with a stdin that never stops' });
+    } finally {
+      dir.cleanup();
+    }
   });
 
   it('pre-mcp: an execute call over the 4 MiB cap gets ask (it cannot be checked), exit 0', async () => {
@@ -201,7 +247,7 @@ describe('hook stdin, read without process.stdin', () => {
   // The pre-MCP hook's stages do all their file work synchronously, so its stdin read starts Node's thread pool with one
   // thread: fewer threads to create before the answer. The variable that says so is the caller's if it set one, and is
   // gone again once the pool has read it, so no process the hook starts inherits it.
-  it.skipIf(process.platform !== 'linux')('the one-pool-thread read starts one pool thread, keeps the caller\'s UV_THREADPOOL_SIZE and leaves none behind', async () => {
+  it.skipIf(process.platform !== 'linux')('the one-pool-thread read starts one pool thread, keeps the caller\'s UV_THREADPOOL_SIZE and leaves none behind; the non-blocking read starts none', async () => {
     const dir = tempDir('agentstack-pool-');
     try {
       const probe = await bundleForTest('test/fixtures/stdinPoolProbe.ts', join(dir.path, 'probe.cjs'), { cjs: true });
@@ -210,13 +256,17 @@ describe('hook stdin, read without process.stdin', () => {
         expect(r.status).toBe(0);
         return JSON.parse(r.stdout) as { text: string; env: string | null; threads: number };
       };
-      const four = run([]);
-      const one = run(['--one-pool-thread']);
-      const callers = run(['--one-pool-thread'], { UV_THREADPOOL_SIZE: '4' });
+      // The thread-pool reader (as where Node no longer serves its pipe handle).
+      const four = run(['--no-pipe-handle']);
+      const one = run(['--one-pool-thread', '--no-pipe-handle']);
+      const callers = run(['--one-pool-thread', '--no-pipe-handle'], { UV_THREADPOOL_SIZE: '4' });
       expect([four.text, one.text, callers.text]).toEqual(['{"a":1}', '{"a":1}', '{"a":1}']);
       expect(four.threads - one.threads).toBe(3);
       expect(one.env).toBeNull();
       expect(callers).toMatchObject({ env: '4', threads: four.threads });
+      // The non-blocking reader starts no pool thread at all.
+      const none = run(['--one-pool-thread']);
+      expect(none).toMatchObject({ text: '{"a":1}', env: null, threads: one.threads - 1 });
     } finally {
       dir.cleanup();
     }
