@@ -29,8 +29,9 @@ const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 // (the baseline twice in each) keep a ratio's own wobble to a few hundredths, where 15 left it near +-0.1x.
 const RUNS = Number(process.env.BENCH_RUNS ?? 41);
 // The verdict tables (hooks, minimal environment) take more: their rows sit within a few hundredths of their lines,
-// and a paired ratio's wobble from one table to the next shrinks with the square root of the rounds.
-const HOOK_RUNS = Number(process.env.BENCH_HOOK_RUNS ?? 2 * RUNS);
+// and a paired ratio's wobble from one table to the next shrinks with the square root of the rounds (at 82 rounds a
+// row still moved by up to 0.07x between runs; at 164, by about half that; bench/notes.md).
+const HOOK_RUNS = Number(process.env.BENCH_HOOK_RUNS ?? 4 * RUNS);
 const WARMUP = 5;
 const node = process.execPath;
 const bundle = (p: string) => join(ROOT, p);
