@@ -104,6 +104,22 @@ describe.skipIf(!asRoot)('managed rules against the person\'s own files (root)',
     }
   });
 
+  it('a snapshot relabelling projects.create (projects:read, or no capability) does not loosen the organization\'s *:write', async () => {
+    writeManaged({ 'deny-actions': '*:write' });
+    const saved = readFileSync(snapshotFile(), 'utf8');
+    try {
+      for (const cap of ['projects:read', null]) {
+        const snapshot = JSON.parse(saved) as { actions: Array<{ action: string; required_cap: string | null }> };
+        for (const a of snapshot.actions) if (a.action === 'projects.create') a.required_cap = cap;
+        writeFileSync(snapshotFile(), `${JSON.stringify(snapshot, null, 2)}\n`);
+        expect((await hook('projects.create')).permission).toBe('deny');
+        expect(await hook('projects.list')).toEqual({});
+      }
+    } finally {
+      writeFileSync(snapshotFile(), saved);
+    }
+  });
+
   it('managed values that are not valid keep the organization\'s intent, and diagnose says how each is read', () => {
     writeManaged({ 'auto-login': 'false', journal: false, 'base-url': 'http://org.example.test' });
     // A sign-in does not go to the person's AGENTSTACK_BASE_URL: it stops on the organization's value.

@@ -8,6 +8,7 @@
 import { capabilityKind, isReadCapability } from '../../agentstack/auth/capabilityKind.js';
 import { isNoPolicy, type Policy, type PolicyInEffect, type PolicyKey, type RuleSource } from '../../agentstack/policy/effective.js';
 import { isCapabilityRule, ruleMatches } from '../../agentstack/policy/rules.js';
+import { matchesByName } from '../../agentstack/policy/nameReading.js';
 import type { SnapshotRead } from '../../agentstack/snapshot/actionIndex.js';
 import type { PreMcpAnswer } from './answer.js';
 import type { ParsedExecuteArgs } from './decide.js';
@@ -79,6 +80,8 @@ function judgeStep(policy: Policy, step: PolicyStep): Verdict | null {
     if (m === true) return { permission: 'deny', action, why: `rule "${rule}" in deny-actions`, key: 'deny-actions', rule };
     // The organization's capability rule with no capability to judge by: the strictest reading.
     if (m === null && managed?.deny.includes(rule)) return { permission: 'deny', action, why: `rule "${rule}" in deny-actions may apply and ${unknown}`, key: 'deny-actions', rule, snapshot: true };
+    // The organization's capability rule never rests on the snapshot's word alone (a file the person can edit).
+    if (managed?.deny.includes(rule) && matchesByName(rule, action)) return { permission: 'deny', action, why: `rule "${rule}" in deny-actions: its name says it needs such a capability, whatever the snapshot says`, key: 'deny-actions', rule };
     if (m === null) unsure ??= rule;
   }
   const managedPreset = managed?.preset === true;
@@ -92,7 +95,7 @@ function judgeStep(policy: Policy, step: PolicyStep): Verdict | null {
     return { permission: 'ask', action, why: 'policy readonly: its capability is unknown (not in the snapshot)', key: 'policy', rule: null };
   }
   if (unsure !== null) return { permission: 'ask', action, why: `rule "${unsure}" in deny-actions may apply: its capability is unknown (not in the snapshot)`, key: 'deny-actions', rule: unsure };
-  const asked = policy.ask.find((rule) => matches(rule, step) !== false);
+  const asked = policy.ask.find((rule) => matches(rule, step) !== false || (managed?.ask.includes(rule) === true && matchesByName(rule, action)));
   if (asked !== undefined) return { permission: 'ask', action, why: `rule "${asked}" in ask-actions`, key: 'ask-actions', rule: asked };
   if (policy.preset === 'confirm-writes' && !read) {
     return { permission: 'ask', action, why: `policy confirm-writes: ${step.known ? what : 'its capability is unknown (not in the snapshot)'}`, key: 'policy', rule: null };
