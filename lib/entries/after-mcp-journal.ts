@@ -16,7 +16,7 @@ async function main(): Promise<void> {
     if (front.log) logHookFast(NAME, front.log);
     return;
   }
-  await (await loadFull()).recordCall(front, (m) => logHookFast(NAME, m));
+  await (await loadFull()).recordCall(front, (m) => logHookFast(NAME, m), __dirname);
 }
 
 main()

@@ -5,6 +5,7 @@
  */
 import { chunkCacheRoot } from '../../agentstack/server/paths.js';
 import type { AfterFront } from './front.js';
+import { orgGateInPlace, runsAsOrgGate } from '../../agentstack/plugin/orgGate.js';
 
 export const AFTER_MCP_NAME = 'after-mcp-journal';
 
@@ -24,12 +25,20 @@ export async function parseAfterMcpArguments(): Promise<void> {
   parseCommandLine({ name: AFTER_MCP_NAME, usage: USAGE, options: {}, allowPositionals: true });
 }
 
-/** Appends the record of a call the first stage kept (`front.kind === 'record'`). */
-export async function recordCall(front: Extract<AfterFront, { kind: 'record' }>, log: (message: string) => void): Promise<void> {
-  const { useChunkCache } = await import('../../platform/chunkLoader.js');
-  try {
-    useChunkCache({ root: chunkCacheRoot(process.env), version: __PLUGIN_VERSION__ });
-  } catch { /* no usable Cursor dir: no cache */ }
+/**
+ * Appends the record of a call the first stage kept (`front.kind === 'record'`). `scriptDir`: the hook's folder. One
+ * record per call: where the organization's gate is in place, its copy records AgentStack's calls (without the code
+ * cache, a file the person can write) and the plugin's own hook records nothing.
+ */
+export async function recordCall(front: Extract<AfterFront, { kind: 'record' }>, log: (message: string) => void, scriptDir: string): Promise<void> {
+  const org = runsAsOrgGate(scriptDir);
+  if (!org && orgGateInPlace()) return;
+  if (!org) {
+    const { useChunkCache } = await import('../../platform/chunkLoader.js');
+    try {
+      useChunkCache({ root: chunkCacheRoot(process.env), version: __PLUGIN_VERSION__ });
+    } catch { /* no usable Cursor dir: no cache */ }
+  }
   const { recordAfterMcp } = await import('./run.js');
   recordAfterMcp(front, { env: process.env, now: Date.now(), log });
 }

@@ -25,6 +25,8 @@ export interface PastGateOptions {
   log: (message: string) => void;
   /** The gate found the token due for renewal: it starts in the background. */
   renewDue?: boolean;
+  /** Run as the organization's gate: no code cache from the person's folder, no plugin root (no renewal, no plugin command named). */
+  org?: boolean;
 }
 
 /** The answer to a call the gate read, when it did not answer `{}` by itself. */
@@ -50,12 +52,14 @@ export async function answerUnreadable(input: CallInput, o: PastGateOptions): Pr
 }
 
 async function fullCheck(raw: Record<string, unknown>, gate: GateCheck, o: PastGateOptions): Promise<object> {
-  const { useChunkCache } = await import('../../../platform/chunkLoader.js');
-  try { useChunkCache({ root: chunkCacheRoot(process.env), version: __PLUGIN_VERSION__ }); } catch { /* no usable Cursor dir: no cache */ }
+  if (!o.org) {
+    const { useChunkCache } = await import('../../../platform/chunkLoader.js');
+    try { useChunkCache({ root: chunkCacheRoot(process.env), version: __PLUGIN_VERSION__ }); } catch { /* no usable Cursor dir: no cache */ }
+  }
   const [{ runPreMcp }, { journalAnswer }] = await Promise.all([import('../run.js'), import('../journal.js')]);
   let unknownForm: string | null = null;
   const answer = runPreMcp(raw, {
-    pluginRoot: resolve(o.scriptDir, '../..'), log: o.log, onUnknownForm: (what) => { unknownForm = what; },
+    pluginRoot: o.org ? undefined : resolve(o.scriptDir, '../..'), log: o.log, onUnknownForm: (what) => { unknownForm = what; },
     gate: gate.kind === 'stale' ? { stamps: gate.stamps, plugin: __PLUGIN_VERSION__ } : undefined,
     known: gate.kind === 'call' || gate.kind === 'deny' ? gate.known : undefined,
     deadline: CHECK_DEADLINE_S,
