@@ -59,6 +59,8 @@ export const BUNDLES = [
   { entry: 'lib/entries/refresh-cursor-runtime.ts', out: 'scripts/refresh-cursor-runtime.mjs' },
   { entry: 'lib/entries/config.ts', out: 'scripts/config.mjs' },
   { entry: 'lib/entries/activity.ts', out: 'scripts/activity.mjs' },
+  // For administrators: the organization's gate in Cursor's enterprise hooks file (install-hooks, remove-hooks, status).
+  { entry: 'lib/entries/managed.ts', out: 'scripts/managed.mjs' },
 ];
 
 /** Every file the build writes: each bundle, then its chunks. */
