@@ -2,7 +2,9 @@
 /**
  * Runs test/managed (vitest.managed.config.ts) in a private mount namespace with a copy of /etc bound over /etc, so
  * the tests write /etc/agentstack in the copy and the real /etc is left alone (no other user's plugin sees the test's
- * rules, and two runs never collide). As root: `unshare --mount`; otherwise a user namespace (`unshare
+ * rules, and two runs never collide). The same for /usr/local/lib (where install-hooks copies the organization's
+ * gate; the tests of it say they run only when AGENTSTACK_MANAGED_USR_LOCAL_LIB is `copy`), and the real
+ * /etc/cursor and /usr/local/lib/agentstack-cursor are compared before and after too. As root: `unshare --mount`; otherwise a user namespace (`unshare
  * --map-root-user --mount`), where the tests run as a root mapped to this user. Where neither is possible the tests
  * are skipped and this says why (in CI, where `CI` is set, that fails instead). Afterwards it checks that the real
  * /etc/agentstack is as it was, and fails when it is not.
@@ -17,6 +19,8 @@ import { fileURLToPath } from 'node:url';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const VITEST = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
 const REAL = '/etc/agentstack';
+/** What the enterprise-hooks tests write, outside the copy's own /etc/agentstack. */
+const ALSO = ['/etc/cursor', '/usr/local/lib/agentstack-cursor'];
 
 /** What the real /etc/agentstack holds: each entry's name, kind, mode, owner and content hash. */
 export function fingerprint(dir = REAL) {
@@ -44,6 +48,7 @@ function skipped(reason) {
 if (process.platform !== 'linux') skipped(`they need a Linux mount namespace (this is ${process.platform})`);
 const asRoot = process.getuid() === 0;
 const before = fingerprint();
+const beforeAlso = ALSO.map((d) => fingerprint(d));
 const work = mkdtempSync(join(tmpdir(), 'agentstack-managed-etc-'));
 const entered = join(work, 'entered');
 // cp may not copy what this user cannot read (/etc/shadow in a user namespace): the copy needs only what processes
@@ -51,6 +56,8 @@ const entered = join(work, 'entered');
 const script = [
   'cp -a /etc "$WORK/etc" 2>/dev/null; test -f "$WORK/etc/passwd" || { echo "copying /etc failed" >&2; exit 97; }',
   'mount --bind "$WORK/etc" /etc || exit 97',
+  // /usr/local/lib: a copy too, when there is one to copy (else the enterprise-hooks tests skip themselves).
+  'if [ -d /usr/local/lib ]; then cp -a /usr/local/lib "$WORK/usr-local-lib" && mount --bind "$WORK/usr-local-lib" /usr/local/lib || exit 97; export AGENTSTACK_MANAGED_USR_LOCAL_LIB=copy; fi',
   ': > "$WORK/entered"',
   'exec "$NODE" "$VITEST" run --config vitest.managed.config.ts "$@"',
 ].join('\n');
@@ -69,6 +76,12 @@ if (after !== before) {
   process.stderr.write(`\nThe real ${REAL} changed during test/managed:\nbefore:\n${before}\nafter:\n${after}\n`);
   process.exit(1);
 }
+ALSO.forEach((d, i) => {
+  const now = fingerprint(d);
+  if (now === beforeAlso[i]) return;
+  process.stderr.write(`\nThe real ${d} changed during test/managed:\nbefore:\n${beforeAlso[i]}\nafter:\n${now}\n`);
+  process.exit(1);
+});
 if (!inside) skipped(run.error ? `unshare could not be run (${run.error.code})` : `no private mount namespace could be made here (${asRoot ? 'unshare --mount' : 'unshare --map-root-user --mount: user namespaces may be off'}, exit ${run.status})`);
 if (run.status !== 0) process.stderr.write(`test/managed failed (exit ${run.status ?? run.signal}); the real ${REAL} is unchanged.\n`);
 else process.stdout.write(`test/managed ran in a private mount namespace over a copy of /etc${asRoot ? '' : ' (a user namespace)'}; the real ${REAL} is unchanged (${before === 'absent' ? 'absent' : 'same files'}).\n`);

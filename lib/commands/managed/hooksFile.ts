@@ -78,7 +78,7 @@ export function addGateEntries(text: string, entries: GateEntries, scriptsDir: s
     const first = ours[0];
     if (first !== undefined && ours.length === 1 && sameValue(body, array.children![first]!, value)) continue;
     // Ours is replaced in place (a second one of ours, left by hand, is removed); else appended.
-    for (const i of ours.slice(1).reverse()) body = applyEdits(body, modify(body, ['hooks', event, i], undefined, {}));
+    for (const i of ours.slice(1).reverse()) body = removeElement(body, event, i);
     body = first !== undefined ? replaceElement(body, event, first, value) : appendElement(body, event, value);
   }
   const out = bom + body;
@@ -106,6 +106,22 @@ function appendElement(body: string, event: GateEvent, value: unknown): string {
   const indent = lineIndent(body, last.offset);
   const content = oneLine ? `, ${JSON.stringify(value)}` : `,${eol}${indent}${renderAt(body, value, indent)}`;
   return applyEdits(body, [{ offset: last.offset + last.length, length: 0, content }]);
+}
+
+/**
+ * Takes an element out of an event's list with exactly the text an append put in (the comma and line break before
+ * it), so a remove after an install gives back the file's bytes; the first of several goes with what follows it.
+ */
+function removeElement(body: string, event: GateEvent, index: number): string {
+  const array = eventArray(parseTree(body)!, event)!;
+  const children = array.children!;
+  const node = children[index]!;
+  if (index > 0) {
+    const prev = children[index - 1]!;
+    return body.slice(0, prev.offset + prev.length) + body.slice(node.offset + node.length);
+  }
+  if (children.length > 1) return body.slice(0, node.offset) + body.slice(children[1]!.offset);
+  return body.slice(0, array.offset + 1) + body.slice(array.offset + array.length - 1);
 }
 
 const lineIndent = (text: string, offset: number) => /^[ \t]*/.exec(text.slice(text.lastIndexOf('\n', offset - 1) + 1))![0];
@@ -139,7 +155,7 @@ export function removeGateEntries(text: string, scriptsDir: string, createdEvent
     const array = eventArray(parseTree(body)!, event);
     if (!array) continue;
     const ours = ourIndexes(array, scriptsDir);
-    for (const i of ours.reverse()) body = applyEdits(body, modify(body, ['hooks', event, i], undefined, {}));
+    for (const i of ours.reverse()) body = removeElement(body, event, i);
     const after = eventArray(parseTree(body)!, event);
     if (ours.length && after && (after.children ?? []).length === 0 && createdEvents.includes(event)) {
       body = applyEdits(body, modify(body, ['hooks', event], undefined, {}));
