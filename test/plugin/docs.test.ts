@@ -58,6 +58,7 @@ const SCRIPTS: Array<[string, string, string?]> = [
   ['scripts/verify-mcp-surface-e2e.mjs', '`scripts/verify-mcp-surface-e2e.mjs`'],
   ['scripts/audit-cursor-plugin.mjs', '`scripts/audit-cursor-plugin.mjs`'],
   ['scripts/refresh-cursor-runtime.mjs', '`scripts/refresh-cursor-runtime.mjs`'],
+  ['scripts/managed.mjs', '`scripts/managed.mjs`'],
   ['hooks/scripts/session-start.cjs', 'The hooks', 'hooks/scripts/session-start.cjs'],
   ['hooks/scripts/pre-mcp-cap-check.cjs', 'The hooks', 'hooks/scripts/pre-mcp-cap-check.cjs'],
   ['hooks/scripts/after-mcp-journal.cjs', 'The hooks', 'hooks/scripts/after-mcp-journal.cjs'],
