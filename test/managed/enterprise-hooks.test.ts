@@ -129,8 +129,14 @@ describe.skipIf(!asRoot || !isolated)('the organization\'s gate in Cursor\'s ent
     expect(managed(['status']).status).toBe(1);
   });
 
-  it('a missing hooks file is created 0644 with only the gate, and removed again by remove-hooks', () => {
+  it('a missing hooks file is created 0644 with only the gate, and removed again by remove-hooks; diagnose says whether it is in place', () => {
+    const row = () => (JSON.parse(spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/diagnose-local.mjs'), '--json'], { env: personEnv(), encoding: 'utf8' }).stdout) as { checks: Array<{ id: string; status: string; summary: string }> }).checks.find((c) => c.id === 'settings.enterprise_hooks');
+    mkdirSync(dirname(MANAGED), { recursive: true, mode: 0o755 });
+    writeFileSync(MANAGED, JSON.stringify({ 'deny-actions': 'projects.delete' }));
+    chmodSync(MANAGED, 0o644);
+    expect(row()).toMatchObject({ status: 'WARN', summary: expect.stringContaining('stop when the plugin is turned off') });
     expect(managed(['install-hooks']).status).toBe(0);
+    expect(row()).toMatchObject({ status: 'PASS', summary: expect.stringContaining('in place in /etc/cursor/hooks.json') });
     expect(statSync(HOOKS).mode & 0o777).toBe(0o644);
     const status = JSON.parse(managed(['status', '--json']).stdout) as { in_place: boolean; version: string; plugin_version: string };
     expect(status).toMatchObject({ in_place: true });

@@ -10,6 +10,7 @@ import {
 import { accountGate, deviceLockGate, managedSettingsGate, projectPinGate, refreshFileGate, settingsFileGate, snapshotGate, tokenExpiryGate } from './gatesState.js';
 import { applySettings, type SettingRow } from '../../agentstack/settings/effective.js';
 import { policyGate } from './policyGate.js';
+import { enterpriseHooksGate } from './enterpriseGate.js';
 import { setProxyOptions } from '../../platform/net/http.js';
 import { onlineChecks } from './online.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
@@ -37,6 +38,7 @@ export function localChecks(state: LocalState, platform: NodeJS.Platform = proce
     projectPinGate(state.pin, state.paths.project),
     settingsFileGate(state.settings, platform),
     managedSettingsGate(state.settings.managed),
+    enterpriseHooksGate(state.settings.managed),
     policyGate(state.settings, state.snapshot),
     snapshotGate(state.snapshot, state.paths.capabilities, state.now),
     deviceLockGate(state.lock, state.now),
