@@ -15,7 +15,8 @@ export type GateEvent = (typeof GATE_EVENTS)[number];
 /** What install puts in the file for each event. */
 export type GateEntries = Record<GateEvent, { command: string; timeout: number; failClosed?: boolean }>;
 
-export type HooksEdit = { kind: 'ok'; text: string; changed: boolean; createdEvents: GateEvent[] } | { kind: 'refused'; reason: string };
+/** `createdEvents`: the events' lists (and `hooks` itself) that an add created, which a remove takes out once empty. */
+export type HooksEdit = { kind: 'ok'; text: string; changed: boolean; createdEvents: string[] } | { kind: 'refused'; reason: string };
 
 /** Whether an entry (its command) runs one of the copy's scripts. */
 export function isOurCommand(command: unknown, scriptsDir: string): boolean {
@@ -62,7 +63,7 @@ export function addGateEntries(text: string, entries: GateEntries, scriptsDir: s
   let body = bom ? text.slice(1) : text;
   const problem = structureProblem(parseTree(body));
   if (problem) return { kind: 'refused', reason: problem };
-  const created: GateEvent[] = [];
+  const created: string[] = findNodeAtLocation(parseTree(body)!, ['hooks']) ? [] : ['hooks'];
   for (const event of GATE_EVENTS) {
     const root = parseTree(body)!;
     const array = eventArray(root, event);
@@ -161,6 +162,8 @@ export function removeGateEntries(text: string, scriptsDir: string, createdEvent
       body = applyEdits(body, modify(body, ['hooks', event], undefined, {}));
     }
   }
+  const hooks = findNodeAtLocation(parseTree(body)!, ['hooks']);
+  if (hooks && (hooks.children ?? []).length === 0 && createdEvents.includes('hooks')) body = applyEdits(body, modify(body, ['hooks'], undefined, {}));
   const out = bom + body;
   return { kind: 'ok', text: out, changed: out !== text, createdEvents: [] };
 }
