@@ -208,6 +208,25 @@ describe.skipIf(!asRoot || !isolated)('the organization\'s gate in Cursor\'s ent
     expect(entry.failClosed).toBe(true); // a crash or timeout of the copy blocks the call
   });
 
+  it('the copy does not take the person\'s compiled gate for its answer: a gate edited to pass projects.create still gets the deny', async () => {
+    mkdirSync(dirname(MANAGED), { recursive: true, mode: 0o755 });
+    writeFileSync(MANAGED, JSON.stringify({ 'deny-actions': 'projects.create' }));
+    chmodSync(MANAGED, 0o644);
+    const gateFile = join(dir, 'agentstack-gate.json');
+    rmSync(gateFile, { force: true });
+    expect(await runPlugin(PRE_MCP_SCRIPT, before('projects.list'))).toEqual({}); // compiles the gate
+    expect(existsSync(gateFile)).toBe(true);
+    const compiled = readFileSync(gateFile, 'utf8');
+    try {
+      writeFileSync(gateFile, `${compiled}projects.create\n`);
+      expect(await runPlugin(PRE_MCP_SCRIPT, before('projects.create'))).toEqual({}); // the plugin alone takes the edited gate's word
+      expect(managed(['install-hooks']).status).toBe(0);
+      expect((await runEnterprise('beforeMCPExecution', before('projects.create'))).permission).toBe('deny');
+    } finally {
+      rmSync(gateFile, { force: true });
+    }
+  });
+
   it('both gates on one call, in either order: the same answer, one journal record', async () => {
     mkdirSync(dirname(MANAGED), { recursive: true, mode: 0o755 });
     writeFileSync(MANAGED, JSON.stringify({ 'deny-actions': 'projects.create' }));
