@@ -227,6 +227,23 @@ describe.skipIf(!asRoot || !isolated)('the organization\'s gate in Cursor\'s ent
     }
   });
 
+  it('entries taken out by hand with the copy left: the plugin\'s own hook checks again, status fails; install-hooks puts them back', async () => {
+    mkdirSync(dirname(MANAGED), { recursive: true, mode: 0o755 });
+    writeFileSync(MANAGED, JSON.stringify({ 'deny-actions': 'projects.create' }));
+    chmodSync(MANAGED, 0o644);
+    expect(managed(['install-hooks']).status).toBe(0);
+    expect(await runPlugin(PRE_MCP_SCRIPT, before('projects.create'))).toEqual({});
+    await new Promise((r) => setTimeout(r, 20));
+    writeFileSync(HOOKS, '{"version": 1, "hooks": {}}\n');
+    expect((await runPlugin(PRE_MCP_SCRIPT, before('projects.create'))).permission).toBe('deny');
+    const status = managed(['status']);
+    expect(status.status).toBe(1);
+    expect(status.stdout).toContain('changed after install-hooks last ran');
+    expect(managed(['install-hooks']).status).toBe(0);
+    expect(managed(['status']).status).toBe(0);
+    expect(await runPlugin(PRE_MCP_SCRIPT, before('projects.create'))).toEqual({});
+  });
+
   it('both gates on one call, in either order: the same answer, one journal record', async () => {
     mkdirSync(dirname(MANAGED), { recursive: true, mode: 0o755 });
     writeFileSync(MANAGED, JSON.stringify({ 'deny-actions': 'projects.create' }));

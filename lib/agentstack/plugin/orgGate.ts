@@ -7,7 +7,7 @@
  * One gate per call: where the organization's gate is in place, the plugin's own hooks leave AgentStack's calls to it
  * (no second check, journal record, ask or notice), and the copy does all of it; which of the two Cursor runs first
  * then changes nothing. The marker (`gate.json`, written last by install and removed first by remove) is what says it
- * is in place; a marker another user could have written is not one.
+ * is in place; a marker another user could have written, or older than the hooks file, is not one.
  */
 import { statSync } from 'node:fs';
 import { posix, resolve, win32 } from 'node:path';
@@ -44,15 +44,17 @@ export function runsAsOrgGate(scriptDir: string): boolean {
 }
 
 /**
- * Whether the organization's gate is in place: its marker is a regular file only root could have written (one stat).
- * Never on Windows, where one stat cannot tell who may write a file under ProgramData (the plugin's hooks then check
- * too: the same answers, at worst asked twice).
+ * Whether the organization's gate is in place: its marker is a regular file only root could have written, and the
+ * enterprise hooks file has not changed since (install writes the marker after the file; a file edited later, say
+ * with the gate's entries taken out by hand, counts as not in place until install-hooks runs again, so the plugin's
+ * hooks check too rather than no one). Two stats. Never on Windows, where a stat cannot tell who may write a file
+ * under ProgramData (the plugin's hooks then check too: the same answers, at worst asked twice).
  */
-export function orgGateInPlace(marker = orgMarkerPath(), platform: NodeJS.Platform = process.platform): boolean {
+export function orgGateInPlace(marker = orgMarkerPath(), platform: NodeJS.Platform = process.platform, hooksFile = enterpriseHooksPath(platform)): boolean {
   try {
     const st = statSync(marker);
-    if (!st.isFile()) return false;
-    return platform !== 'win32' && st.uid === 0 && (st.mode & 0o022) === 0;
+    if (platform === 'win32' || !st.isFile() || st.uid !== 0 || (st.mode & 0o022) !== 0) return false;
+    return statSync(hooksFile).mtimeMs <= st.mtimeMs;
   } catch {
     return false;
   }

@@ -6,7 +6,7 @@
  * then the copy. Both run as root or Administrator only; a second run changes nothing.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, lstatSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, lstatSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../../platform/fs/secureFile.js';
 import { enterpriseHooksPath, orgGateDir, orgMarkerPath, orgScriptsDir } from '../../agentstack/plugin/orgGate.js';
@@ -130,6 +130,11 @@ export function installHooks(o: InstallOptions): ManagedResult {
     if (!markerSame) {
       writeFileAtomic(markerPath, text, { mode: 0o644 });
       chmodSync(markerPath, 0o644);
+    } else if (statSync(hooksPath).mtimeMs > statSync(markerPath).mtimeMs) {
+      // The hooks file changed since (another tool's edit): the marker is made newer, or the plugin's hooks keep checking too.
+      const now = new Date();
+      utimesSync(markerPath, now, now);
+      markerSame = false;
     }
     const nothing = !copied.length && markerSame && lines.some((l) => l.includes('already holds'));
     lines.push(nothing ? 'The organization\'s gate was already in place: nothing changed.' : `The organization's gate ${o.version} is in place: Cursor runs it for every MCP call, and blocks the call when it fails.`);

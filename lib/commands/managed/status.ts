@@ -4,7 +4,7 @@
  * as installed (each file's SHA-256), who may change it, and its version against the plugin's. Shared by
  * `managed.mjs status` and diagnose-local's row.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { enterpriseHooksPath, orgGateDir, orgGateInPlace, orgMarkerPath, orgScriptsDir } from '../../agentstack/plugin/orgGate.js';
 import { readMarker, sha256 } from './copy.js';
@@ -36,7 +36,9 @@ export function gateStatus(pluginVersion: string, platform: NodeJS.Platform = pr
   const base: GateStatus = { in_place: false, installed: marker !== null, version: marker?.version ?? null, plugin_version: pluginVersion, hooks_file: hooksFile, folder: orgGateDir(platform), node: marker?.node ?? null, problems: [] };
   if (!marker) return base;
   const problems: string[] = [];
-  if (platform !== 'win32' && !orgGateInPlace(markerPath, platform)) problems.push(`its marker ${markerPath} could have been written by someone other than root`);
+  if (platform !== 'win32' && !orgGateInPlace(markerPath, platform, hooksFile)) {
+    problems.push(markerTrusted(markerPath) ? `${hooksFile} changed after install-hooks last ran: run it again (until then the plugin's own hooks check AgentStack's calls too)` : `its marker ${markerPath} could have been written by someone other than root`);
+  }
   let text: string | null = null;
   try { text = readFileSync(hooksFile, 'utf8'); } catch { problems.push(`${hooksFile} cannot be read`); }
   if (text !== null) {
@@ -62,6 +64,15 @@ export function gateStatus(pluginVersion: string, platform: NodeJS.Platform = pr
     if (problem) problems.push(`others can change it (${problem})`);
   }
   return { ...base, in_place: problems.length === 0, problems };
+}
+
+function markerTrusted(path: string): boolean {
+  try {
+    const st = statSync(path);
+    return st.isFile() && st.uid === 0 && (st.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
 }
 
 /** The one line said of the gate (status, diagnose): in place and its version, or what is wrong, or absent. */
