@@ -24,7 +24,9 @@ const asRoot = process.platform === 'linux' && process.getuid?.() === 0;
 const mountNs = (pid: string) => { try { return readlinkSync(`/proc/${pid}/ns/mnt`); } catch { return null; } };
 const isolated = process.env.AGENTSTACK_MANAGED_ETC === 'copy' && process.env.AGENTSTACK_MANAGED_USR_LOCAL_LIB === 'copy'
   && !!process.env.AGENTSTACK_MANAGED_OUTER_MNT && mountNs('self') !== process.env.AGENTSTACK_MANAGED_OUTER_MNT;
-if (!asRoot || !isolated) console.warn('test/managed/enterprise-hooks skipped: it needs root in a private mount namespace whose /etc and /usr/local/lib are copies (node test/managed/isolated.mjs)');
+/** install-hooks checks every level up to / belongs to root: in a user namespace (root mapped to a user) / shows as another uid. */
+const realRoot = statSync('/').uid === 0;
+if (!asRoot || !isolated || !realRoot) console.warn(`test/managed/enterprise-hooks skipped: ${!realRoot ? 'install-hooks needs the real root (in a user namespace / does not belong to root)' : 'it needs root in a private mount namespace whose /etc and /usr/local/lib are copies (node test/managed/isolated.mjs)'}`);
 
 /** Another tool's enterprise hooks, in its own formatting (tabs, CRLF, a number as written, its own key order). */
 const OTHER = '{\r\n\t"hooks": {\r\n\t\t"beforeMCPExecution": [\r\n\t\t\t{ "timeout": 2.50, "command": "/opt/acme/bin/guard --mcp" }\r\n\t\t],\r\n\t\t"beforeShellExecution": [{"command":"/opt/acme/bin/shell-guard"}]\r\n\t},\r\n\t"version": 1\r\n}\r\n';
@@ -79,7 +81,7 @@ function levelsRootOnly(path: string): string[] {
   }
 }
 
-describe.skipIf(!asRoot || !isolated)('the organization\'s gate in Cursor\'s enterprise hooks (root, private /etc and /usr/local/lib)', { timeout: 180_000 }, () => {
+describe.skipIf(!asRoot || !isolated || !realRoot)('the organization\'s gate in Cursor\'s enterprise hooks (root, private /etc and /usr/local/lib)', { timeout: 180_000 }, () => {
   beforeAll(async () => {
     expect(existsSync(HOOKS)).toBe(false); // the copy of /etc holds no enterprise hooks of a real organization
     expect(existsSync(GATE_DIR)).toBe(false);
