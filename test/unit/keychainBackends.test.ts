@@ -5,11 +5,12 @@
  * round. What the real tools do with those commands is not proven here (no macOS or Windows runner): docs/SECURITY.md
  * says so.
  */
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findOnPath } from '../../lib/platform/findExecutable.js';
-import { addCommand, macKeychain } from '../../lib/platform/keychain/macos.js';
+import { addCommand, macKeychain, SECURITY_LINE_BYTES } from '../../lib/platform/keychain/macos.js';
 import { CREDENTIAL_SCRIPTS, credentialInput, powershellArgs, targetName, windowsCredentialManager } from '../../lib/platform/keychain/windows.js';
 import { secretServiceKeychain, sessionBusProblem } from '../../lib/platform/keychain/secretService.js';
 import { systemKeychain } from '../../lib/platform/keychain/system.js';
@@ -41,6 +42,27 @@ function standIn(name: string, body: string): { path: string; env: NodeJS.Proces
   chmodSync(path, 0o755);
   return { path, env: { PATH: `${bin}:${process.env.PATH}` } };
 }
+
+/**
+ * A stand-in written in JavaScript (test/fixtures/standIns/NAME.cjs) on a PATH of its own, logging to
+ * `standin.jsonl` and keeping its store in `standin-store.json`.
+ */
+function nodeStandIn(name: string): { path: string; env: NodeJS.ProcessEnv; log: () => Array<Record<string, unknown>> } {
+  const bin = join(dir.path, 'bin');
+  mkdirSync(bin, { recursive: true });
+  const log = join(dir.path, 'standin.jsonl');
+  const path = join(bin, name);
+  writeFileSync(path, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(STANDINS, `${name}.cjs`))} "$@"\n`);
+  chmodSync(path, 0o755);
+  return {
+    path,
+    env: { PATH: `${bin}:${process.env.PATH}`, STANDIN_LOG: log, STANDIN_STORE: join(dir.path, 'standin-store.json') },
+    log: () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) : []),
+  };
+}
+
+/** A resource a hostile MCP server may serve (it covers `http://H/mcp` once parsed as a URL). */
+const HOSTILE = 'http://H/x\u2019;Start-Process calc.exe;\u2019/../mcp';
 
 describe('macOS Keychain through security (recording stand-in)', () => {
   // Acts as the documented commands do: -i reads "add-generic-password ... -X <hex>" from stdin; find prints the
@@ -100,26 +122,71 @@ esac`;
   });
 });
 
-/**
- * A stand-in written in JavaScript (test/fixtures/standIns/NAME.cjs) on a PATH of its own, logging to
- * `standin.jsonl` and keeping its store in `standin-store.json`.
- */
-function nodeStandIn(name: string): { path: string; env: NodeJS.ProcessEnv; log: () => Array<Record<string, unknown>> } {
-  const bin = join(dir.path, 'bin');
-  mkdirSync(bin, { recursive: true });
-  const log = join(dir.path, 'standin.jsonl');
-  const path = join(bin, name);
-  writeFileSync(path, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(STANDINS, `${name}.cjs`))} "$@"\n`);
-  chmodSync(path, 0o755);
-  return {
-    path,
-    env: { PATH: `${bin}:${process.env.PATH}`, STANDIN_LOG: log, STANDIN_STORE: join(dir.path, 'standin-store.json') },
-    log: () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) : []),
-  };
-}
+describe('macOS Keychain through a stand-in that reads `security -i` as SecurityTool does (4,095-byte reads)', () => {
+  const LABEL = 'AgentStack refresh token (Cursor plugin)';
+  type Seen = { args: string[]; commands: string[][]; stdin: string };
 
-/** A resource a hostile MCP server may serve (it covers `http://H/mcp` once parsed as a URL). */
-const HOSTILE = 'http://H/x\u2019;Start-Process calc.exe;\u2019/../mcp';
+  it('a round trip through security -i; a line is refused before it would not fit in one read, never split', async () => {
+    const sec = nodeStandIn('security');
+    const keychain = macKeychain({ command: sec.path, env: sec.env });
+    await keychain.put(KEY, SECRET, LABEL);
+    expect(await keychain.get(KEY)).toBe(SECRET);
+    // The longest token that fits this entry's line is stored whole, as one command; one byte more is refused.
+    const names = Buffer.byteLength(addCommand(KEY, '', LABEL)) - 1;
+    const longest = 'r'.repeat(Math.floor((SECURITY_LINE_BYTES - names) / 2));
+    await keychain.put(KEY, longest, LABEL);
+    expect(await keychain.get(KEY)).toBe(longest);
+    const seen = sec.log() as Seen[];
+    expect(seen.filter((c) => c.args[0] === '-i').map((c) => c.commands)).toEqual([
+      [['add-generic-password', '-U', '-s', `agentstack-cursor:${KEY.server}`, '-a', KEY.account, '-l', LABEL, '-X', Buffer.from(SECRET).toString('hex')]],
+      [['add-generic-password', '-U', '-s', `agentstack-cursor:${KEY.server}`, '-a', KEY.account, '-l', LABEL, '-X', Buffer.from(longest).toString('hex')]],
+    ]);
+    const calls = seen.length;
+    const refused = await keychain.put(KEY, `${longest}r`, LABEL).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ problem: 'refused', message: expect.stringContaining('keep it in the file instead (credential-store auto or file)') });
+    expect((refused as Error).message).not.toContain(longest);
+    expect(sec.log()).toHaveLength(calls);
+    expect(await keychain.get(KEY)).toBe(longest);
+  });
+
+  it('a genuine refresh token of 2,000 bytes is refused with the file named, not split into a second command', async () => {
+    const sec = nodeStandIn('security');
+    const token = `rt.${'A1b2-_'.repeat(333)}x`.slice(0, 2_000);
+    const error = await macKeychain({ command: sec.path, env: sec.env }).put(KEY, token, LABEL).catch((e: unknown) => e);
+    expect(error).toMatchObject({ problem: 'refused', message: expect.stringMatching(/^the refresh token \(2000 bytes\) is too long for the macOS Keychain .*credential-store auto or file\)$/) });
+    expect(sec.log()).toEqual([]);
+  });
+
+  it('a hostile resource of 4,097 characters whose tail is another command: refused, nothing run', async () => {
+    const sec = nodeStandIn('security');
+    const keychain = macKeychain({ command: sec.path, env: sec.env });
+    const head = 'add-generic-password -U -s "agentstack-cursor:';
+    const tail = 'delete-generic-password -s victim -a x ';
+    const server = `http://H/${'x'.repeat(4_095 - head.length - 'http://H/'.length)}${tail}`.padEnd(4_097, 'y');
+    expect(server).toHaveLength(4_097);
+    const error = await keychain.put({ ...KEY, server }, SECRET, LABEL).catch((e: unknown) => e);
+    expect(error).toMatchObject({ problem: 'refused', message: expect.stringContaining("the keychain entry's names (server and folder,") });
+    expect(sec.log()).toEqual([]);
+    // The same through the stand-in, written as one line regardless: the second command is the server's.
+    const run = spawnSync(sec.path, ['-i'], { input: `${head}${server}" -a "a" -l "l" -X 00\n`, env: { ...process.env, ...sec.env } });
+    expect(run.status).not.toBeNull();
+    expect((sec.log() as Seen[])[0]!.commands.map((c) => c[0])).toEqual(['add-generic-password', 'delete-generic-password']);
+  });
+
+  it('names with a quote or a backslash are quoted as its tokenizer reads them; a control character is refused', async () => {
+    const sec = nodeStandIn('security');
+    const keychain = macKeychain({ command: sec.path, env: sec.env });
+    const odd = { ...KEY, server: `${HOSTILE}"\\ '"`, account: '/Users/Jos\u00e9 "x"/.cursor' };
+    await keychain.put(odd, SECRET, LABEL);
+    expect(await keychain.get(odd)).toBe(SECRET);
+    expect((sec.log() as Seen[])[0]!.commands).toEqual([['add-generic-password', '-U', '-s', `agentstack-cursor:${odd.server}`, '-a', odd.account, '-l', LABEL, '-X', Buffer.from(SECRET).toString('hex')]]);
+    for (const bad of ['a\nb', 'a\0b', 'a\rb', 'a\x1bb']) {
+      await expect(keychain.put({ ...KEY, server: bad }, SECRET, LABEL)).rejects.toMatchObject({ problem: 'refused' });
+    }
+    await expect(keychain.get({ ...KEY, server: 'a\nb' })).rejects.toMatchObject({ problem: 'refused' });
+    expect(sec.log()).toHaveLength(2);
+  });
+});
 
 describe('Windows Credential Manager through PowerShell (a stand-in that tokenizes as PowerShell does)', () => {
   it('put, get and delete: constant scripts calling CredWriteW / CredReadW / CredDeleteW, the names and the secret only on stdin', async () => {
