@@ -69,6 +69,23 @@ describe.skipIf(missing !== null)('against a real Secret Service (GNOME Keyring 
     expect(await keychain.delete(KEY)).toBe(false);
   });
 
+  it('forget removes every item of the service and account, whatever its server (one secret-tool put there too), and no other', async () => {
+    session = await startSecretService();
+    const keychain = keychainOn(session.env);
+    await keychain.put(KEY, SECRET, 'l');
+    await keychain.put({ ...KEY, server: 'https://agentstack.example' }, SECRET, 'l');
+    session.store({ ...KEY, server: 'https://other.example/' }, SECRET);
+    await keychain.put({ ...KEY, account: '/elsewhere' }, SECRET, 'l');
+    session.store({ service: 'another-app', server: KEY.server, account: KEY.account }, SECRET);
+    await keychain.forget!({ service: KEY.service, account: KEY.account, label: 'l' });
+    expect(items(session)).toBe(1);
+    expect(await keychain.get({ ...KEY, account: '/elsewhere' })).toBe(SECRET);
+    expect(session.lookup({ service: 'another-app', server: KEY.server, account: KEY.account })).toBe(SECRET);
+    await keychain.forget!({ service: KEY.service, account: KEY.account, label: 'l' });
+    session.lock();
+    expect(await problemOf(keychain.forget!({ service: KEY.service, account: '/elsewhere', label: 'l' }))).toMatchObject({ problem: 'locked' });
+  });
+
   it('a locked collection is `locked` at once for put, get and delete: no prompt is asked for, none waited on', async () => {
     session = await startSecretService();
     const keychain = keychainOn(session.env);

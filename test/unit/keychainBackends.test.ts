@@ -173,6 +173,20 @@ describe('macOS Keychain through a stand-in that reads `security -i` as Security
     expect((sec.log() as Seen[])[0]!.commands.map((c) => c[0])).toEqual(['add-generic-password', 'delete-generic-password']);
   });
 
+  it('forget removes every entry of the folder with our label, whatever its server, and no other folder\'s', async () => {
+    const sec = nodeStandIn('security');
+    const keychain = macKeychain({ command: sec.path, env: sec.env });
+    await keychain.put(KEY, SECRET, LABEL);
+    await keychain.put({ ...KEY, server: 'https://agentstack.example' }, SECRET, LABEL);
+    await keychain.put({ ...KEY, account: '/elsewhere/.cursor' }, SECRET, LABEL);
+    await keychain.forget!({ service: KEY.service, account: KEY.account, label: LABEL });
+    expect(await keychain.get(KEY)).toBeNull();
+    expect(await keychain.get({ ...KEY, server: 'https://agentstack.example' })).toBeNull();
+    expect(await keychain.get({ ...KEY, account: '/elsewhere/.cursor' })).toBe(SECRET);
+    const deletes = (sec.log() as Seen[]).filter((c) => c.args[0] === 'delete-generic-password');
+    expect(deletes.map((c) => c.args)).toEqual(Array(3).fill(['delete-generic-password', '-a', KEY.account, '-l', LABEL]));
+  });
+
   it('names with a quote or a backslash are quoted as its tokenizer reads them; a control character is refused', async () => {
     const sec = nodeStandIn('security');
     const keychain = macKeychain({ command: sec.path, env: sec.env });
@@ -229,6 +243,21 @@ describe('Windows Credential Manager through PowerShell (a stand-in that tokeniz
     expect(Object.keys(store)).toEqual([targetName(KEY)]);
   });
 
+  it('forget removes every generic credential of the folder under the service, whatever its server, and no other folder\'s', async () => {
+    const ps = nodeStandIn('powershell');
+    const keychain = windowsCredentialManager({ command: ps.path, env: ps.env });
+    await keychain.put(KEY, SECRET, 'l');
+    await keychain.put({ ...KEY, server: HOSTILE }, SECRET, 'l');
+    await keychain.put({ ...KEY, account: '/elsewhere/.cursor' }, SECRET, 'l');
+    await keychain.forget!({ service: KEY.service, account: KEY.account, label: 'l' });
+    const store = JSON.parse(readFileSync(ps.env.STANDIN_STORE!, 'utf8')) as Record<string, unknown>;
+    expect(Object.keys(store)).toEqual([targetName({ ...KEY, account: '/elsewhere/.cursor' })]);
+    const last = (ps.log() as Array<{ args: string[]; commands: string[]; stdin: string }>).at(-1)!;
+    expect(Buffer.from(last.args[5]!, 'base64').toString('utf16le')).toBe(CREDENTIAL_SCRIPTS.forget);
+    expect(last.stdin).toBe(`${Buffer.from('agentstack-cursor:*').toString('base64')}\n${Buffer.from(KEY.account).toString('base64')}\n`);
+    expect(last.commands).toEqual(['Add-Type', 'New-Object']);
+  });
+
   it('a name with a line break or NUL is refused before PowerShell runs', async () => {
     const ps = nodeStandIn('powershell');
     const keychain = windowsCredentialManager({ command: ps.path, env: ps.env });
@@ -277,5 +306,8 @@ describe('Secret Service (secret-tool) without a real service', () => {
     const seen = calls();
     expect(seen[0]).toEqual({ args: ['store', '--label=AgentStack refresh token', 'service', 'agentstack-cursor', 'server', 'https://agentstack.example/mcp', 'account', '/home/a person/.cursor'], stdin: SECRET });
     expect(seen[1]!.args).toEqual(['lookup', 'service', 'agentstack-cursor', 'server', 'https://agentstack.example/mcp', 'account', '/home/a person/.cursor']);
+    await keychain.forget!({ service: KEY.service, account: KEY.account, label: 'l' });
+    expect(calls()[2]!.args).toEqual(['clear', 'service', 'agentstack-cursor', 'account', '/home/a person/.cursor']);
+    expect(await keychain.get(KEY)).toBeNull();
   });
 });

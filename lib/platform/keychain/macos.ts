@@ -9,6 +9,8 @@ import { KEYCHAIN_TIMEOUT_MS, KeychainError, refuseBreaks, type Keychain, type S
 
 export const SECURITY = '/usr/bin/security';
 const NOT_FOUND = 44;
+/** At most this many entries of one folder are removed by one `forget` (each a run of the tool). */
+const FORGET_ROUNDS = 16;
 
 /**
  * What `security -i` takes of one line: it reads into a 4,096-byte buffer, so 4,095 bytes a read, and whatever of a
@@ -82,6 +84,15 @@ export function macKeychain(options: { env?: NodeJS.ProcessEnv; command?: string
       if (result.code === NOT_FOUND) return false;
       if (result.code !== 0) throw failure(result, timeoutMs);
       return true;
+    },
+    async forget(match) {
+      // `delete-generic-password` removes the first item that matches: the account and our label, until none is left.
+      refuseBreaks({ account: match.account, label: match.label });
+      for (let round = 0; round < FORGET_ROUNDS; round++) {
+        const result = await run(['delete-generic-password', '-a', match.account, '-l', match.label]);
+        if (result.code === NOT_FOUND) return;
+        if (result.code !== 0) throw failure(result, timeoutMs);
+      }
     },
   };
 }

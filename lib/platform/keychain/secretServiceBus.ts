@@ -52,8 +52,8 @@ function secretCalls(bus: Bus) {
       const [, path] = await service('OpenSession', 'sv', ['plain', new Variant('s', '')], 'vo');
       return path as string;
     },
-    async search(key: SecretKey): Promise<{ unlocked: string[]; locked: string[] }> {
-      const [unlocked, lockedItems] = await service('SearchItems', 'a{ss}', [attributes(key)], 'aoao');
+    async search(key: SecretKey | DBusValue[]): Promise<{ unlocked: string[]; locked: string[] }> {
+      const [unlocked, lockedItems] = await service('SearchItems', 'a{ss}', [Array.isArray(key) ? key : attributes(key)], 'aoao');
       return { unlocked: unlocked as string[], locked: lockedItems as string[] };
     },
     async secretOf(item: string, session: string): Promise<Buffer> {
@@ -71,6 +71,13 @@ function secretCalls(bus: Bus) {
       return prompt as string;
     },
   };
+}
+
+/** Deletes the unlocked items found; a locked one (its secret out of reach) is `locked`. True when one went. */
+async function removeAll(s: ReturnType<typeof secretCalls>, found: { unlocked: string[]; locked: string[] }): Promise<boolean> {
+  for (const item of found.unlocked) if ((await s.remove(item)) !== NO_PROMPT) throw locked();
+  if (found.locked.length > 0) throw locked();
+  return found.unlocked.length > 0;
 }
 
 export interface BusKeychainOptions {
@@ -120,12 +127,11 @@ export function secretServiceBusKeychain(options: BusKeychainOptions): Keychain 
       });
     },
     delete(key) {
-      return withService(async (s) => {
-        const found = await s.search(key);
-        for (const item of found.unlocked) if ((await s.remove(item)) !== NO_PROMPT) throw locked();
-        if (found.locked.length > 0) throw locked();
-        return found.unlocked.length > 0;
-      });
+      return withService(async (s) => removeAll(s, await s.search(key)));
+    },
+    async forget(match) {
+      // The Secret Service matches the attributes given, so the server may be anything.
+      await withService(async (s) => removeAll(s, await s.search([['service', match.service], ['account', match.account]])));
     },
   };
 }

@@ -37,6 +37,18 @@ export interface Keychain {
   get(key: SecretKey): Promise<string | null>;
   /** True when an entry was removed. */
   delete(key: SecretKey): Promise<boolean>;
+  /**
+   * Removes every entry of `service` for `account`, whatever its server: what a sign-out must find when the record
+   * that named the entry is gone. `label` is the entries' label (the macOS Keychain searches by it with the account).
+   * Every backend here has it (optional for stand-ins in tests).
+   */
+  forget?(match: ForgetMatch): Promise<void>;
+}
+
+export interface ForgetMatch {
+  service: string;
+  account: string;
+  label: string;
 }
 
 /**

@@ -18,6 +18,7 @@ public struct CREDENTIAL { public int Flags; public int Type; public string Targ
 [DllImport("advapi32.dll", CharSet = CharSet.Unicode, SetLastError = true)] public static extern bool CredWriteW(ref CREDENTIAL c, int flags);
 [DllImport("advapi32.dll", CharSet = CharSet.Unicode, SetLastError = true)] public static extern bool CredReadW(string target, int type, int flags, out IntPtr c);
 [DllImport("advapi32.dll", CharSet = CharSet.Unicode, SetLastError = true)] public static extern bool CredDeleteW(string target, int type, int flags);
+[DllImport("advapi32.dll", CharSet = CharSet.Unicode, SetLastError = true)] public static extern bool CredEnumerateW(string filter, int flags, out int count, out IntPtr creds);
 [DllImport("advapi32.dll")] public static extern void CredFree(IntPtr c);
 '@ -UsingNamespace System.Runtime.InteropServices
 $ErrorActionPreference = 'Stop'
@@ -39,7 +40,7 @@ $target = [Text.Encoding]::UTF8.GetString([Convert]::FromBase64String($in[0]))
 `;
 
 /** The constant script of each operation: no value and no secret in any of them. */
-export const CREDENTIAL_SCRIPTS: Readonly<Record<'put' | 'get' | 'delete', string>> = {
+export const CREDENTIAL_SCRIPTS: Readonly<Record<'put' | 'get' | 'delete' | 'forget', string>> = {
   put: `${NATIVE}${READ_VALUES}$user = [Text.Encoding]::UTF8.GetString([Convert]::FromBase64String($in[1]))
 $comment = [Text.Encoding]::UTF8.GetString([Convert]::FromBase64String($in[2]))
 $bytes = [Convert]::FromBase64String($in[3])
@@ -66,6 +67,23 @@ $bytes = New-Object byte[] $c.CredentialBlobSize
   delete: `${NATIVE}${READ_VALUES}if (-not [KeychainNative.Cred]::CredDeleteW($target, 1, 0)) {
   $err = [Runtime.InteropServices.Marshal]::GetLastWin32Error(); if ($err -eq 1168) { exit 3 }
   [Console]::Error.WriteLine("CredDelete failed: $err"); exit 1 }
+`,
+  // Every generic credential under the filter (`<service>:*`) whose user name is the account and whose name ends
+  // with it. Lines: the filter, the account.
+  forget: `${NATIVE}$in = [Console]::In.ReadToEnd().Split([char]10)
+$filter = [Text.Encoding]::UTF8.GetString([Convert]::FromBase64String($in[0]))
+$user = [Text.Encoding]::UTF8.GetString([Convert]::FromBase64String($in[1]))
+$count = 0; $p = [IntPtr]::Zero
+if (-not [KeychainNative.Cred]::CredEnumerateW($filter, 0, [ref]$count, [ref]$p)) {
+  $err = [Runtime.InteropServices.Marshal]::GetLastWin32Error(); if ($err -eq 1168) { exit 0 }
+  [Console]::Error.WriteLine("CredEnumerate failed: $err"); exit 1 }
+$targets = New-Object System.Collections.Generic.List[string]
+for ($i = 0; $i -lt $count; $i++) {
+  $c = [Runtime.InteropServices.Marshal]::PtrToStructure([Runtime.InteropServices.Marshal]::ReadIntPtr($p, $i * [IntPtr]::Size), [type][KeychainNative.Cred+CREDENTIAL])
+  if ($c.Type -eq 1 -and $c.UserName -ceq $user -and $c.TargetName.EndsWith(":" + $user, [StringComparison]::Ordinal)) { $targets.Add($c.TargetName) } }
+[KeychainNative.Cred]::CredFree($p)
+foreach ($t in $targets) { if (-not [KeychainNative.Cred]::CredDeleteW($t, 1, 0)) {
+  $err = [Runtime.InteropServices.Marshal]::GetLastWin32Error(); if ($err -ne 1168) { [Console]::Error.WriteLine("CredDelete failed: $err"); exit 1 } } }
 `,
 };
 
@@ -118,6 +136,11 @@ export function windowsCredentialManager(options: { env?: NodeJS.ProcessEnv; com
       if (result.code === NOT_FOUND) return false;
       if (result.code !== 0) throw failure(result, timeoutMs);
       return true;
+    },
+    async forget(match) {
+      refuseBreaks({ service: match.service, account: match.account });
+      const result = await run(CREDENTIAL_SCRIPTS.forget, `${b64(`${match.service}:*`)}\n${b64(match.account)}\n`);
+      if (result.code !== 0) throw failure(result, timeoutMs);
     },
   };
 }
