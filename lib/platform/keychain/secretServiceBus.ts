@@ -84,6 +84,8 @@ export interface BusKeychainOptions {
   env?: NodeJS.ProcessEnv;
   /** The session bus's sockets to try, in order (dbus/address.ts sessionBus). */
   sockets: readonly string[];
+  /** The `guid=` each socket's address names (the bus must answer with it). */
+  guids?: ReadonlyArray<string | null>;
   timeoutMs?: number;
 }
 
@@ -93,7 +95,7 @@ export function secretServiceBusKeychain(options: BusKeychainOptions): Keychain 
   /** One connection for one operation, closed after it; the deadline covers connecting and every call. */
   const withService = async <T>(work: (calls: ReturnType<typeof secretCalls>) => Promise<T>): Promise<T> => {
     if (options.sockets.length === 0) throw new KeychainError('unavailable', sessionBusProblem(env) ?? 'no D-Bus session bus');
-    const bus = openBus(options.sockets, { timeoutMs });
+    const bus = openBus(options.sockets, { timeoutMs, guids: options.guids });
     try {
       return await work(secretCalls(bus));
     } catch (error) {
