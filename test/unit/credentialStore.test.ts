@@ -131,6 +131,10 @@ describe('loadRefreshToken and deleteRefreshSecrets', () => {
     expect(await deleteRefreshSecrets(stored, 'https://a.example/mcp', { env: env(), keychain: named.keychain, managed: NO_MANAGED, paths: paths() }))
       .toEqual(['The refresh token stays in the Memory Keychain: it could not be removed (the keyring is locked); remove the "AgentStack refresh token (Cursor plugin)" entry by hand.']);
     expect(await deleteRefreshSecrets(stored, null, { env: env(), keychain: named.keychain, managed: NO_MANAGED, paths: paths() })).toHaveLength(1);
+    // A keychain that did not answer is asked nothing more (each call would wait its 2 s again).
+    const hanging = memoryKeychain({ refuseDelete: () => new KeychainError('timeout', 'the Secret Service did not answer within 2 s') });
+    expect(await deleteRefreshSecrets(stored, 'https://a.example/mcp', { env: env(), keychain: hanging.keychain, managed: NO_MANAGED, paths: paths() })).toHaveLength(1);
+    expect(hanging.calls).toEqual(['delete']);
     // The entry this folder would use for the server is a guess: its failure says nothing.
     const derived = memoryKeychain({ refuseDelete: (k) => (k.server === 'https://a.example/mcp' ? locked : null) });
     expect(await deleteRefreshSecrets(stored, 'https://a.example/mcp', { env: env(), keychain: derived.keychain, managed: NO_MANAGED, paths: paths() })).toEqual([]);
