@@ -39,6 +39,11 @@ const record = () => JSON.parse(readFileSync(file('agentstack-refresh'), 'utf8')
 const entry = () => ({ service: 'agentstack-cursor', server: `${core.baseUrl}/mcp`, account: dir.path });
 const bus = (s: SecretServiceSession) => ({ DBUS_SESSION_BUS_ADDRESS: s.env.DBUS_SESSION_BUS_ADDRESS! });
 
+/** The attributes of every item that has `attrs` (`secret-tool search --all` prints them on stderr), locked or not. */
+function attributesOf(s: SecretServiceSession, attrs: Record<string, string>): string {
+  return spawnSync('secret-tool', ['search', '--all', ...Object.entries(attrs).flat()], { env: s.env, encoding: 'utf8', timeout: 10_000 }).stderr;
+}
+
 /** Every file under `root`, recursively, as text. */
 function allFiles(root: string): Array<{ path: string; text: string }> {
   const out: Array<{ path: string; text: string }> = [];
@@ -50,19 +55,19 @@ function allFiles(root: string): Array<{ path: string; text: string }> {
   return out;
 }
 
-async function signIn(env: Record<string, string> = {}) {
-  const run = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: dir.path, args: ['--json', '--no-browser'], env });
+async function signIn(env: Record<string, string> = {}, on: RunningCore = core) {
+  const run = runDeviceCode({ baseUrl: on.baseUrl, cursorDir: dir.path, args: ['--json', '--no-browser'], env });
   try {
     const code = await run.waitFor('device_code');
-    await core.approve(String(code.user_code));
+    await on.approve(String(code.user_code));
   } catch { /* it stopped before asking: its output says why */ }
   const done = await run.done;
   return { ...done, events: run.events };
 }
 
 /** Sign-out, run without blocking this process (the core answers its revocation from here). */
-async function logout(env: Record<string, string> = {}) {
-  const run = runDeviceCode({ baseUrl: core.baseUrl, cursorDir: dir.path, args: ['--logout', '--json'], env });
+async function logout(env: Record<string, string> = {}, on: RunningCore = core) {
+  const run = runDeviceCode({ baseUrl: on.baseUrl, cursorDir: dir.path, args: ['--logout', '--json'], env });
   const done = await run.done;
   return { ...done, event: run.events.at(-1) ?? {} };
 }
@@ -129,6 +134,38 @@ describe.skipIf(missing !== null)('the refresh token in a real Secret Service (G
     expect(session.search({ service: 'agentstack-cursor' })).toBe('');
     expect(existsSync(file('agentstack-refresh'))).toBe(false);
     expect(out.stdout + out.stderr).not.toContain(rotated!);
+  });
+
+  it('sign-out removes the entry of a server whose RFC 9728 resource is its origin, even when the record beside it is damaged', async () => {
+    session = await startSecretService();
+    const rooted = await startCore({ port: 0, interval: 1, variant: 'root-resource-metadata' });
+    try {
+      const signedIn = await signIn(bus(session), rooted);
+      expect(signedIn.code, signedIn.stderr).toBe(0);
+      // The entry is keyed by the resource the metadata names (the origin), not by `<base>/mcp`.
+      expect(record()).toMatchObject({ store: 'keychain' });
+      expect(String(record().keychain_server)).not.toBe(`${rooted.baseUrl}/mcp`);
+      expect(attributesOf(session, { service: 'agentstack-cursor', account: dir.path })).toContain(`attribute.server = ${String(record().keychain_server)}`);
+      // Another folder's entry for the same server is not this sign-out's to remove.
+      session.store({ service: 'agentstack-cursor', server: String(record().keychain_server), account: '/another/.cursor' }, 'rt-of-another-folder');
+      writeFileSync(file('agentstack-refresh'), '{"store": "keychain", "keychain_serv');
+      const out = await logout(bus(session), rooted);
+      expect(out.code, out.stderr).toBe(0);
+      expect(session.search({ service: 'agentstack-cursor', account: dir.path })).toBe('');
+      expect(attributesOf(session, { service: 'agentstack-cursor' })).toContain('attribute.account = /another/.cursor');
+    } finally {
+      await rooted.close();
+    }
+  });
+
+  it('a sign-out whose keychain cannot delete the entry (a locked keyring) says the token stays there', async () => {
+    session = await startSecretService();
+    expect((await signIn(bus(session))).code).toBe(0);
+    session.lock();
+    const out = await logout(bus(session));
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.event.warnings).toContain('The refresh token stays in the Secret Service: it could not be removed (the keyring is locked); remove the "AgentStack refresh token (Cursor plugin)" entry by hand.');
+    expect(attributesOf(session, { service: 'agentstack-cursor' })).toContain(`attribute.account = ${dir.path}`);
   });
 
   it('a token in the file moves into the keychain at the next renewal, and leaves the file', async () => {

@@ -6,6 +6,7 @@
  * `timeout` within the bound, and no reply, however broken, makes it throw anything but a KeychainError.
  */
 import { createServer, type Server, type Socket } from 'node:net';
+import { chownSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ABSTRACT_SOCKETS, sessionBus } from '../../lib/platform/dbus/address.js';
@@ -69,6 +70,23 @@ describe.skipIf(missing !== null)('against a real Secret Service (GNOME Keyring 
     expect(await keychain.delete(KEY)).toBe(false);
   });
 
+  it('forget removes every item of the service and account, whatever its server (one secret-tool put there too), and no other', async () => {
+    session = await startSecretService();
+    const keychain = keychainOn(session.env);
+    await keychain.put(KEY, SECRET, 'l');
+    await keychain.put({ ...KEY, server: 'https://agentstack.example' }, SECRET, 'l');
+    session.store({ ...KEY, server: 'https://other.example/' }, SECRET);
+    await keychain.put({ ...KEY, account: '/elsewhere' }, SECRET, 'l');
+    session.store({ service: 'another-app', server: KEY.server, account: KEY.account }, SECRET);
+    await keychain.forget!({ service: KEY.service, account: KEY.account, label: 'l' });
+    expect(items(session)).toBe(1);
+    expect(await keychain.get({ ...KEY, account: '/elsewhere' })).toBe(SECRET);
+    expect(session.lookup({ service: 'another-app', server: KEY.server, account: KEY.account })).toBe(SECRET);
+    await keychain.forget!({ service: KEY.service, account: KEY.account, label: 'l' });
+    session.lock();
+    expect(await problemOf(keychain.forget!({ service: KEY.service, account: '/elsewhere', label: 'l' }))).toMatchObject({ problem: 'locked' });
+  });
+
   it('a locked collection is `locked` at once for put, get and delete: no prompt is asked for, none waited on', async () => {
     session = await startSecretService();
     const keychain = keychainOn(session.env);
@@ -101,6 +119,17 @@ describe.skipIf(missing !== null)('against a real Secret Service (GNOME Keyring 
     const keychain = keychainOn(env);
     await keychain.put(KEY, SECRET, 'l');
     expect(await keychain.get(KEY)).toBe(SECRET);
+  });
+
+  it('the real bus answers with the guid its address names; an address naming another guid is refused before any call', async () => {
+    session = await startSecretService();
+    const address = session.env.DBUS_SESSION_BUS_ADDRESS!;
+    const guid = /guid=([0-9a-f]{32})/.exec(address)?.[1];
+    expect(guid).toMatch(/^[0-9a-f]{32}$/);
+    await keychainOn(session.env).put(KEY, SECRET, 'l');
+    const other = address.replace(guid!, guid!.replace(/^./, (c) => (c === '0' ? '1' : '0')));
+    const error = await problemOf(keychainOn({ ...session.env, DBUS_SESSION_BUS_ADDRESS: other }).get(KEY));
+    expect(error).toMatchObject({ problem: 'unavailable', message: expect.stringContaining('is not the session bus its address names') });
   });
 
   it('a session bus without a Secret Service is `unavailable`; an address with nothing listening is no session bus', async () => {
@@ -225,6 +254,31 @@ describe('against buses that never answer or answer nonsense', { timeout: 60_000
     expect(await problemOf(keychainOn(noCollection).put(KEY, SECRET, 'l'))).toMatchObject({ problem: 'locked', message: 'the keyring has no usable collection (org.freedesktop.DBus.Error.UnknownMethod: Object does not exist at path “/org/freedesktop/secrets/aliases/default”)' });
     expect(calls).not.toContain('Prompt');
     expect(calls).not.toContain('Unlock');
+  });
+
+  it('a bus that answers OK with another guid than its address names is refused; the named guid (any case) is accepted', async () => {
+    const calls: string[] = [];
+    const env = await fakeBus(answering((c, s) => { calls.push(c.member!); s.write(reply(c.serial, 's', ['nobody'], ERROR, 'org.freedesktop.DBus.Error.ServiceUnknown')); }));
+    const wrong = { DBUS_SESSION_BUS_ADDRESS: `${env.DBUS_SESSION_BUS_ADDRESS},guid=ffffffffffffffffffffffffffffffff` };
+    expect(await problemOf(keychainOn(wrong).put(KEY, SECRET, 'l'))).toMatchObject({ problem: 'unavailable', message: 'no usable D-Bus session bus: the bus at this address is not the session bus its address names (guid 0123456789abcdef0123456789abcdef, not ffffffffffffffffffffffffffffffff)' });
+    // Nothing but the authentication reached it: the calls queued behind it were never sent.
+    expect(calls).toEqual([]);
+    const right = { DBUS_SESSION_BUS_ADDRESS: `${env.DBUS_SESSION_BUS_ADDRESS},guid=0123456789ABCDEF0123456789abcdef` };
+    expect(await problemOf(keychainOn(right).put(KEY, SECRET, 'l'))).toMatchObject({ problem: 'unavailable', message: 'no Secret Service on this session bus' });
+    expect(calls).toEqual(['OpenSession']);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('a socket at a path that belongs to another user is refused before connecting (as root: the socket is given to nobody)', async () => {
+    let connected = 0;
+    const env = await fakeBus(answering((c, s) => s.write(reply(c.serial, 's', ['nobody'], ERROR, 'org.freedesktop.DBus.Error.ServiceUnknown'))));
+    servers.at(-1)!.on('connection', () => { connected++; });
+    const path = env.DBUS_SESSION_BUS_ADDRESS!.slice('unix:path='.length);
+    chownSync(path, 65534, 65534);
+    expect(await problemOf(keychainOn(env).get(KEY))).toMatchObject({ problem: 'unavailable', message: `no usable D-Bus session bus: the session bus socket ${path} belongs to another user (uid 65534)` });
+    expect(connected).toBe(0);
+    chownSync(path, 0, 0);
+    expect(await problemOf(keychainOn(env).get(KEY))).toMatchObject({ message: 'no Secret Service on this session bus' });
+    expect(connected).toBe(1);
   });
 
   it('no session bus at all is said without connecting; the keychain with no sockets refuses every call the same way', async () => {

@@ -20,7 +20,7 @@ const NO_MANAGED = { path: '/nonexistent/managed-settings.json' };
 const paths = () => ({ dir: dir.path, refresh: join(dir.path, 'agentstack-refresh') });
 const RECORD = { refresh_token: 'rt-first-0123456789abcdef', resource: 'https://a.example/mcp', token_endpoint: 'https://a.example/token', access_token_sha256: 'x' };
 
-function memoryKeychain(options: { giveBack?: (s: string) => string | null; fail?: KeychainError; unavailable?: string } = {}) {
+function memoryKeychain(options: { giveBack?: (s: string) => string | null; fail?: KeychainError; unavailable?: string; refuseDelete?: (k: SecretKey) => KeychainError | null } = {}) {
   const items = new Map<string, string>();
   const calls: string[] = [];
   const id = (k: SecretKey) => `${k.service}|${k.server}|${k.account}`;
@@ -29,7 +29,11 @@ function memoryKeychain(options: { giveBack?: (s: string) => string | null; fail
     unavailable: () => options.unavailable ?? null,
     async put(key, secret) { calls.push('put'); if (options.fail) throw options.fail; items.set(id(key), secret); },
     async get(key) { calls.push('get'); if (options.fail) throw options.fail; const s = items.get(id(key)) ?? null; return s === null ? null : options.giveBack ? options.giveBack(s) : s; },
-    async delete(key) { calls.push('delete'); return items.delete(id(key)); },
+    async delete(key) { calls.push('delete'); const refused = options.refuseDelete?.(key); if (refused) throw refused; return items.delete(id(key)); },
+    async forget(match) {
+      calls.push('forget');
+      for (const k of [...items.keys()]) if (k.startsWith(`${match.service}|`) && k.endsWith(`|${match.account}`)) items.delete(k);
+    },
   };
   return { keychain, items, calls };
 }
@@ -107,5 +111,32 @@ describe('loadRefreshToken and deleteRefreshSecrets', () => {
     const stored = { store: 'keychain', keychain_server: 'old-server', keychain_account: dir.path };
     expect(await deleteRefreshSecrets(stored, 'https://a.example/mcp', { env: env(), keychain, managed: NO_MANAGED, paths: paths() })).toEqual([]);
     expect(items.size).toBe(0);
+  });
+  it('sign-out also removes every other entry of this folder (a damaged record keyed by the origin), and no other folder\'s', async () => {
+    const { keychain, items } = memoryKeychain();
+    items.set(`agentstack-cursor|https://a.example|${dir.path}`, 'keyed by the origin');
+    items.set('agentstack-cursor|https://a.example|/another/.cursor', 'another folder');
+    expect(await deleteRefreshSecrets(null, 'https://a.example/mcp', { env: env(), keychain, managed: NO_MANAGED, paths: paths() })).toEqual([]);
+    expect([...items.keys()]).toEqual(['agentstack-cursor|https://a.example|/another/.cursor']);
+    // A renewal's or a sign-in's clean-up (no server named) never sweeps the folder: it may hold the new entry.
+    items.set(`agentstack-cursor|https://a.example|${dir.path}`, 'the new entry');
+    await deleteRefreshSecrets({ store: 'keychain', keychain_server: 'old', keychain_account: dir.path }, null, { env: env(), keychain, managed: NO_MANAGED, paths: paths() });
+    expect(items.has(`agentstack-cursor|https://a.example|${dir.path}`)).toBe(true);
+  });
+
+  it('a delete the keychain refuses: the person is told the token stays there (only for the entry the record names)', async () => {
+    const locked = new KeychainError('locked', 'the keyring is locked');
+    const stored = { store: 'keychain', keychain: 'Memory Keychain', keychain_server: 'https://a.example', keychain_account: dir.path };
+    const named = memoryKeychain({ refuseDelete: (k) => (k.server === 'https://a.example' ? locked : null) });
+    expect(await deleteRefreshSecrets(stored, 'https://a.example/mcp', { env: env(), keychain: named.keychain, managed: NO_MANAGED, paths: paths() }))
+      .toEqual(['The refresh token stays in the Memory Keychain: it could not be removed (the keyring is locked); remove the "AgentStack refresh token (Cursor plugin)" entry by hand.']);
+    expect(await deleteRefreshSecrets(stored, null, { env: env(), keychain: named.keychain, managed: NO_MANAGED, paths: paths() })).toHaveLength(1);
+    // A keychain that did not answer is asked nothing more (each call would wait its 2 s again).
+    const hanging = memoryKeychain({ refuseDelete: () => new KeychainError('timeout', 'the Secret Service did not answer within 2 s') });
+    expect(await deleteRefreshSecrets(stored, 'https://a.example/mcp', { env: env(), keychain: hanging.keychain, managed: NO_MANAGED, paths: paths() })).toHaveLength(1);
+    expect(hanging.calls).toEqual(['delete']);
+    // The entry this folder would use for the server is a guess: its failure says nothing.
+    const derived = memoryKeychain({ refuseDelete: (k) => (k.server === 'https://a.example/mcp' ? locked : null) });
+    expect(await deleteRefreshSecrets(stored, 'https://a.example/mcp', { env: env(), keychain: derived.keychain, managed: NO_MANAGED, paths: paths() })).toEqual([]);
   });
 });

@@ -132,16 +132,16 @@ describe('the session bus address', () => {
     for (const other of ['tcp:host=127.0.0.1,port=9', 'launchd:env=DBUS_LAUNCHD_SESSION_BUS_SOCKET', 'unix:tmpdir=/tmp', 'nonce-tcp:host=h,port=1']) {
       expect(socketPathOf(parseAddresses(other)[0]!, 'linux', true), other).toBeNull();
     }
-    expect(sessionBus({ DBUS_SESSION_BUS_ADDRESS: 'tcp:host=h,port=1' }, 'linux')).toEqual({ address: 'tcp:host=h,port=1', sockets: [] });
-    expect(sessionBus({ DBUS_SESSION_BUS_ADDRESS: 'unix:abstract=/a;unix:path=/b' }, 'linux', false)).toEqual({ address: 'unix:abstract=/a;unix:path=/b', sockets: ['/b'] });
+    expect(sessionBus({ DBUS_SESSION_BUS_ADDRESS: 'tcp:host=h,port=1' }, 'linux')).toEqual({ address: 'tcp:host=h,port=1', sockets: [], guids: [] });
+    expect(sessionBus({ DBUS_SESSION_BUS_ADDRESS: 'unix:abstract=/a;unix:path=/b' }, 'linux', false)).toEqual({ address: 'unix:abstract=/a;unix:path=/b', sockets: ['/b'], guids: [null] });
   });
 
   it('unset: $XDG_RUNTIME_DIR/bus where it exists (as GLib does), else no bus', () => {
     const runtime = join(dir.path, 'run');
     mkdirSync(runtime);
-    expect(sessionBus({ XDG_RUNTIME_DIR: runtime }, 'linux')).toEqual({ address: null, sockets: [] });
+    expect(sessionBus({ XDG_RUNTIME_DIR: runtime }, 'linux')).toEqual({ address: null, sockets: [], guids: [] });
     writeFileSync(join(runtime, 'bus'), '');
-    expect(sessionBus({ XDG_RUNTIME_DIR: runtime }, 'linux')).toEqual({ address: `unix:path=${runtime}/bus`, sockets: [`${runtime}/bus`] });
-    expect(sessionBus({}, 'linux')).toEqual({ address: null, sockets: [] });
+    expect(sessionBus({ XDG_RUNTIME_DIR: runtime }, 'linux')).toEqual({ address: `unix:path=${runtime}/bus`, sockets: [`${runtime}/bus`], guids: [null] });
+    expect(sessionBus({}, 'linux')).toEqual({ address: null, sockets: [], guids: [] });
   });
 });

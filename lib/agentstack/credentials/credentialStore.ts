@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { PluginError } from '../../platform/errors.js';
 import { systemKeychain } from '../../platform/keychain/system.js';
-import type { Keychain, SecretKey } from '../../platform/keychain/types.js';
+import { KeychainError, type Keychain, type SecretKey } from '../../platform/keychain/types.js';
 import { writeRefreshFile, type StoredRefresh } from '../auth/refreshStore.js';
 import type { RefreshFile } from '../../schemas/state.js';
 import { CREDENTIAL_STORE_ENV } from '../settings/keys.js';
@@ -151,8 +151,11 @@ export async function loadRefreshToken(stored: StoredRefresh, options: StoreOpti
 }
 
 /**
- * Removes the keychain entries of a sign-out: the one the record names, and the one this folder would use for
- * `server` (a record lost in a crash leaves no entry behind). Never throws; returns what went wrong, in words.
+ * Removes the keychain entries of a sign-out: the one the record names, the one this folder would use for `server`,
+ * and, when `server` is given (a sign-out), every other entry of this plugin for this folder whatever its server (a
+ * record lost in a crash or damaged, whose entry was keyed by a `resource` other than `<base>/mcp`, leaves none
+ * behind). Never throws; returns what went wrong, in words: a failure to remove the entry the record names means
+ * the refresh token stays in the keychain.
  */
 export async function deleteRefreshSecrets(stored: StoredRefresh | null, server: string | null, args: StoreOptions & { paths: Pick<CursorPaths, 'dir'> }): Promise<string[]> {
   const keys: SecretKey[] = [];
@@ -168,12 +171,17 @@ export async function deleteRefreshSecrets(stored: StoredRefresh | null, server:
     return named ? [`The refresh token in the ${stored?.keychain ?? 'keychain'} could not be removed (${keychain?.unavailable() ?? 'no keychain here'}); remove the "${LABEL}" entry by hand.`] : [];
   }
   const problems: string[] = [];
+  // A keychain that did not answer in time is not asked again: each call would wait as long.
+  let hung = false;
   for (const key of keys) {
     try {
       await keychain.delete(key);
     } catch (error) {
-      if (key === named) problems.push(`The refresh token in the ${keychain.name} could not be removed (${(error as Error).message}); remove the "${LABEL}" entry by hand.`);
+      if (key === named) problems.push(`The refresh token stays in the ${keychain.name}: it could not be removed (${(error as Error).message}); remove the "${LABEL}" entry by hand.`);
+      if (error instanceof KeychainError && error.problem === 'timeout') { hung = true; break; }
     }
   }
+  // Best effort, like the derived key: what it finds is a guess, and its failure is said by the named key's.
+  if (!hung && server && storeChoice(args).mode !== 'file') await keychain.forget?.({ service: KEYCHAIN_SERVICE, account: args.paths.dir, label: LABEL }).catch(() => undefined);
   return problems;
 }

@@ -51,15 +51,20 @@ export interface SessionBus {
   address: string | null;
   /** The sockets to try in order: the address's Unix ones. Empty when it names none spoken here. */
   sockets: string[];
+  /** The `guid=` each socket's address names, in the same order (null: none named). */
+  guids: Array<string | null>;
 }
 
 export function sessionBus(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform, abstract = ABSTRACT_SOCKETS): SessionBus {
   const named = env.DBUS_SESSION_BUS_ADDRESS?.trim();
   if (named) {
-    const sockets = parseAddresses(named).map((a) => socketPathOf(a, platform, abstract)).filter((p): p is string => p !== null);
-    return { address: named, sockets };
+    const spoken = parseAddresses(named).flatMap((a) => {
+      const path = socketPathOf(a, platform, abstract);
+      return path === null ? [] : [{ path, guid: a.params.guid ?? null }];
+    });
+    return { address: named, sockets: spoken.map((s) => s.path), guids: spoken.map((s) => s.guid) };
   }
   const runtime = env.XDG_RUNTIME_DIR?.trim();
-  if (runtime && existsSync(`${runtime}/bus`)) return { address: `unix:path=${runtime}/bus`, sockets: [`${runtime}/bus`] };
-  return { address: null, sockets: [] };
+  if (runtime && existsSync(`${runtime}/bus`)) return { address: `unix:path=${runtime}/bus`, sockets: [`${runtime}/bus`], guids: [null] };
+  return { address: null, sockets: [], guids: [] };
 }

@@ -1,10 +1,12 @@
 /**
- * A D-Bus connection over a Unix socket: SASL `EXTERNAL` (the kernel vouches for our uid), `Hello`, then method
+ * A D-Bus connection over a Unix socket: SASL `EXTERNAL` (the kernel vouches for our uid; the bus is checked to be
+ * ours, below: socketOwnerProblem), `Hello`, then method
  * calls matched to their replies by serial; signals and anything else unasked for are skipped. The whole
  * connection lives under one deadline: when it passes, the socket is closed and every call still waiting fails
  * with BusTimeout. A call's promise settles exactly once, and a failure is always one of the errors below (or a
  * WireError for a reply that cannot be read).
  */
+import { statSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { builtin } from '../builtin.js';
 import { decodeMessage, encodeMessage, ERROR, messageLength, METHOD_CALL, METHOD_RETURN, WireError, type DBusValue, type Message } from './wire.js';
@@ -60,6 +62,19 @@ const MAX_AUTH_LINE = 4096;
 export interface OpenOptions {
   timeoutMs: number;
   uid?: number;
+  /** The `guid=` each socket's address names (same order as the sockets; null: none named). */
+  guids?: ReadonlyArray<string | null>;
+}
+
+/**
+ * Who the bus is, checked before anything is sent: the kernel tells Node nothing of the peer (no SO_PEERCRED), so a
+ * socket at a path must belong to this user (or root), whose file another user cannot put there, and a bus whose
+ * address names a `guid=` must answer `OK` with that guid (an abstract socket, open to every user, has no owner to
+ * check: its guid is what binds it to the bus that was started for this session).
+ */
+export function socketOwnerProblem(path: string, owner: number, uid: number | undefined): string | null {
+  if (uid === undefined || owner === uid || owner === 0) return null;
+  return `the session bus socket ${path} belongs to another user (uid ${owner})`;
 }
 
 /**
@@ -76,6 +91,8 @@ export function openBus(sockets: readonly string[], options: OpenOptions): Bus {
   let authText = '';
   let inbox: Buffer = Buffer.alloc(0);
   let serial = 0;
+  /** The index of the socket being spoken to. */
+  let current = 0;
   let failure: Error | null = null;
   /** Messages waiting for the bus to accept us. */
   let outbox: Buffer[] | null = [];
@@ -144,6 +161,11 @@ export function openBus(sockets: readonly string[], options: OpenOptions): Bus {
         }
         const line = authText.slice(0, end);
         if (!line.startsWith('OK ')) throw new BusClosed(`the session bus did not accept this user (${line.slice(0, 80).replace(/[^\x20-\x7e]/g, '')})`);
+        const expected = options.guids?.[current] ?? null;
+        const answered = line.slice(3).trim();
+        if (expected !== null && answered.toLowerCase() !== expected.toLowerCase()) {
+          throw new BusClosed(`the bus at this address is not the session bus its address names (guid ${answered.slice(0, 32).replace(/[^0-9a-zA-Z]/g, '')}, not ${expected.slice(0, 32).replace(/[^0-9a-zA-Z]/g, '')})`);
+        }
         authenticated = true;
         inbox = Buffer.from(authText.slice(end + 2), 'latin1');
         const queued = outbox ?? [];
@@ -167,6 +189,23 @@ export function openBus(sockets: readonly string[], options: OpenOptions): Bus {
   const attempt = (index: number, lastCode: string) => {
     if (failure) return;
     if (index >= sockets.length) { fail(new BusUnreachable(lastCode)); return; }
+    const path = sockets[index]!;
+    // An abstract name (a leading NUL) has no file to own.
+    if (!path.startsWith('\0')) {
+      let owner: number;
+      try {
+        owner = statSync(path).uid;
+      } catch (error) {
+        attempt(index + 1, (error as NodeJS.ErrnoException).code ?? 'error');
+        return;
+      }
+      const problem = socketOwnerProblem(path, owner, process.getuid?.());
+      if (problem) { fail(new BusClosed(problem)); return; }
+    }
+    connect(index);
+  };
+  const connect = (index: number) => {
+    current = index;
     const s = net.connect({ path: sockets[index]! });
     socket = s;
     let connected = false;

@@ -63,5 +63,11 @@ export function secretServiceKeychain(options: { env?: NodeJS.ProcessEnv; comman
       if (result.code === 1 && !result.timedOut && !result.stderr.trim()) return false;
       throw secretServiceFailure(result, timeoutMs);
     },
+    async forget(match) {
+      // `clear` removes every item with these attributes, whatever the server.
+      const result = await run(['clear', 'service', match.service, 'account', match.account]);
+      if (result.code === 0 || (result.code === 1 && !result.timedOut && !result.stderr.trim())) return;
+      throw secretServiceFailure(result, timeoutMs);
+    },
   };
 }

@@ -52,8 +52,8 @@ function secretCalls(bus: Bus) {
       const [, path] = await service('OpenSession', 'sv', ['plain', new Variant('s', '')], 'vo');
       return path as string;
     },
-    async search(key: SecretKey): Promise<{ unlocked: string[]; locked: string[] }> {
-      const [unlocked, lockedItems] = await service('SearchItems', 'a{ss}', [attributes(key)], 'aoao');
+    async search(key: SecretKey | DBusValue[]): Promise<{ unlocked: string[]; locked: string[] }> {
+      const [unlocked, lockedItems] = await service('SearchItems', 'a{ss}', [Array.isArray(key) ? key : attributes(key)], 'aoao');
       return { unlocked: unlocked as string[], locked: lockedItems as string[] };
     },
     async secretOf(item: string, session: string): Promise<Buffer> {
@@ -73,10 +73,19 @@ function secretCalls(bus: Bus) {
   };
 }
 
+/** Deletes the unlocked items found; a locked one (its secret out of reach) is `locked`. True when one went. */
+async function removeAll(s: ReturnType<typeof secretCalls>, found: { unlocked: string[]; locked: string[] }): Promise<boolean> {
+  for (const item of found.unlocked) if ((await s.remove(item)) !== NO_PROMPT) throw locked();
+  if (found.locked.length > 0) throw locked();
+  return found.unlocked.length > 0;
+}
+
 export interface BusKeychainOptions {
   env?: NodeJS.ProcessEnv;
   /** The session bus's sockets to try, in order (dbus/address.ts sessionBus). */
   sockets: readonly string[];
+  /** The `guid=` each socket's address names (the bus must answer with it). */
+  guids?: ReadonlyArray<string | null>;
   timeoutMs?: number;
 }
 
@@ -86,7 +95,7 @@ export function secretServiceBusKeychain(options: BusKeychainOptions): Keychain 
   /** One connection for one operation, closed after it; the deadline covers connecting and every call. */
   const withService = async <T>(work: (calls: ReturnType<typeof secretCalls>) => Promise<T>): Promise<T> => {
     if (options.sockets.length === 0) throw new KeychainError('unavailable', sessionBusProblem(env) ?? 'no D-Bus session bus');
-    const bus = openBus(options.sockets, { timeoutMs });
+    const bus = openBus(options.sockets, { timeoutMs, guids: options.guids });
     try {
       return await work(secretCalls(bus));
     } catch (error) {
@@ -120,12 +129,11 @@ export function secretServiceBusKeychain(options: BusKeychainOptions): Keychain 
       });
     },
     delete(key) {
-      return withService(async (s) => {
-        const found = await s.search(key);
-        for (const item of found.unlocked) if ((await s.remove(item)) !== NO_PROMPT) throw locked();
-        if (found.locked.length > 0) throw locked();
-        return found.unlocked.length > 0;
-      });
+      return withService(async (s) => removeAll(s, await s.search(key)));
+    },
+    async forget(match) {
+      // The Secret Service matches the attributes given, so the server may be anything.
+      await withService(async (s) => removeAll(s, await s.search([['service', match.service], ['account', match.account]])));
     },
   };
 }

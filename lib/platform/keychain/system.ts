@@ -21,7 +21,7 @@ export interface KeychainOptions {
 function secretServiceFor(options: KeychainOptions, platform: NodeJS.Platform): Keychain {
   const env = options.env ?? process.env;
   const bus = sessionBus(env, platform);
-  if (options.command === undefined && (bus.sockets.length > 0 || bus.address === null)) return secretServiceBusKeychain({ env, sockets: bus.sockets, timeoutMs: options.timeoutMs });
+  if (options.command === undefined && (bus.sockets.length > 0 || bus.address === null)) return secretServiceBusKeychain({ env, sockets: bus.sockets, guids: bus.guids, timeoutMs: options.timeoutMs });
   return secretServiceKeychain(options);
 }
 
