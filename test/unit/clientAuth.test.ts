@@ -62,12 +62,12 @@ describe('what an OAuth server answers, read before the protocol library', () =>
 
 const base: SignOutResult = {
   server_url: 'https://mcp.example/mcp', was_signed_in: true, revoked: false, access_token_revoked: false, reason: 'needs_client_auth',
-  message: 'the authorization server https://login.example revokes only for clients that authenticate (client_secret_basic; revocation_endpoint_auth_methods_supported), and the client "my-client" is a public client with no secret',
+  message: 'the authorization server https://login.example revokes only for clients that authenticate (HTTP 401, invalid_client: its revocation_endpoint_auth_methods_supported names client_secret_basic, not none), and the client "my-client" is a public client with no secret',
   access_token_expires_at: null, revoke_at: 'https://login.example', client_id: 'my-client', revocation_endpoint: null, mcp_json: '/h/.cursor/mcp.json', warnings: [],
 };
 
 describe('what --logout says when the server does not revoke', () => {
-  it('a public client where revocation needs client authentication: said up front, the client id and the issuer named', () => {
+  it('a public client refused where revocation needs client authentication: said as such, the client id and the issuer named', () => {
     const text = signedOutLines(base).join('\n');
     expect(text).toContain('! The sign-in cannot be revoked at the server from here (the authorization server https://login.example revokes only');
     expect(text).toContain('Revoke the "my-client" sign-in in your account at https://login.example');

@@ -27,7 +27,7 @@ export type NotRevokedReason =
   | 'not_signed_in'
   | 'no_revocation_endpoint'
   | 'refused'
-  /** The revocation endpoint takes only clients that authenticate, and this one has no secret (from the metadata, nothing sent). */
+  /** The revocation endpoint refused a public client (401 or invalid_client): it revokes only for clients that authenticate. */
   | 'needs_client_auth'
   /** RFC 7009 §2.2.1: the server does not revoke this type of token (a JWT access token, typically); its answer, not a failure. */
   | 'unsupported_token_type'
@@ -167,6 +167,8 @@ async function revokeAtServer(removed: Removed, options: SignOutOptions): Promis
   const request = { signal: options.signal, timeoutMs };
   const found: { issuer?: string; clientId?: string } = {};
   let hasSecret = false;
+  /** The revocation endpoint's methods when they do not include `none` and this client is public; else null. */
+  let methods: string[] | null = null;
   try {
     const { clientFromEnv, discoverServer } = await import('../auth/oauth.js');
     const { revokeToken } = await import('../auth/revoke.js');
@@ -184,11 +186,9 @@ async function revokeAtServer(removed: Removed, options: SignOutOptions): Promis
     if (new URL(endpoints.revocationEndpoint).origin !== issuedBy) {
       return { ...found, revoked: false, accessRevoked: false, reason: 'refused', message: `the revocation endpoint ${quoteShort(endpoints.revocationEndpoint, 120)} is not on the server that issued the token` };
     }
-    // A public client where the metadata says every client must authenticate: nothing is sent, and the person hears why.
-    if (!client.clientSecret && !publicClientAccepted(endpoints.revocationAuthMethods)) {
-      const methods = (endpoints.revocationAuthMethods ?? []).slice(0, 6).map((m) => quoteShort(m, 40)).join(', ');
-      return { ...found, revoked: false, accessRevoked: false, reason: 'needs_client_auth', message: `the authorization server ${quoteShort(endpoints.issuer, 120)} revokes only for clients that authenticate (${methods}; revocation_endpoint_auth_methods_supported), and the client "${quoteShort(client.clientId, 60)}" is a public client with no secret` };
-    }
+    // A public client is still sent where the metadata names no `none` (some servers that list only secret methods
+    // revoke a public client's tokens anyway); a refusal is then explained from the metadata, not as a bad secret.
+    methods = client.clientSecret || publicClientAccepted(endpoints.revocationAuthMethods) ? null : endpoints.revocationAuthMethods ?? null;
     let revoked = false;
     if (refresh?.refresh_token) {
       await revokeToken({ endpoints, client, token: refresh.refresh_token, tokenTypeHint: 'refresh_token', ...request });
@@ -210,7 +210,8 @@ async function revokeAtServer(removed: Removed, options: SignOutOptions): Promis
     return { ...found, endpoint, revoked: revoked || accessRevoked, accessRevoked, reason: revoked || accessRevoked ? null : 'refused', message: revoked || accessRevoked ? null : 'the server did not accept the access token for revocation' };
   } catch (error) {
     const reason = options.signal?.aborted ? 'aborted' : reasonOf(error);
-    return { ...found, revoked: false, accessRevoked: false, reason, message: refusedText(error, found.clientId, hasSecret) ?? quoteShort((error as Error)?.message ?? 'unexpected failure', 200) };
+    const refused = refusedText(error, found, hasSecret, methods);
+    return { ...found, revoked: false, accessRevoked: false, reason: refused && !hasSecret ? 'needs_client_auth' : reason, message: refused ?? quoteShort((error as Error)?.message ?? 'unexpected failure', 200) };
   }
 }
 
@@ -224,13 +225,15 @@ function oauthErrorOf(error: unknown): string | null {
  * A revocation refused for want of client authentication, in words that fit the client: a public client is not
  * told to check a secret it does not have.
  */
-function refusedText(error: unknown, clientId: string | undefined, hasSecret: boolean): string | null {
+function refusedText(error: unknown, found: { issuer?: string; clientId?: string }, hasSecret: boolean, methods: string[] | null): string | null {
   const status = error instanceof PluginError ? error.details?.status : undefined;
   if (status !== 401 && oauthErrorOf(error) !== 'invalid_client') return null;
-  const who = `the client "${quoteShort(clientId ?? '', 60)}"`;
-  return hasSecret
-    ? `the server refused ${who} and its secret (HTTP ${status ?? 401}${oauthErrorOf(error) ? `, ${oauthErrorOf(error)}` : ''}); check AGENTSTACK_OAUTH_CLIENT_ID and AGENTSTACK_OAUTH_CLIENT_SECRET`
-    : `the server revokes only for clients that authenticate (HTTP ${status ?? 401}${oauthErrorOf(error) ? `, ${oauthErrorOf(error)}` : ''}), and ${who} is a public client with no secret`;
+  const who = `the client "${quoteShort(found.clientId ?? '', 60)}"`;
+  const answered = `HTTP ${status ?? 401}${oauthErrorOf(error) ? `, ${oauthErrorOf(error)}` : ''}`;
+  if (hasSecret) return `the server refused ${who} and its secret (${answered}); check AGENTSTACK_OAUTH_CLIENT_ID and AGENTSTACK_OAUTH_CLIENT_SECRET`;
+  const server = found.issuer ? `the authorization server ${quoteShort(found.issuer, 120)}` : 'the server';
+  const listed = methods ? `: its revocation_endpoint_auth_methods_supported names ${methods.slice(0, 6).map((m) => quoteShort(m, 40)).join(', ')}, not none` : '';
+  return `${server} revokes only for clients that authenticate (${answered}${listed}), and ${who} is a public client with no secret`;
 }
 
 /** The MCP server's base URL, or the issuer when the authorization server is on another origin. */
