@@ -116,6 +116,16 @@ describe('sign-in against oauth2orize + oauth2orize-device-code', () => {
     expect(requestsTo(d, 'device_authorization')).toHaveLength(1);
   }, 90_000);
 
+  it('client_secret_basic only and a wrong secret: the server\'s invalid_client is quoted, with what to check; the secret never shown', async () => {
+    const wrong = 'not-the-client-secret-5e8a1c3b7d';
+    const { d, h } = await start('basic-only', { AGENTSTACK_OAUTH_CLIENT_SECRET: wrong });
+    const result = await signIn(d, h);
+    expect(result.started).toBeNull();
+    expect(result.final?.message, result.said).toMatch(/invalid_client: wrong client secret; the server does not accept this OAuth client: check AGENTSTACK_OAUTH_CLIENT_ID and AGENTSTACK_OAUTH_CLIENT_SECRET/);
+    expect(requestsTo(d, 'device_authorization')).toEqual([expect.objectContaining({ basicAuth: true, status: 401 })]);
+    expect(result.said).not.toContain(wrong);
+  }, 90_000);
+
   it('revocation only for clients that authenticate: a public client signs out locally and is told why from the metadata, naming the issuer and its own client id', async () => {
     const { d, h } = await start('revocation-needs-auth');
     const result = await signIn(d, h);

@@ -115,7 +115,8 @@ export function toPluginError(error: unknown, what: string, secrets: Secrets = [
     const code = OAUTH_ERROR_CODES[error.error] ?? 'server';
     const oauthError = said(error.error, 60);
     const description = error.error_description ? `: ${said(error.error_description, 160)}` : '';
-    return new PluginError(code, `${what} failed: ${oauthError}${description}`, {
+    const hint = error.error === 'invalid_client' ? '; the server does not accept this OAuth client: check AGENTSTACK_OAUTH_CLIENT_ID and AGENTSTACK_OAUTH_CLIENT_SECRET' : '';
+    return new PluginError(code, `${what} failed: ${oauthError}${description}${hint}`, {
       details: { status: error.status, oauth_error: oauthError },
     });
   }
