@@ -95,6 +95,8 @@ export const RefreshFileSchema = z.looseObject({
   expires_at: z.optional(z.nullable(z.string())),
   token_endpoint: z.optional(z.nullable(z.string())),
   client_id: z.optional(z.nullable(z.string())),
+  /** How the client authenticated at the token endpoint (`none`, `client_secret_basic`, `client_secret_post`), chosen from the metadata at sign-in. */
+  token_endpoint_auth_method: z.optional(z.nullable(z.string())),
   resource: z.optional(z.nullable(z.string())),
   /** SHA-256 (base64url) of the access token issued with this record, to recognise that Bearer in mcp.json. */
   access_token_sha256: z.optional(z.nullable(z.string())),

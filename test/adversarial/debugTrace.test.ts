@@ -116,11 +116,13 @@ describe('the API trace and the support report keep every secret out', () => {
     expect(report.stdout).toContain('[api session-start pid');
     expect(report.stdout).toMatch(/PASS\s+online\./);
 
-    // 4. Sign out with the client secret: the revocation request carries it, and the trace masks it.
+    // 4. Sign out with the client secret: the revocation request carries it by HTTP Basic (the core's metadata lists
+    // client_secret_basic), never in the body, and the trace masks the header.
     const signOut = await run('device-code --logout --debug', [DEVICE_CODE, '--logout', '--debug'], withSecrets);
     expect(signOut.code, signOut.stderr).toBe(0);
     expect(signOut.stderr).toMatch(/^\[api\] \S+ POST \S*revo\S* -> \d{3}/m);
-    expect(signOut.stderr).toMatch(/client_secret=[^&\s]{4}\*+/);
+    expect(signOut.stderr).toMatch(/> authorization: Basic \S{4}\*+/);
+    expect(signOut.stderr).not.toMatch(/client_secret=/);
 
     // 5. Every byte written anywhere, against every secret there was.
     for (const name of ['agentstack-debug.log', 'agentstack-debug.log.1', 'agentstack-device.log']) {

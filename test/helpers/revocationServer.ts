@@ -6,7 +6,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface Revocation { token: string; hint: string | null; clientId: string | null; clientSecret: string | null }
+/** One revocation request; the client's id and secret as sent, by HTTP Basic (`basic`) or in the body. */
+export interface Revocation { token: string; hint: string | null; clientId: string | null; clientSecret: string | null; basic: boolean }
 
 export interface RevocationServer {
   readonly baseUrl: string;
@@ -51,7 +52,9 @@ export async function startRevocationServer(): Promise<RevocationServer> {
       req.setEncoding('utf8').on('data', (d: string) => { body += d; }).on('end', () => {
         const form = new URLSearchParams(body);
         const hint = form.get('token_type_hint');
-        revoked.push({ token: form.get('token') ?? '', hint, clientId: form.get('client_id'), clientSecret: form.get('client_secret') });
+        const basic = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+        const [basicId, basicSecret] = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':').map(decodeURIComponent) : [];
+        revoked.push({ token: form.get('token') ?? '', hint, clientId: basicId ?? form.get('client_id'), clientSecret: basicSecret ?? form.get('client_secret'), basic: Boolean(basic) });
         const reply = state.accessTokenReply;
         if (hint === 'access_token' && reply) return res.writeHead(reply.status, { 'content-type': reply.contentType }).end(reply.body);
         if (hint === 'access_token' && state.accessTokenError) return json(400, { error: state.accessTokenError });

@@ -58,7 +58,7 @@ describe('finishSignIn against the core', () => {
     expect(result.scopes).toContain('actions:execute');
     expect(readRefreshFile(paths.refresh)).toEqual({
       refresh_token: tokens.refresh_token, scope: tokens.scope, token_type: 'Bearer', obtained_at: new Date(at).toISOString(), expires_at: expiresAt,
-      token_endpoint: `${core.baseUrl}/api/oauth2/token`, client_id: 'cursor-plugin', resource: `${core.baseUrl}/mcp`, access_token_sha256: tokenFingerprint(tokens.access_token),
+      token_endpoint: `${core.baseUrl}/api/oauth2/token`, client_id: 'cursor-plugin', token_endpoint_auth_method: 'none', resource: `${core.baseUrl}/mcp`, access_token_sha256: tokenFingerprint(tokens.access_token),
       // No session bus in the tests' environment: the file, and why.
       store: 'file', store_reason: expect.any(String),
     });

@@ -140,7 +140,7 @@ describe('device-code --logout against the reference core', () => {
     expect(out.events[0]).toMatchObject({ event: 'signed_out', was_signed_in: true, revoked: false, reason: 'server', revoke_at: core.baseUrl });
     expect(out.stderr).toContain('✓ Signed out of AgentStack on this machine');
     expect(out.stderr).toContain(`could not be revoked at the server`);
-    expect(out.stderr).toContain(`in your AgentStack account at ${core.baseUrl}`);
+    expect(out.stderr).toContain(`Revoke the "cursor-plugin" sign-in in your account at ${core.baseUrl}`);
     expect(agentstackEntry().headers).toBeUndefined();
     expect(existsSync(file('agentstack-refresh'))).toBe(false);
     // Honest: the server did not revoke, so the refresh token still works there.

@@ -71,12 +71,12 @@ describe('revocation at a server of our own', () => {
     const refused = await signOut({ env: env() });
     expect(refused).toMatchObject({ revoked: false, access_token_revoked: false, reason: 'refused', access_token_expires_at: null });
     expect(refused.message).toMatch(/^Revoking the token failed: invalid_grant/);
-    // RFC 7009's answer for a token the server cannot revoke is a refusal too, not a server failure.
+    // RFC 7009 §2.2.1: the server's answer that it does not revoke this type of token, said as such (not a failure).
     own.accessTokenError = 'unsupported_token_type';
     await bearerFor(own.baseUrl);
     const unsupported = await signOut({ env: env() });
-    expect(unsupported).toMatchObject({ revoked: false, access_token_revoked: false, reason: 'refused' });
-    expect(unsupported.message).toMatch(/^Revoking the token failed: unsupported_token_type/);
+    expect(unsupported).toMatchObject({ revoked: false, access_token_revoked: false, reason: 'unsupported_token_type' });
+    expect(unsupported.message).toBe('the server does not revoke access tokens (it answered unsupported_token_type, RFC 7009 §2.2.1)');
   });
 
   it.each([
@@ -122,18 +122,20 @@ describe('revocation at a server of our own', () => {
     own.revoked.length = 0;
     record({ client_id: null });
     await signOut({ env: env({ AGENTSTACK_OAUTH_CLIENT_ID: 'env-client', AGENTSTACK_OAUTH_CLIENT_SECRET: 'env-secret-0123456789' }) });
-    expect(own.revoked).toEqual([expect.objectContaining({ clientId: 'env-client', clientSecret: 'env-secret-0123456789' })]);
+    // The metadata lists no revocation_endpoint_auth_methods_supported: HTTP Basic, RFC 8414's default.
+    expect(own.revoked).toEqual([expect.objectContaining({ clientId: 'env-client', clientSecret: 'env-secret-0123456789', basic: true })]);
     own.revoked.length = 0;
     record({ client_id: 'env-client' });
     await signOut({ env: env({ AGENTSTACK_OAUTH_CLIENT_ID: 'env-client', AGENTSTACK_OAUTH_CLIENT_SECRET: 'env-secret-0123456789' }) });
-    expect(own.revoked).toEqual([expect.objectContaining({ clientId: 'env-client', clientSecret: 'env-secret-0123456789' })]);
+    expect(own.revoked).toEqual([expect.objectContaining({ clientId: 'env-client', clientSecret: 'env-secret-0123456789', basic: true })]);
   });
 
   it('a refresh token goes back to the server it was issued for; a Bearer pasted for the entry\'s server is not sent there', async () => {
     record({ access_token_sha256: tokenFingerprint('some-other-access-token-0123456789') });
     await bearerFor(elsewhere, 'pasted-bearer-for-the-entry-0123456789');
     const result = await signOut({ env: env() });
-    expect(result).toMatchObject({ server_url: `${elsewhere}/mcp`, revoke_at: elsewhere, revoked: true, access_token_revoked: false, access_token_expires_at: STORED_EXPIRY });
+    // Where to revoke by hand is the authorization server that issued the grant, not the entry's server.
+    expect(result).toMatchObject({ server_url: `${elsewhere}/mcp`, revoke_at: own.baseUrl, revoked: true, access_token_revoked: false, access_token_expires_at: STORED_EXPIRY });
     expect(sent()).toEqual(['refresh_token refresh cursor-plugin']);
   });
 

@@ -86,7 +86,13 @@ describe('the endpoints a discovery yields', () => {
       issuer: 'https://as.example/oidc', deviceAuthorizationEndpoint: 'https://as.example/oidc/device', tokenEndpoint: 'https://as.example/oidc/token',
       resource: 'https://mcp.example', source: 'discovery', scopesSupported: ['mcp:read', 'mcp:write'], scopeSource: 'resource_metadata',
       serverScopes: ['openid', 'offline_access', 'mcp:read', 'mcp:write'], revocationEndpoint: 'https://as.example/oidc/revoke',
+      tokenAuthMethods: null, revocationAuthMethods: null,
     });
+  });
+  it('the client authentication methods the metadata lists, for the token and the revocation endpoint', () => {
+    const listed = found();
+    listed.asMetadata = { ...listed.asMetadata, token_endpoint_auth_methods_supported: ['client_secret_basic'], revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post'] };
+    expect(endpointsOf(listed, 'https://mcp.example')).toMatchObject({ tokenAuthMethods: ['client_secret_basic'], revocationAuthMethods: ['none', 'client_secret_post'] });
   });
   it('the challenge\'s scope comes before the metadata\'s list', () => {
     expect(endpointsOf(found({ challenge: { resourceMetadataUrl: null, scope: 'mcp:read' } }), 'https://mcp.example'))

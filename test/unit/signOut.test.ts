@@ -21,7 +21,7 @@ describe('withoutCredentials: the mcp.json side of signing out', () => {
 
 const base: SignOutResult = {
   server_url: 'https://agentstack.tech/mcp', was_signed_in: true, revoked: true, access_token_revoked: false, reason: null, message: null,
-  access_token_expires_at: '2026-12-01T04:00:00.000Z', revoke_at: 'https://agentstack.tech', revocation_endpoint: 'https://agentstack.tech/api/oauth2/revoke', mcp_json: '/h/.cursor/mcp.json', warnings: [],
+  access_token_expires_at: '2026-12-01T04:00:00.000Z', revoke_at: 'https://agentstack.tech', client_id: 'cursor-plugin', revocation_endpoint: 'https://agentstack.tech/api/oauth2/revoke', mcp_json: '/h/.cursor/mcp.json', warnings: [],
 };
 
 describe('what --logout says', () => {

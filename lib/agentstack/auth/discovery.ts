@@ -18,6 +18,7 @@ import { isSafeWebUrl, mcpUrlFor } from '../server/baseUrl.js';
 import { PluginError, quoteShort } from '../../platform/errors.js';
 import { scopesSupportedOf } from '../../schemas/server.js';
 import { protectedResourceUrls, readResourceMetadata, type ResourceMetadata } from './resourceMetadata.js';
+import { authMethodsOf } from './clientAuth.js';
 
 export const BUILTIN_DEVICE_PATH = '/api/oauth2/device/authorize';
 export const BUILTIN_TOKEN_PATH = '/api/oauth2/token';
@@ -185,6 +186,10 @@ export interface DiscoveredEndpoints {
   /** The authorization server's own `scopes_supported` (RFC 8414); `offline_access` is asked for only when listed here. */
   serverScopes?: string[] | null;
   revocationEndpoint?: string;
+  /** RFC 8414 `token_endpoint_auth_methods_supported` (also the device authorization endpoint's); null: absent. */
+  tokenAuthMethods?: string[] | null;
+  /** RFC 8414 `revocation_endpoint_auth_methods_supported`; null: absent. */
+  revocationAuthMethods?: string[] | null;
   /** A sentence for the person when the built-in paths are used. */
   note?: string;
 }
@@ -246,6 +251,8 @@ export function endpointsOf(found: Discovery, baseUrl: string): DiscoveredEndpoi
     ...scopes,
     serverScopes: scopesSupportedOf(found.asMetadata),
     ...(revocation ? { revocationEndpoint: revocation } : {}),
+    tokenAuthMethods: authMethodsOf(found.asMetadata, 'token_endpoint_auth_methods_supported'),
+    revocationAuthMethods: authMethodsOf(found.asMetadata, 'revocation_endpoint_auth_methods_supported'),
   };
 }
 

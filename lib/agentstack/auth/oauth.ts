@@ -10,6 +10,8 @@ import { isLoopbackHost, isSafeWebUrl } from '../server/baseUrl.js';
 import { PluginError, quoteShort, redactError } from '../../platform/errors.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
 import { boundedFetch } from '../../platform/net/http.js';
+import { DeviationError, deviceAuthorizationAccepted, oauthErrorFirst } from '../../platform/net/oauthResponse.js';
+import { clientAuthMethod, type ClientAuthMethod } from './clientAuth.js';
 import type { DiscoveredEndpoints } from './discovery.js';
 import { DEFAULT_CLIENT_ID } from '../settings/keys.js';
 import { USER_CODE_MAX_LENGTH, isDisplayableUserCode } from '../signIn/userCode.js';
@@ -63,8 +65,18 @@ export function requestOptions(url: string, options: RequestOptions = {}) {
   };
 }
 
-export function clientAuth(client: OAuthClient): o.ClientAuth {
-  return client.clientSecret ? o.ClientSecretPost(client.clientSecret) : o.None();
+/** oauth4webapi's form of a method, with the secret where it goes. */
+export function clientAuthOf(method: ClientAuthMethod, secret: string | undefined): o.ClientAuth {
+  if (method === 'none' || !secret) return o.None();
+  return method === 'client_secret_basic' ? o.ClientSecretBasic(secret) : o.ClientSecretPost(secret);
+}
+
+/**
+ * How `client` authenticates at an endpoint whose metadata lists `supported` (clientAuth.ts): none for a public
+ * client, else client_secret_basic or client_secret_post as the list says (Basic when it is absent).
+ */
+export function clientAuth(client: OAuthClient, supported: readonly string[] | null | undefined, endpoint?: string): o.ClientAuth {
+  return clientAuthOf(clientAuthMethod(supported, Boolean(client.clientSecret), endpoint), client.clientSecret);
 }
 
 export function asFor(endpoints: Pick<OAuthEndpoints, 'issuer' | 'tokenEndpoint'> & { deviceAuthorizationEndpoint?: string }): o.AuthorizationServer {
@@ -103,7 +115,8 @@ export function toPluginError(error: unknown, what: string, secrets: Secrets = [
     const code = OAUTH_ERROR_CODES[error.error] ?? 'server';
     const oauthError = said(error.error, 60);
     const description = error.error_description ? `: ${said(error.error_description, 160)}` : '';
-    return new PluginError(code, `${what} failed: ${oauthError}${description}`, {
+    const hint = error.error === 'invalid_client' ? '; the server does not accept this OAuth client: check AGENTSTACK_OAUTH_CLIENT_ID and AGENTSTACK_OAUTH_CLIENT_SECRET' : '';
+    return new PluginError(code, `${what} failed: ${oauthError}${description}${hint}`, {
       details: { status: error.status, oauth_error: oauthError },
     });
   }
@@ -173,9 +186,16 @@ export async function requestDeviceCode(
   const as = asFor(endpoints);
   const oclient: o.Client = { client_id: client.clientId };
   return attempt('Starting the device sign-in', async () => {
-    const res = await o.deviceAuthorizationRequest(as, oclient, clientAuth(client), { ...(args.scope ? { scope: args.scope } : {}), resource: endpoints.resource },
+    const res = await o.deviceAuthorizationRequest(as, oclient, clientAuth(client, endpoints.tokenAuthMethods, 'device authorization endpoint'), { ...(args.scope ? { scope: args.scope } : {}), resource: endpoints.resource },
       requestOptions(endpoints.deviceAuthorizationEndpoint, args));
-    const body = await o.processDeviceAuthorizationResponse(as, oclient, res);
+    let accepted: Response;
+    try {
+      accepted = await deviceAuthorizationAccepted(await oauthErrorFirst(res));
+    } catch (error) {
+      if (!(error instanceof DeviationError)) throw error;
+      throw new PluginError('invalid_response', `The device authorization endpoint ${quoteShort(endpoints.deviceAuthorizationEndpoint, 160)} answered in a form this plugin cannot use: ${error.message}. Ask the server's operator to follow RFC 8628, or use Connect on the server in Cursor's MCP settings.`);
+    }
+    const body = await o.processDeviceAuthorizationResponse(as, oclient, accepted);
     if (!isDisplayableUserCode(body.user_code)) {
       throw new PluginError('invalid_response', `The server sent a user code that is not short printable text (at most ${USER_CODE_MAX_LENGTH} ASCII characters); refusing to show it. Check that AGENTSTACK_BASE_URL points at AgentStack.`);
     }
@@ -234,11 +254,11 @@ export async function pollDeviceToken(
   const as = asFor(endpoints);
   const oclient: o.Client = { client_id: client.clientId };
   try {
-    const res = await o.deviceCodeGrantRequest(as, oclient, clientAuth(client), args.deviceCode, {
+    const res = await o.deviceCodeGrantRequest(as, oclient, clientAuth(client, endpoints.tokenAuthMethods), args.deviceCode, {
       ...requestOptions(endpoints.tokenEndpoint, args),
       additionalParameters: { resource: endpoints.resource },
     });
-    return { kind: 'success', tokens: tokenSetOf(await o.processDeviceCodeResponse(as, oclient, await withoutIdToken(res))) };
+    return { kind: 'success', tokens: tokenSetOf(await o.processDeviceCodeResponse(as, oclient, await withoutIdToken(await oauthErrorFirst(res)))) };
   } catch (error) {
     if (error instanceof o.ResponseBodyError && error.error === 'authorization_pending') return { kind: 'pending' };
     if (error instanceof o.ResponseBodyError && error.error === 'slow_down') return { kind: 'slow_down' };
@@ -254,6 +274,11 @@ export interface RefreshGrantArgs extends RequestOptions {
   clientSecret?: string;
   refreshToken: string;
   resource: string;
+  /**
+   * How the client authenticates (chosen from the metadata at sign-in and kept in the refresh record). Absent for a
+   * record written before the method was kept: client_secret_post, the way that token was obtained.
+   */
+  authMethod?: ClientAuthMethod | null;
 }
 
 /** The refresh grant. `invalid_grant` means the stored refresh token is dead: clear it and sign in again. */
@@ -265,11 +290,11 @@ export async function refreshAccessToken(args: RefreshGrantArgs): Promise<TokenS
   const client: OAuthClient = { clientId: args.clientId, ...(args.clientSecret ? { clientSecret: args.clientSecret } : {}) };
   const oclient: o.Client = { client_id: client.clientId };
   return attempt('Refreshing the access token', async () => {
-    const res = await o.refreshTokenGrantRequest(as, oclient, clientAuth(client), args.refreshToken, {
+    const res = await o.refreshTokenGrantRequest(as, oclient, clientAuthOf(args.authMethod ?? 'client_secret_post', client.clientSecret), args.refreshToken, {
       ...requestOptions(args.tokenEndpoint, args),
       additionalParameters: { resource: args.resource },
     });
-    return tokenSetOf(await o.processRefreshTokenResponse(as, oclient, await withoutIdToken(res)));
+    return tokenSetOf(await o.processRefreshTokenResponse(as, oclient, await withoutIdToken(await oauthErrorFirst(res))));
   }, [args.refreshToken, args.clientSecret]);
 }
 

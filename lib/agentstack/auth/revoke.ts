@@ -5,10 +5,11 @@
 import * as o from 'oauth4webapi';
 import { isSafeWebUrl } from '../server/baseUrl.js';
 import { PluginError } from '../../platform/errors.js';
+import { oauthErrorFirst } from '../../platform/net/oauthResponse.js';
 import { asFor, attempt, clientAuth, requestOptions, type OAuthClient, type OAuthEndpoints, type RequestOptions } from './oauth.js';
 
 export interface RevokeArgs extends RequestOptions {
-  endpoints: Pick<OAuthEndpoints, 'issuer' | 'tokenEndpoint' | 'revocationEndpoint'>;
+  endpoints: Pick<OAuthEndpoints, 'issuer' | 'tokenEndpoint' | 'revocationEndpoint' | 'revocationAuthMethods'>;
   client: OAuthClient;
   token: string;
   tokenTypeHint: 'refresh_token' | 'access_token';
@@ -24,10 +25,10 @@ export async function revokeToken(args: RevokeArgs): Promise<void> {
   const as: o.AuthorizationServer = { ...asFor(args.endpoints), revocation_endpoint: endpoint };
   const oclient: o.Client = { client_id: args.client.clientId };
   await attempt('Revoking the token', async () => {
-    const res = await o.revocationRequest(as, oclient, clientAuth(args.client), args.token, {
+    const res = await o.revocationRequest(as, oclient, clientAuth(args.client, args.endpoints.revocationAuthMethods, 'revocation endpoint'), args.token, {
       ...requestOptions(endpoint, args),
       additionalParameters: { token_type_hint: args.tokenTypeHint },
     });
-    await o.processRevocationResponse(res);
+    await o.processRevocationResponse(await oauthErrorFirst(res));
   }, [args.token, args.client.clientSecret]);
 }

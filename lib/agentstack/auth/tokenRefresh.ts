@@ -21,6 +21,7 @@ import type { CursorPaths } from '../server/paths.js';
 import { clearRefreshFile, readRefreshFile, refreshBelongsTo, refreshIdentity, type StoredRefresh } from './refreshStore.js';
 import { deleteRefreshSecrets, loadRefreshToken, saveRefresh, storeChoice } from '../credentials/credentialStore.js';
 import { fileTokenRefusal } from '../credentials/storeFacts.js';
+import { clientAuthMethod, type ClientAuthMethod } from './clientAuth.js';
 
 export type RefreshOutcome =
   | { kind: 'not_needed' }
@@ -58,6 +59,11 @@ function stillCurrent(path: string, stored: StoredRefresh, config: Parameters<ty
 
 class Superseded extends Error {}
 
+/** The stored method, when it is one this plugin sends; null otherwise (the way a record without one was obtained). */
+function authMethodOf(value: string | null | undefined): ClientAuthMethod | null {
+  return value === 'none' || value === 'client_secret_basic' || value === 'client_secret_post' ? value : null;
+}
+
 async function refreshNow(args: TokenRefreshArgs, stored: StoredRefresh, startToken: string | null): Promise<string> {
   const now = args.now ?? Date.now;
   // An organization that requires the keychain: a token the file holds is never sent.
@@ -69,16 +75,21 @@ async function refreshNow(args: TokenRefreshArgs, stored: StoredRefresh, startTo
   const oauth = await import('./oauth.js');
   const timeoutMs = Math.max(500, Math.min(5_000, args.deadline - now() - 300));
   const client = oauth.clientFromEnv(args.env);
-  const tokenEndpoint = stored.token_endpoint ?? (await oauth.discoverServer(args.baseUrl, { timeoutMs })).tokenEndpoint;
+  const discovered = stored.token_endpoint ? null : await oauth.discoverServer(args.baseUrl, { timeoutMs });
+  const tokenEndpoint = stored.token_endpoint ?? discovered!.tokenEndpoint;
   const clientId = stored.client_id ?? client.clientId;
+  const clientSecret = clientId === client.clientId ? client.clientSecret : undefined;
+  // The method chosen from the metadata at sign-in; a record without one was obtained with the secret in the body.
+  const authMethod = discovered ? clientAuthMethod(discovered.tokenAuthMethods, Boolean(clientSecret)) : authMethodOf(stored.token_endpoint_auth_method);
   const resource = stored.resource ?? mcpUrlFor(args.baseUrl);
   const refreshToken = await loading;
   const tokens = await oauth.refreshAccessToken({
     tokenEndpoint,
     clientId,
-    clientSecret: clientId === client.clientId ? client.clientSecret : undefined,
+    clientSecret,
     refreshToken,
     resource,
+    authMethod,
     timeoutMs,
   });
   const expiry = jwtExpiryMs(tokens.access_token);
@@ -95,6 +106,7 @@ async function refreshNow(args: TokenRefreshArgs, stored: StoredRefresh, startTo
       expires_at: oauth.expiresAtOf(tokens, now()) ?? (expiry ? new Date(expiry).toISOString() : null),
       token_endpoint: tokenEndpoint,
       client_id: clientId,
+      token_endpoint_auth_method: authMethod,
       resource,
       access_token_sha256: tokenFingerprint(tokens.access_token),
   } });

@@ -11,6 +11,7 @@ import { applyBearer } from '../mcpJson/entry.js';
 import { tokenFingerprint } from '../mcpJson/credential.js';
 import { unwritableReason, withLock } from '../../platform/fs/fileLock.js';
 import { symlinkNotice, updateMcpConfigFile } from '../mcpJson/file.js';
+import { clientAuthMethod } from '../auth/clientAuth.js';
 import { expiresAtOf, type OAuthClient, type OAuthEndpoints, type TokenSet } from '../auth/oauth.js';
 import type { CursorPaths } from '../server/paths.js';
 import { clearRefreshFile, readRefreshFile, type StoredRefresh } from '../auth/refreshStore.js';
@@ -99,6 +100,7 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
         expires_at: expiresAt,
         token_endpoint: args.endpoints.tokenEndpoint,
         client_id: args.client.clientId,
+        token_endpoint_auth_method: clientAuthMethod(args.endpoints.tokenAuthMethods, Boolean(args.client.clientSecret)),
         resource: args.endpoints.resource,
         access_token_sha256: tokenFingerprint(tokens.access_token),
       } });

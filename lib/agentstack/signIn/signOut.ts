@@ -19,12 +19,18 @@ import { deleteRefreshSecrets, loadRefreshToken } from '../credentials/credentia
 import { markSignedOut } from '../auth/signedOut.js';
 import { jwtExpiryMs } from '../auth/jwt.js';
 import { isStaleDeviceLock, readDeviceLock } from './lock.js';
+import { publicClientAccepted } from '../auth/clientAuth.js';
+import { DEFAULT_CLIENT_ID } from '../settings/keys.js';
 
 /** Why the grant was not revoked at the server (null when it was). */
 export type NotRevokedReason =
   | 'not_signed_in'
   | 'no_revocation_endpoint'
   | 'refused'
+  /** The revocation endpoint refused a public client (401 or invalid_client): it revokes only for clients that authenticate. */
+  | 'needs_client_auth'
+  /** RFC 7009 §2.2.1: the server does not revoke this type of token (a JWT access token, typically); its answer, not a failure. */
+  | 'unsupported_token_type'
   | 'server'
   | 'network'
   | 'timeout'
@@ -42,8 +48,10 @@ export interface SignOutResult {
   message: string | null;
   /** Until when the last access token works where the server does not check revocation (ISO), or null. */
   access_token_expires_at: string | null;
-  /** Where the person can revoke the sign-in themselves. */
+  /** Where the person can revoke the sign-in themselves: the MCP server's base URL, or the authorization server (its issuer) when that is on another origin. */
   revoke_at: string;
+  /** The OAuth client the sign-in was issued to (what the person looks for among their authorized apps). */
+  client_id: string;
   /** The RFC 7009 endpoint the tokens were sent to (the authorization server's `revocation_endpoint`); null when none was used. */
   revocation_endpoint: string | null;
   mcp_json: string;
@@ -140,6 +148,9 @@ function reasonOf(error: unknown): NotRevokedReason {
 interface Revocation {
   /** The endpoint asked, when there was one. */
   endpoint?: string;
+  /** The authorization server that issued the tokens, when discovery named one. */
+  issuer?: string;
+  clientId?: string;
   revoked: boolean;
   accessRevoked: boolean;
   reason: NotRevokedReason | null;
@@ -154,21 +165,30 @@ async function revokeAtServer(removed: Removed, options: SignOutOptions): Promis
   const server = (refresh && !refreshBelongsTo(refresh, removed.baseUrl) && refresh.resource ? baseUrlFromMcpUrl(refresh.resource) : null) ?? removed.baseUrl;
   const timeoutMs = options.timeoutMs ?? 5_000;
   const request = { signal: options.signal, timeoutMs };
+  const found: { issuer?: string; clientId?: string } = {};
+  let hasSecret = false;
+  /** The revocation endpoint's methods when they do not include `none` and this client is public; else null. */
+  let methods: string[] | null = null;
   try {
     const { clientFromEnv, discoverServer } = await import('../auth/oauth.js');
     const { revokeToken } = await import('../auth/revoke.js');
     const endpoints = await discoverServer(server, request);
+    const env = clientFromEnv(options.env);
+    const client = refresh?.client_id && refresh.client_id !== env.clientId ? { clientId: refresh.client_id } : env;
+    Object.assign(found, { issuer: endpoints.source === 'discovery' ? endpoints.issuer : undefined, clientId: client.clientId });
+    hasSecret = Boolean(client.clientSecret);
     if (!endpoints.revocationEndpoint) {
       const where = endpoints.source === 'builtin' ? 'the server publishes no OAuth metadata' : `the authorization server ${quoteShort(endpoints.issuer, 120)} names no revocation_endpoint (RFC 7009) in its metadata`;
-      return { revoked: false, accessRevoked: false, reason: 'no_revocation_endpoint', message: `${where}: there is no endpoint to revoke at` };
+      return { ...found, revoked: false, accessRevoked: false, reason: 'no_revocation_endpoint', message: `${where}: there is no endpoint to revoke at` };
     }
     const endpoint = endpoints.revocationEndpoint;
     const issuedBy = refresh?.token_endpoint ? new URL(refresh.token_endpoint).origin : new URL(endpoints.tokenEndpoint).origin;
     if (new URL(endpoints.revocationEndpoint).origin !== issuedBy) {
-      return { revoked: false, accessRevoked: false, reason: 'refused', message: `the revocation endpoint ${quoteShort(endpoints.revocationEndpoint, 120)} is not on the server that issued the token` };
+      return { ...found, revoked: false, accessRevoked: false, reason: 'refused', message: `the revocation endpoint ${quoteShort(endpoints.revocationEndpoint, 120)} is not on the server that issued the token` };
     }
-    const env = clientFromEnv(options.env);
-    const client = refresh?.client_id && refresh.client_id !== env.clientId ? { clientId: refresh.client_id } : env;
+    // A public client is still sent where the metadata names no `none` (some servers that list only secret methods
+    // revoke a public client's tokens anyway); a refusal is then explained from the metadata, not as a bad secret.
+    methods = client.clientSecret || publicClientAccepted(endpoints.revocationAuthMethods) ? null : endpoints.revocationAuthMethods ?? null;
     let revoked = false;
     if (refresh?.refresh_token) {
       await revokeToken({ endpoints, client, token: refresh.refresh_token, tokenTypeHint: 'refresh_token', ...request });
@@ -181,14 +201,52 @@ async function revokeAtServer(removed: Removed, options: SignOutOptions): Promis
         await revokeToken({ endpoints, client, token: bearer, tokenTypeHint: 'access_token', ...request });
         accessRevoked = true;
       } catch (error) {
-        if (!refresh?.refresh_token) throw error;
+        if (!refresh?.refresh_token) {
+          if (oauthErrorOf(error) !== 'unsupported_token_type') throw error;
+          return { ...found, endpoint, revoked: false, accessRevoked: false, reason: 'unsupported_token_type', message: `the server does not revoke access tokens (it answered unsupported_token_type, RFC 7009 §2.2.1)` };
+        }
       }
     }
-    return { endpoint, revoked: revoked || accessRevoked, accessRevoked, reason: revoked || accessRevoked ? null : 'refused', message: revoked || accessRevoked ? null : 'the server did not accept the access token for revocation' };
+    return { ...found, endpoint, revoked: revoked || accessRevoked, accessRevoked, reason: revoked || accessRevoked ? null : 'refused', message: revoked || accessRevoked ? null : 'the server did not accept the access token for revocation' };
   } catch (error) {
     const reason = options.signal?.aborted ? 'aborted' : reasonOf(error);
-    return { revoked: false, accessRevoked: false, reason, message: quoteShort((error as Error)?.message ?? 'unexpected failure', 200) };
+    const refused = refusedText(error, found, hasSecret, methods);
+    return { ...found, revoked: false, accessRevoked: false, reason: refused && !hasSecret ? 'needs_client_auth' : reason, message: refused ?? quoteShort((error as Error)?.message ?? 'unexpected failure', 200) };
   }
+}
+
+/** The OAuth `error` a step's PluginError carries, if any. */
+function oauthErrorOf(error: unknown): string | null {
+  const code = error instanceof PluginError ? error.details?.oauth_error : undefined;
+  return typeof code === 'string' ? code : null;
+}
+
+/**
+ * A revocation refused for want of client authentication, in words that fit the client: a public client is not
+ * told to check a secret it does not have.
+ */
+function refusedText(error: unknown, found: { issuer?: string; clientId?: string }, hasSecret: boolean, methods: string[] | null): string | null {
+  const status = error instanceof PluginError ? error.details?.status : undefined;
+  if (status !== 401 && oauthErrorOf(error) !== 'invalid_client') return null;
+  const who = `the client "${quoteShort(found.clientId ?? '', 60)}"`;
+  const answered = `HTTP ${status ?? 401}${oauthErrorOf(error) ? `, ${oauthErrorOf(error)}` : ''}`;
+  if (hasSecret) return `the server refused ${who} and its secret (${answered}); check AGENTSTACK_OAUTH_CLIENT_ID and AGENTSTACK_OAUTH_CLIENT_SECRET`;
+  const server = found.issuer ? `the authorization server ${quoteShort(found.issuer, 120)}` : 'the server';
+  const listed = methods ? `: its revocation_endpoint_auth_methods_supported names ${methods.slice(0, 6).map((m) => quoteShort(m, 40)).join(', ')}, not none` : '';
+  return `${server} revokes only for clients that authenticate (${answered}${listed}), and ${who} is a public client with no secret`;
+}
+
+/** The MCP server's base URL, or the issuer when the authorization server is on another origin. */
+function revokeAt(baseUrl: string, issuer: string | undefined): string {
+  try {
+    return issuer && new URL(issuer).origin !== new URL(baseUrl).origin ? issuer : baseUrl;
+  } catch {
+    return baseUrl;
+  }
+}
+
+function clientFromEnvLite(env: NodeJS.ProcessEnv): string {
+  return env.AGENTSTACK_OAUTH_CLIENT_ID?.trim() || DEFAULT_CLIENT_ID;
 }
 
 export async function signOut(options: SignOutOptions): Promise<SignOutResult> {
@@ -223,7 +281,8 @@ export async function signOut(options: SignOutOptions): Promise<SignOutResult> {
     reason: revocation.reason,
     message: revocation.message,
     access_token_expires_at: revocation.accessRevoked || !removed.bearer ? null : expiryMs ? new Date(expiryMs).toISOString() : storedExpiry,
-    revoke_at: removed.baseUrl,
+    revoke_at: revokeAt(removed.baseUrl, revocation.issuer),
+    client_id: revocation.clientId ?? removed.refresh?.client_id ?? clientFromEnvLite(options.env),
     revocation_endpoint: revocation.endpoint ?? null,
     mcp_json: paths.mcpJson,
     warnings: removed.warnings,

@@ -65,7 +65,14 @@ export function signedOutLines(result: SignOutResult, context: { pinned?: boolea
     if (result.revocation_endpoint) lines.push(`  Revoked at ${result.revocation_endpoint} (RFC 7009).`);
   } else {
     lines.push(`✓ Signed out of AgentStack on this machine (${server}); no copy of the tokens is left here.`);
-    lines.push(`! The sign-in could not be revoked at the server (${result.message ?? result.reason}). Revoke the "cursor-plugin" sign-in in your AgentStack account at ${result.revoke_at}; until then it stays valid there${expiresAt ? ` (the last access token until ${whenText(expiresAt)})` : ''}.`);
+    const revokeThere = `Revoke the "${quoteShort(result.client_id, 60)}" sign-in in your account at ${result.revoke_at}`;
+    if (result.reason === 'unsupported_token_type') {
+      // RFC 7009 §2.2.1: the server's answer that it does not revoke this type of token, not a failure of ours.
+      lines.push(`  The server does not revoke access tokens (it answered unsupported_token_type, RFC 7009 §2.2.1)${expiresAt ? `: the last access token stays valid there until ${whenText(expiresAt)}` : ''}. ${revokeThere} to end it sooner.`);
+    } else {
+      const why = result.reason === 'needs_client_auth' ? 'The sign-in cannot be revoked at the server from here' : 'The sign-in could not be revoked at the server';
+      lines.push(`! ${why} (${result.message ?? result.reason}). ${revokeThere}; until then it stays valid there${expiresAt ? ` (the last access token until ${whenText(expiresAt)})` : ''}.`);
+    }
   }
   for (const warning of result.warnings) lines.push(`  warning: ${warning}`);
   lines.push(`  The agentstack entry in mcp.json keeps its URL${context.pinned ? ' and the project pin stays' : ''}. ${stepFor('signed_out')}`);
@@ -98,6 +105,7 @@ export async function runLogout(options: LogoutOptions): Promise<number> {
         message: result.message,
         access_token_expires_at: result.access_token_expires_at,
         revoke_at: result.revoke_at,
+        client_id: result.client_id,
         revocation_endpoint: result.revocation_endpoint,
         warnings: result.warnings,
         journal: journal.state,
