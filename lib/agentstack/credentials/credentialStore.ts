@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { PluginError } from '../../platform/errors.js';
+import { readWebUrl, webUrlProblemText } from '../../platform/net/webUrl.js';
 import { systemKeychain } from '../../platform/keychain/system.js';
 import type { Keychain, SecretKey } from '../../platform/keychain/types.js';
 import { writeRefreshFile, type StoredRefresh } from '../auth/refreshStore.js';
@@ -59,9 +60,15 @@ export function fingerprint(secret: string): string {
   return createHash('sha256').update(secret).digest('base64url');
 }
 
-/** The entry's key: the server the token is for, and this Cursor folder (two folders never share one entry). */
+/**
+ * The entry's key: the server the token is for, and this Cursor folder (two folders never share one entry). The
+ * server is the canonical href of the resource (or token endpoint) the server named, never its text as received:
+ * a value that cannot be a canonical URL (quotes, controls, line breaks) is refused with `invalid_response`.
+ */
 export function keychainKey(server: string, paths: Pick<CursorPaths, 'dir'>): SecretKey {
-  return { service: KEYCHAIN_SERVICE, server, account: paths.dir };
+  const read = readWebUrl(server);
+  if (!read.ok) throw new PluginError('invalid_response', `The server named a resource that ${webUrlProblemText(read.problem)}; it cannot name a keychain entry. Ask the server's operator to fix its resource metadata.`);
+  return { service: KEYCHAIN_SERVICE, server: read.url, account: paths.dir };
 }
 
 function keyOfRecord(stored: StoredRefresh): SecretKey | null {
@@ -101,8 +108,8 @@ export async function saveRefresh(args: SaveArgs): Promise<StoredRefresh> {
   let reason = FILE_CHOSEN;
   if (choice.mode !== 'file') {
     const keychain = keychainOf(args);
-    const server = record.resource ?? record.token_endpoint ?? 'unknown';
-    const key = keychainKey(server, paths);
+    const server = record.resource ?? record.token_endpoint;
+    const key = server ? keychainKey(server, paths) : { service: KEYCHAIN_SERVICE, server: 'unknown', account: paths.dir };
     const problem = keychain ? keychain.unavailable() : `no keychain this plugin can use on ${process.platform}`;
     if (problem === null && keychain) {
       try {

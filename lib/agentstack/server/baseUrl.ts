@@ -1,4 +1,5 @@
 import { PluginError } from '../../platform/errors.js';
+import { readWebUrl } from '../../platform/net/webUrl.js';
 
 export const DEFAULT_BASE_URL = 'https://agentstack.tech';
 export const MCP_PATH = '/mcp';
@@ -20,6 +21,21 @@ export function isSafeWebUrl(value: string): boolean {
   if (url.username || url.password) return false;
   if (url.protocol === 'https:') return true;
   return url.protocol === 'http:' && isLoopbackHost(url.hostname);
+}
+
+/**
+ * Whether the plugin may send a request for the MCP server `mcpUrl` to `value` (a URL its metadata or challenge
+ * named: `resource_metadata`, `authorization_servers`, the authorization server's endpoints): a WebUrl that is https,
+ * or plain http to loopback only when the MCP URL itself is plain http on loopback. An https server must not turn
+ * the plugin into a plain-http client of the person's own loopback services.
+ */
+export function mayRequestFor(value: string, mcpUrl: string): boolean {
+  const read = readWebUrl(value);
+  if (!read.ok) return false;
+  if (read.parsed.protocol === 'https:') return true;
+  if (!isLoopbackHost(read.parsed.hostname)) return false;
+  const mcp = readWebUrl(mcpUrl);
+  return mcp.ok && mcp.parsed.protocol === 'http:' && isLoopbackHost(mcp.parsed.hostname);
 }
 
 /**
