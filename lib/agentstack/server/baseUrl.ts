@@ -93,13 +93,15 @@ const UNRESERVED_ESCAPE = /%(2[dDeE]|3[0-9]|[46][1-9a-fA-F]|[57][0-9aA]|5[fF]|7[
 
 function loopbackHost(hostname: string): boolean {
   if (isLoopbackHost(hostname) || hostname.endsWith('.localhost')) return true;
+  // The unspecified addresses: a connection to them reaches this machine, so a server listening on 127.0.0.1.
+  if (hostname === '0.0.0.0' || hostname === '[::]') return true;
   // 127.0.0.0/8, and IPv4-mapped loopback as the URL parser writes it (`[::ffff:7f00:1]`).
   return /^127\.\d+\.\d+\.\d+$/.test(hostname) || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(hostname);
 }
 
 /**
  * An MCP URL as compared to the ones the plugin knows: scheme, host (lower case, without a trailing dot; every
- * loopback name as one), port, path (unreserved characters decoded, repeated and trailing slashes dropped); the
+ * loopback name, and 0.0.0.0 or ::, as one), port, path (unreserved characters decoded, repeated and trailing slashes dropped); the
  * query, the fragment and any user info do not name another server. Null for what is not an http(s) URL.
  */
 export function mcpUrlKey(value: unknown): string | null {
