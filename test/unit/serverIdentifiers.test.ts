@@ -67,6 +67,17 @@ describe('the RFC 9728 resource is read at the boundary', () => {
     const read = readResourceMetadata({ resource: HOSTILE, authorization_servers: ['http://127.0.0.1:4100'] }, MCP);
     expect(read.ok).toBe(false);
   });
+  it('discovery refuses it, and its message does not carry the text as sent', async () => {
+    const fetchStub = (async (input: string | URL) => {
+      const url = String(input);
+      if (url.endsWith('/.well-known/oauth-protected-resource/mcp')) return Response.json({ resource: HOSTILE, authorization_servers: ['http://127.0.0.1:4100'] });
+      if (url.includes('/.well-known/oauth-authorization-server')) return Response.json({ issuer: 'http://127.0.0.1:4100', token_endpoint: 'http://127.0.0.1:4100/token', device_authorization_endpoint: 'http://127.0.0.1:4100/device' });
+      return new Response(null, { status: url.endsWith('/mcp') ? 401 : 404 });
+    }) as typeof fetch;
+    const error = await discover('http://127.0.0.1:4100', { fetch: fetchStub }).then(() => null, (e: Error) => e);
+    expect(error?.message).toMatch(/names a resource that holds a quote/);
+    expect(error?.message).not.toContain('Start-Process');
+  });
   it('a resource is kept as its canonical href', () => {
     const read = readResourceMetadata({ resource: 'HTTP://127.0.0.1:4100/a/../mcp' }, MCP);
     expect(read).toMatchObject({ ok: true, metadata: { resource: MCP } });

@@ -6,6 +6,7 @@
  * /mcp/.well-known/.
  */
 import { isSafeWebUrl } from '../../agentstack/server/baseUrl.js';
+import { webUrlProblemText } from '../../platform/net/webUrl.js';
 import { quoteShort } from '../../platform/errors.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
 import { scopesSupportedOf } from '../../schemas/server.js';
@@ -41,6 +42,9 @@ async function protectedResourceCheck(ctx: VerifyContext, fromChallenge: string 
     }
     const read = readResourceMetadata(answer.json, ctx.mcpUrl);
     if (!read.ok && read.problem === 'not_metadata') return { check: fail(id, `${url} is not RFC 9728 metadata (no resource string)`, 'serve {resource, authorization_servers}') };
+    if (!read.ok && read.problem === 'unreadable_resource') {
+      return { check: fail(id, `${new URL(url).pathname} names a resource that ${webUrlProblemText(read.why ?? 'not_url')} (clients must read it as one absolute http(s) URL)`, `set resource to ${ctx.mcpUrl}`) };
+    }
     if (!read.ok) {
       return { check: fail(id, `${new URL(url).pathname} says resource ${JSON.stringify(quoteShort(read.resource ?? '', 120))}, which does not cover ${ctx.mcpUrl} (RFC 9728 §3.3: clients must reject it)`,
         `set resource to ${ctx.mcpUrl} (or, at the root location, to ${new URL(ctx.mcpUrl).origin})`) };
