@@ -11,6 +11,7 @@ import { MAX_WEB_URL_LENGTH, httpOriginOf, readIdentifier, readWebUrl, type WebU
 import { readResourceMetadata } from '../../lib/agentstack/auth/resourceMetadata.js';
 import { discover, endpointsOf, readChallenge, type Discovery } from '../../lib/agentstack/auth/discovery.js';
 import { keychainKey, saveRefresh } from '../../lib/agentstack/credentials/credentialStore.js';
+import { baseUrlFromMcpUrl, mcpUrlFor, parseBaseUrl } from '../../lib/agentstack/server/baseUrl.js';
 import { credentialsBelongTo } from '../../lib/agentstack/mcpJson/entry.js';
 import type { Keychain, SecretKey } from '../../lib/platform/keychain/types.js';
 import { tempDir } from '../helpers/repo.js';
@@ -112,6 +113,17 @@ describe('the keychain key names the server by its canonical href, never the raw
     for (const key of keys) expect(key.server).not.toMatch(/[\u2018-\u201f'"\s]/);
     expect(() => keychainKey(HOSTILE, paths)).toThrow();
     expect(keychainKey('HTTP://127.0.0.1:4100/a/../mcp', paths).server).toBe(MCP);
+  });
+});
+
+describe('the base URL the person sets is read the same way, so its MCP URL can always name a keychain entry', () => {
+  it('a base URL with a quote, a tab or a backslash is refused; an mcp.json url with one names no base', () => {
+    for (const bad of ["https://h.example/a'b", 'https://h.example/a\tb', 'https://h.example/a b', 'https://h.example/a\u2019b', 'https://h.example/a\\b']) {
+      expect(() => parseBaseUrl(bad), bad).toThrow(/quote/);
+      expect(baseUrlFromMcpUrl(`${bad}/mcp`), bad).toBeNull();
+    }
+    expect(parseBaseUrl('  https://h.example/a%20b/mcp ')).toBe('https://h.example/a%20b');
+    expect(() => keychainKey(mcpUrlFor(parseBaseUrl('HTTPS://H.example/x/')), { dir: '/tmp/x' })).not.toThrow();
   });
 });
 

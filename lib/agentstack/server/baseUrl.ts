@@ -59,6 +59,10 @@ export function parseBaseUrl(value: string, source = 'AGENTSTACK_BASE_URL'): str
   if (url.search || url.hash) {
     throw new PluginError('invalid_config', `${source} must not carry a query or fragment`);
   }
+  // Read as every URL a server hands us is (its MCP URL names the keychain entry and goes into the refresh record).
+  if (!readWebUrl(value.trim()).ok) {
+    throw new PluginError('invalid_config', `${source} must not hold a quote, a backslash, white space or a control character`);
+  }
   const path = url.pathname.replace(/\/+$/, '');
   return `${url.origin}${path.endsWith(MCP_PATH) ? path.slice(0, -MCP_PATH.length) : path}`;
 }
@@ -82,7 +86,7 @@ export function baseUrlFromMcpUrl(value: unknown): string | null {
   } catch {
     return null;
   }
-  if (!isSafeWebUrl(url.href) || url.search || url.hash) return null;
+  if (!isSafeWebUrl(url.href) || url.search || url.hash || !readWebUrl(value).ok) return null;
   const path = url.pathname.replace(/\/+$/, '');
   if (!path.endsWith(MCP_PATH)) return null;
   return `${url.origin}${path.slice(0, -MCP_PATH.length)}`;
