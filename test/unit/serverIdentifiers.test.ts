@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_WEB_URL_LENGTH, httpOriginOf, readIdentifier, readWebUrl, type WebUrl } from '../../lib/platform/net/webUrl.js';
 import { readResourceMetadata } from '../../lib/agentstack/auth/resourceMetadata.js';
 import { discover, endpointsOf, readChallenge, type Discovery } from '../../lib/agentstack/auth/discovery.js';
-import { keychainKey, saveRefresh } from '../../lib/agentstack/credentials/credentialStore.js';
+import { deleteRefreshSecrets, keychainKey, loadRefreshToken, saveRefresh } from '../../lib/agentstack/credentials/credentialStore.js';
 import { baseUrlFromMcpUrl, mcpUrlFor, parseBaseUrl } from '../../lib/agentstack/server/baseUrl.js';
 import { credentialsBelongTo } from '../../lib/agentstack/mcpJson/entry.js';
 import type { Keychain, SecretKey } from '../../lib/platform/keychain/types.js';
@@ -112,7 +112,33 @@ describe('the keychain key names the server by its canonical href, never the raw
     await saveRefresh({ env: {}, keychain, managed: { path: '/nonexistent/managed.json' }, paths, previous: null, record }).catch(() => null);
     for (const key of keys) expect(key.server).not.toMatch(/[\u2018-\u201f'"\s]/);
     expect(() => keychainKey(HOSTILE, paths)).toThrow();
+    expect(keys).toEqual([]);
     expect(keychainKey('HTTP://127.0.0.1:4100/a/../mcp', paths).server).toBe(MCP);
+  });
+});
+
+describe('a record an older version wrote with such a server is never handed to a keychain backend', () => {
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => { dir = tempDir('agentstack-ids-'); });
+  afterEach(() => dir.cleanup());
+
+  it('neither read, nor replaced, nor deleted under that key', async () => {
+    const seen: string[] = [];
+    const keychain: Keychain = {
+      name: 'Memory Keychain',
+      unavailable: () => null,
+      async put(key) { seen.push(key.server); },
+      async get(key) { seen.push(key.server); return 'rt-0123456789abcdef'; },
+      async delete(key) { seen.push(key.server); return true; },
+    };
+    const paths = { dir: dir.path, refresh: join(dir.path, 'agentstack-refresh') };
+    const stored = { resource: MCP, token_endpoint: 'http://127.0.0.1:4100/token', store: 'keychain' as const, keychain: 'Memory Keychain', keychain_server: HOSTILE, keychain_account: dir.path };
+    const options = { env: {}, keychain, managed: { path: '/nonexistent/managed.json' } };
+    await expect(loadRefreshToken(stored, options)).rejects.toThrow();
+    await saveRefresh({ ...options, paths, previous: stored, record: { refresh_token: 'rt-0123456789abcdef', resource: MCP, token_endpoint: 'http://127.0.0.1:4100/token' } });
+    await deleteRefreshSecrets(stored, MCP, { ...options, paths });
+    expect(seen.length).toBeGreaterThan(0);
+    for (const server of seen) expect(server).toBe(MCP);
   });
 });
 

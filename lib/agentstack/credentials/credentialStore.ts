@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { PluginError } from '../../platform/errors.js';
-import { readWebUrl, webUrlProblemText } from '../../platform/net/webUrl.js';
+import { hasUnsafeText, readWebUrl, webUrlProblemText } from '../../platform/net/webUrl.js';
 import { systemKeychain } from '../../platform/keychain/system.js';
 import type { Keychain, SecretKey } from '../../platform/keychain/types.js';
 import { writeRefreshFile, type StoredRefresh } from '../auth/refreshStore.js';
@@ -71,7 +71,12 @@ export function keychainKey(server: string, paths: Pick<CursorPaths, 'dir'>): Se
   return { service: KEYCHAIN_SERVICE, server: read.url, account: paths.dir };
 }
 
+/**
+ * The key the record names. A server there with text no URL holds (quotes, controls, line breaks: a record an older
+ * version wrote with the text a server sent) names no entry: it is never handed to a keychain backend.
+ */
 function keyOfRecord(stored: StoredRefresh): SecretKey | null {
+  if (stored.keychain_server && hasUnsafeText(stored.keychain_server)) return null;
   return stored.store === 'keychain' && stored.keychain_server && stored.keychain_account
     ? { service: KEYCHAIN_SERVICE, server: stored.keychain_server, account: stored.keychain_account } : null;
 }

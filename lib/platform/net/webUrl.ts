@@ -28,6 +28,14 @@ export type WebUrlReading = { ok: true; url: WebUrl; parsed: URL } | { ok: false
 // C0 and C1 controls, DEL, every white space and line break, backslash, ASCII and typographic quotes and primes.
 const UNSAFE = /[\u0000-\u0020\u007f-\u00a0"'`\\\u1680\u2000-\u200f\u2018-\u201f\u2028-\u202f\u2032-\u2037\u205f\u2060\u3000\ufeff\uff02\uff07]/;
 
+/**
+ * True when `value` holds a character this module refuses in any URL (a quote of any kind, a backslash, white
+ * space, a control character or line break), or is longer than MAX_WEB_URL_LENGTH: text that is not inert data.
+ */
+export function hasUnsafeText(value: string): boolean {
+  return value.length > MAX_WEB_URL_LENGTH || UNSAFE.test(value);
+}
+
 const PROBLEM_TEXT: Record<WebUrlProblem, string> = {
   not_text: 'is not a string',
   too_long: `is longer than ${MAX_WEB_URL_LENGTH} characters`,
