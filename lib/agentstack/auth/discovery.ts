@@ -159,9 +159,10 @@ function issuerOf(prm: { metadata: ResourceMetadata; url: string } | null, mcpUr
   if (prm === null || named === undefined) return new URL(mcpUrl).origin;
   const read = readWebUrl(named);
   if (!read.ok || !mayRequestFor(read.url, mcpUrl)) {
-    const why = read.ok ? `which is not https${read.parsed.protocol === 'http:' ? ' (plain http only to loopback, and only for an MCP server on plain http to loopback)' : ''}` : webUrlProblemText(read.problem);
-    const shown = read.ok ? read.url : quoteShort(JSON.stringify(named), 120);
-    throw new PluginError('unsafe_url', `The resource metadata at ${quoteShort(prm.url, 160)} names the authorization server ${shown}, ${read.ok ? why : `which ${why}`}; refusing to use it`);
+    const what = read.ok
+      ? `the authorization server ${quoteShort(read.url, 120)}, which is not https${read.parsed.protocol === 'http:' ? ' (plain http only to loopback, and only for an MCP server on plain http to loopback)' : ''}`
+      : `an authorization server that ${webUrlProblemText(read.problem)}`;
+    throw new PluginError('unsafe_url', `The resource metadata at ${quoteShort(prm.url, 160)} names ${what}; refusing to use it`);
   }
   return read.url;
 }
@@ -220,7 +221,7 @@ function endpointUrl(metadata: Record<string, unknown>, key: string, where: stri
   }
   const read = readWebUrl(url);
   if (!read.ok) {
-    throw new PluginError('invalid_response', `The authorization server's metadata at ${quoteShort(where, 160)} names a ${key} that ${webUrlProblemText(read.problem)}: ${quoteShort(JSON.stringify(url), 120)}; refusing to use it`);
+    throw new PluginError('invalid_response', `The authorization server's metadata at ${quoteShort(where, 160)} names a ${key} that ${webUrlProblemText(read.problem)}; refusing to use it`);
   }
   if (!mayRequestFor(read.url, mcpUrl)) {
     throw new PluginError('unsafe_url', `The authorization server's metadata at ${quoteShort(where, 160)} names a ${key} that is not https: ${quoteShort(read.url, 120)}; refusing to use it (plain http only to loopback, and only for an MCP server on plain http to loopback)`);
