@@ -4,7 +4,7 @@
  * the verify checks, so both accept and refuse the same documents. Pure, no I/O.
  */
 import { ProtectedResourceMetadataSchema } from '../../schemas/server.js';
-import { resourceCovers } from '../server/baseUrl.js';
+import { mayRequestFor, resourceCovers } from '../server/baseUrl.js';
 import { readWebUrl, type WebUrl, type WebUrlProblem } from '../../platform/net/webUrl.js';
 
 export { resourceCovers };
@@ -22,20 +22,17 @@ export function protectedResourceUrls(mcpUrl: string, fromChallenge?: string | n
 }
 
 /**
- * The `resource_metadata` URL of a `WWW-Authenticate` header (RFC 9728 §5.1), quoted or not, when it is an
- * absolute http(s) URL; null otherwise. The caller decides whether it may be fetched (https, or http to loopback).
+ * The `resource_metadata` URL of a `WWW-Authenticate` header (RFC 9728 §5.1), quoted or not, read as a WebUrl (its
+ * canonical href) that may be requested for `mcpUrl` (https, or plain http to loopback only from a plain-http
+ * loopback MCP server); null otherwise.
  */
-export function challengeResourceMetadata(header: string | null | undefined): string | null {
+export function challengeResourceMetadata(header: string | null | undefined, mcpUrl: string): string | null {
   if (!header) return null;
   const m = /(?:^|[\s,])resource_metadata\s*=\s*(?:"([^"]*)"|([^\s,]+))/i.exec(header);
   const value = m?.[1] ?? m?.[2];
   if (!value) return null;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
-  } catch {
-    return null;
-  }
+  const read = readWebUrl(value);
+  return read.ok && mayRequestFor(read.url, mcpUrl) ? read.url : null;
 }
 
 /** The metadata as used: `resource` is the canonical href of what the server sent (platform/net/webUrl.ts). */

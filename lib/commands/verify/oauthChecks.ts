@@ -121,7 +121,7 @@ async function challengeCheck(ctx: VerifyContext): Promise<{ check: Check; metad
   if (answer.res.status !== 401) return none(warn(id, `POST /mcp without a token answered HTTP ${answer.res.status}, not 401`, 'answer 401 with WWW-Authenticate: Bearer resource_metadata="…" so Connect can start'));
   const header = answer.res.headers.get('www-authenticate') ?? '';
   if (!/resource_metadata=/i.test(header)) return none(warn(id, 'the 401 from /mcp has no WWW-Authenticate resource_metadata', 'add resource_metadata="<base>/.well-known/oauth-protected-resource/mcp" to the challenge'));
-  const url = challengeResourceMetadata(header);
+  const url = challengeResourceMetadata(header, ctx.mcpUrl);
   if (!url || !isSafeWebUrl(url)) {
     return none(warn(id, 'the 401 from /mcp names a resource_metadata that is not an https URL', 'name the metadata as an absolute https URL in resource_metadata'));
   }
