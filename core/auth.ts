@@ -44,7 +44,7 @@ export class TokenAuth {
     try {
       const { payload } = await jwtVerify(token, this.jwks, {
         issuer: this.state.issuer,
-        audience: this.state.mcpUrl,
+        audience: this.state.faults.audience ?? this.state.mcpUrl,
         algorithms: ['ES256'],
         requiredClaims: ['sub', 'exp'],
       });

@@ -67,6 +67,11 @@ export interface CoreFaults {
   noDiscovery: boolean;
   /** No refresh token is issued; access tokens live `accessTokenTtl` (set it high). */
   noRefreshTokens: boolean;
+  /**
+   * The `aud` of issued access tokens, and what /mcp requires, instead of the MCP URL: a StringOrURI that is not an
+   * http(s) URL, as other authorization servers issue (`api://agentstack-mcp`, `urn:example:mcp`, a scope string).
+   */
+  audience: string | null;
   /** No icons on serverInfo or tools. */
   noIcons: boolean;
   /** /mcp/icon serves bytes that are not a PNG (still labelled image/png). */
@@ -112,6 +117,7 @@ export function defaultFaults(): CoreFaults {
     hostileVerificationUri: null,
     noDiscovery: false,
     noRefreshTokens: false,
+    audience: null,
     noIcons: false,
     badIcon: false,
     actionsCountMismatch: false,

@@ -109,7 +109,7 @@ export function createProvider(state: CoreState, signingJwk: Record<string, unkn
           if (resource !== advertised) throw new errors.InvalidTarget!();
           return {
             scope: state.variants.capabilityScopes().join(' '),
-            audience: mcpUrl,
+            audience: faults.audience ?? mcpUrl,
             accessTokenFormat: 'jwt',
             jwt: { sign: { alg: 'ES256' } },
           };

@@ -211,6 +211,22 @@ describe('RFC 9728 metadata whose resource does not match (refused)', () => {
     expect(elsewhere.requests.map((r) => r.path)).toEqual(['/prm']);
   });
 
+  it('a resource whose typographic quotes PowerShell reads as its own, covering the MCP URL once parsed: refused, its authorization server never contacted', async () => {
+    hostile.route('/.well-known/oauth-protected-resource/mcp', prm(`${hostile.baseUrl}/x\u2019;Start-Process calc.exe;\u2019/../mcp`));
+    elsewhere.route('/.well-known/oauth-authorization-server', asDoc());
+    const error = await failure(discoverEndpoints(hostile.baseUrl, { timeoutMs: 3_000 }));
+    expect(error.code).toBe('invalid_response');
+    expect(error.message).toMatch(/names a resource that holds a quote/);
+    expect(error.message).not.toContain('Start-Process');
+    expect(elsewhere.requests).toEqual([]);
+  });
+
+  it('a resource written in upper case with dot segments is read to its canonical href', async () => {
+    hostile.route('/.well-known/oauth-protected-resource/mcp', prm(`${hostile.baseUrl.replace('http://', 'HTTP://')}/a/../mcp`));
+    elsewhere.route('/.well-known/oauth-authorization-server', asDoc());
+    expect((await discoverEndpoints(hostile.baseUrl, { timeoutMs: 3_000 })).resource).toBe(`${hostile.baseUrl}/mcp`);
+  });
+
   it('control: a matching resource does send discovery to the named authorization server', async () => {
     hostile.route('/.well-known/oauth-protected-resource/mcp', prm(`${hostile.baseUrl}/mcp`));
     elsewhere.route('/.well-known/oauth-authorization-server', asDoc());

@@ -64,4 +64,20 @@ describe('personal data in a report', () => {
     expect(maskHome('/home/al/x and /home/alice/y and "/home/al"', '/home/al')).toBe('~/x and /home/alice/y and "~"');
     expect(maskHome('/a/b', '/')).toBe('/a/b');
   });
+  it('masks a quoted local part, an address literal and the fullwidth at sign, in plain text and in JSON', () => {
+    const cases: Array<[string, string, string]> = [
+      ['"alice smith"@example.com', '"a***"@example.com', 'alice smith'],
+      ['alice@[127.0.0.1]', 'a***@[127.0.0.1]', 'alice'],
+      ['alice@[IPv6:::1]', 'a***@[IPv6:::1]', 'alice'],
+      ['alice\uff20example.com', 'a***\uff20example.com', 'alice'],
+      ['alice\ufe6bexample.com', 'a***\ufe6bexample.com', 'alice'],
+    ];
+    for (const [address, masked, name] of cases) {
+      expect(maskEmails(`who: ${address}, then`)).toBe(`who: ${masked}, then`);
+      const json = JSON.stringify({ who: address });
+      expect(maskEmails(json)).not.toContain(name);
+      expect(maskEmails(json)).toContain('***');
+    }
+    expect(maskEmails('pkg@1.2.3 and "quoted" text')).toBe('pkg@1.2.3 and "quoted" text');
+  });
 });

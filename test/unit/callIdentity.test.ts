@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { knownBaseUrls } from '../../lib/agentstack/server/knownBases.js';
 import { callIdentity, firstLook, isAgentStackCall, placeCall, splitToolName } from '../../lib/agentstack/server/callIdentity.js';
 import { mcpUrlKey } from '../../lib/agentstack/server/baseUrl.js';
 
@@ -88,6 +89,8 @@ describe('placeCall: urls compared normalized', () => {
   it.each([
     `${MCP}?x=1`, `${MCP}#frag`, `${MCP}/`, `${MCP}//`, 'HTTPS://AGENTSTACK.TECH/mcp', 'https://agentstack.tech:443/mcp', 'https://agentstack.tech./mcp', 'https://u:p@agentstack.tech/mcp',
     'https://agentstack.tech/%6dcp', 'http://localhost:4000/mcp', 'http://[::1]:4000/mcp', 'http://127.0.0.1:4000/mcp?k=v#f', 'http://127.1:4000/mcp', 'http://app.localhost:4000/mcp',
+    // Every address of this machine reaches the server listening on 127.0.0.1 (0.0.0.0 and :: too).
+    'http://0.0.0.0:4000/mcp', 'http://0:4000/mcp', 'http://[::]:4000/mcp',
   ])('%s is AgentStack', (url) => {
     expect(place(url)).toBe('agentstack');
   });
@@ -101,6 +104,21 @@ describe('placeCall: urls compared normalized', () => {
     expect(placeCall(callIdentity({ tool_name: 'agentstack.execute', mcp_server_name: 'github' }), [BASE])).toBe('other');
     expect(placeCall(callIdentity({ tool_name: 'agentstack.execute', mcp_server_name: 'user-agentstack', url: 'https://x.example/mcp' }), [BASE])).toBe('agentstack');
     expect(mcpUrlKey('http://[::1]:80/mcp/')).toBe('http://loopback:80/mcp');
+  });
+});
+
+describe('the credential\'s server stays known when the entry is renamed', () => {
+  const renamed = { mcpServers: { 'my-tools': { url: 'http://127.0.0.1:4100/mcp' } } };
+  const place = (bases: string[]) => placeCall(callIdentity({ tool_name: 'agentstack.execute', mcp_server_name: 'my-tools', url: 'http://127.0.0.1:4100/mcp' }), bases);
+  it('a resource that is the MCP URL', () => {
+    expect(place(knownBaseUrls(renamed, {}, ['http://127.0.0.1:4100/mcp']))).toBe('agentstack');
+  });
+  it('a resource that is the origin (RFC 9728 metadata at the root location)', () => {
+    expect(place(knownBaseUrls(renamed, {}, ['http://127.0.0.1:4100']))).toBe('agentstack');
+    expect(place(knownBaseUrls(renamed, {}, ['http://127.0.0.1:4100/']))).toBe('agentstack');
+  });
+  it('a resource that is not a URL identifies nothing', () => {
+    expect(place(knownBaseUrls(renamed, {}, ['http://127.0.0.1:4100/x\u2019;calc', null, 'api://x']))).toBe('unplaced');
   });
 });
 

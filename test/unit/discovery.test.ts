@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { authorizationServerUrls, discover, endpointsOf, issuerMatches, noMetadataText, readChallenge, requireDeviceGrant, type Discovery } from '../../lib/agentstack/auth/discovery.js';
+import type { WebUrl } from '../../lib/platform/net/webUrl.js';
 import { resourceCovers } from '../../lib/agentstack/server/baseUrl.js';
 import { refreshBelongsTo } from '../../lib/agentstack/auth/refreshStore.js';
 import { resolveScopes } from '../../lib/agentstack/auth/scopes.js';
@@ -39,15 +40,16 @@ describe('the issuer must be identical (RFC 8414 §3.3)', () => {
 });
 
 describe('the 401 challenge', () => {
+  const MCP_URL = 'https://mcp.example/mcp';
   const headers = (value: string) => new Headers({ 'www-authenticate': value });
   it('reads resource_metadata and scope, quoted or not', () => {
-    expect(readChallenge(headers('Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource", scope="mcp:read"')))
+    expect(readChallenge(headers('Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource", scope="mcp:read"'), MCP_URL))
       .toEqual({ resourceMetadataUrl: 'https://mcp.example/.well-known/oauth-protected-resource', scope: 'mcp:read' });
-    expect(readChallenge(headers('Bearer scope=mcp:read'))).toEqual({ resourceMetadataUrl: null, scope: 'mcp:read' });
+    expect(readChallenge(headers('Bearer scope=mcp:read'), MCP_URL)).toEqual({ resourceMetadataUrl: null, scope: 'mcp:read' });
   });
   it('drops a resource_metadata that is not https (or loopback http), and reads nothing from another scheme', () => {
-    expect(readChallenge(headers('Bearer resource_metadata="http://mcp.example/x"')).resourceMetadataUrl).toBeNull();
-    expect(readChallenge(headers('Basic realm="x"'))).toEqual({ resourceMetadataUrl: null, scope: null });
+    expect(readChallenge(headers('Bearer resource_metadata="http://mcp.example/x"'), MCP_URL).resourceMetadataUrl).toBeNull();
+    expect(readChallenge(headers('Basic realm="x"'), MCP_URL)).toEqual({ resourceMetadataUrl: null, scope: null });
   });
 });
 
@@ -69,7 +71,7 @@ const MCP = 'https://mcp.example/mcp';
 const found = (over: Partial<Discovery> = {}): Discovery => ({
   mcpUrl: MCP,
   challenge: { resourceMetadataUrl: null, scope: null },
-  resourceMetadata: { resource: 'https://mcp.example', authorization_servers: ['https://as.example/oidc'], scopes_supported: ['mcp:read', 'mcp:write'] },
+  resourceMetadata: { resource: 'https://mcp.example' as WebUrl, authorization_servers: ['https://as.example/oidc'], scopes_supported: ['mcp:read', 'mcp:write'] },
   resourceMetadataUrl: 'https://mcp.example/.well-known/oauth-protected-resource',
   issuer: 'https://as.example/oidc',
   asMetadata: {

@@ -41,11 +41,18 @@ describe('discovery URLs and Connect readiness', () => {
   it('looks where the 401 challenge points first, and reads resource_metadata quoted or not', () => {
     expect(protectedResourceUrls('https://h.example/mcp', 'https://h.example/meta')).toEqual(['https://h.example/meta', 'https://h.example/.well-known/oauth-protected-resource/mcp', 'https://h.example/.well-known/oauth-protected-resource']);
     expect(protectedResourceUrls('https://h.example/mcp', 'https://h.example/.well-known/oauth-protected-resource')).toHaveLength(2);
-    expect(challengeResourceMetadata('Bearer resource_metadata="https://h.example/meta", error="invalid_token"')).toBe('https://h.example/meta');
-    expect(challengeResourceMetadata('Bearer realm="x", resource_metadata=https://h.example/m2')).toBe('https://h.example/m2');
-    expect(challengeResourceMetadata('Bearer resource_metadata="javascript:alert(1)"')).toBeNull();
-    expect(challengeResourceMetadata('Bearer realm="x"')).toBeNull();
-    expect(challengeResourceMetadata(null)).toBeNull();
+    expect(challengeResourceMetadata('Bearer resource_metadata="https://h.example/meta", error="invalid_token"', 'https://h.example/mcp')).toBe('https://h.example/meta');
+    expect(challengeResourceMetadata('Bearer realm="x", resource_metadata=https://h.example/m2', 'https://h.example/mcp')).toBe('https://h.example/m2');
+    expect(challengeResourceMetadata('Bearer resource_metadata="javascript:alert(1)"', 'https://h.example/mcp')).toBeNull();
+    expect(challengeResourceMetadata('Bearer realm="x"', 'https://h.example/mcp')).toBeNull();
+    expect(challengeResourceMetadata(null, 'https://h.example/mcp')).toBeNull();
+  });
+
+  it('a challenge from an https server naming plain http to loopback is not followed; from a plain-http loopback server it is', () => {
+    const header = 'Bearer resource_metadata="http://127.0.0.1:8080/meta"';
+    expect(challengeResourceMetadata(header, 'https://h.example/mcp')).toBeNull();
+    expect(challengeResourceMetadata(header, 'http://127.0.0.1:4100/mcp')).toBe('http://127.0.0.1:8080/meta');
+    expect(challengeResourceMetadata('Bearer resource_metadata="https://h.example/x\u2019y"', 'https://h.example/mcp')).toBeNull();
   });
 
   it('a resource covers the MCP URL when it is the same origin and an ancestor path (the MCP SDK\'s rule)', () => {

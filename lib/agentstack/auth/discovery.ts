@@ -14,7 +14,8 @@
  * Hooks load this module only on their sign-in and renewal paths (it brings the SDK's auth module).
  */
 import { buildDiscoveryUrls, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
-import { isSafeWebUrl, mcpUrlFor } from '../server/baseUrl.js';
+import { mayRequestFor, mcpUrlFor } from '../server/baseUrl.js';
+import { readWebUrl, webUrlOf, webUrlProblemText } from '../../platform/net/webUrl.js';
 import { PluginError, quoteShort } from '../../platform/errors.js';
 import { scopesSupportedOf } from '../../schemas/server.js';
 import { protectedResourceUrls, readResourceMetadata, type ResourceMetadata } from './resourceMetadata.js';
@@ -58,20 +59,21 @@ export function authorizationServerUrls(issuer: string): string[] {
  * URLs, as oauth4webapi does: `https://a.example` and `https://a.example/` are one issuer, `…/oidc` and `…/oidc/` two.
  */
 export function issuerMatches(advertised: unknown, expected: string): boolean {
-  if (typeof advertised !== 'string') return false;
-  try {
-    return new URL(advertised).href === new URL(expected).href;
-  } catch {
-    return false;
-  }
+  const a = readWebUrl(advertised);
+  const e = readWebUrl(expected);
+  return a.ok && e.ok && a.parsed.href === e.parsed.href;
 }
 
-/** The challenge's fields, read by the SDK; a `resource_metadata` that is not https (or loopback http) is dropped. */
-export function readChallenge(headers: Headers): Challenge {
+/**
+ * The challenge's fields, read by the SDK; a `resource_metadata` the plugin may not request for `mcpUrl` (not https,
+ * or plain http to loopback from a server that is not itself plain http on loopback) is dropped.
+ */
+export function readChallenge(headers: Headers, mcpUrl: string): Challenge {
   const params = extractWWWAuthenticateParams(new Response(null, { headers }));
   const url = params.resourceMetadataUrl?.href ?? null;
   const scope = params.scope?.trim() || null;
-  return { resourceMetadataUrl: url && isSafeWebUrl(url) ? url : null, scope };
+  const read = url === null ? null : readWebUrl(url);
+  return { resourceMetadataUrl: read?.ok && mayRequestFor(read.url, mcpUrl) ? read.url : null, scope };
 }
 
 /**
@@ -91,7 +93,7 @@ async function challengeOf(mcpUrl: string, options: DiscoveryOptions): Promise<C
       signal: options.signal,
     });
     await res.body?.cancel().catch(() => {});
-    return res.status === 401 ? readChallenge(res.headers) : { resourceMetadataUrl: null, scope: null };
+    return res.status === 401 ? readChallenge(res.headers, mcpUrl) : { resourceMetadataUrl: null, scope: null };
   } catch (error) {
     if (stops(error, options)) throw error;
     return { resourceMetadataUrl: null, scope: null };
@@ -114,15 +116,18 @@ async function getJson(url: string, options: DiscoveryOptions): Promise<{ json: 
 }
 
 async function findResourceMetadata(mcpUrl: string, challenge: Challenge, options: DiscoveryOptions): Promise<{ metadata: ResourceMetadata; url: string } | null> {
-  let other: { url: string; resource: string } | null = null;
+  let other: { url: string; resource: string; why?: string } | null = null;
   for (const url of protectedResourceUrls(mcpUrl, challenge.resourceMetadataUrl)) {
     const got = await getJson(url, options);
     if (!got || !('json' in got)) continue;
     const read = readResourceMetadata(got.json, mcpUrl);
     if (read.ok) return { metadata: read.metadata, url };
-    if (read.problem === 'other_resource' && !other) other = { url, resource: read.resource ?? '' };
+    if (read.problem !== 'not_metadata' && !other) other = { url, resource: read.resource ?? '', why: read.why && webUrlProblemText(read.why) };
   }
   // Metadata that exists but is for another resource is a refusal, not an absence: the built-in paths are not tried.
+  if (other?.why) {
+    throw new PluginError('invalid_response', `The resource metadata at ${quoteShort(other.url, 160)} names a resource that ${other.why}, so it cannot name ${quoteShort(mcpUrl, 160)}; refusing to sign in. Ask the server's operator to fix its resource metadata.`, { details: { mcpUrl } });
+  }
   if (other) {
     throw new PluginError('invalid_response', `The resource metadata at ${quoteShort(other.url, 160)} names the resource ${JSON.stringify(quoteShort(other.resource, 160))}, which does not cover ${quoteShort(mcpUrl, 160)} (RFC 9728 §3.3); refusing to sign in. Ask the server's operator to fix its resource metadata, or check the server URL.`, { details: { resource: other.resource, mcpUrl } });
   }
@@ -146,16 +151,29 @@ async function findAuthorizationServer(issuer: string, options: DiscoveryOptions
   return null;
 }
 
+/**
+ * The authorization server: the metadata's first `authorization_servers` entry, read as a WebUrl the plugin may
+ * request for `mcpUrl` (its canonical href), else the MCP server's origin. Throws `unsafe_url` for any other entry.
+ */
+function issuerOf(prm: { metadata: ResourceMetadata; url: string } | null, mcpUrl: string): string {
+  const named = prm?.metadata.authorization_servers?.find((s) => typeof s === 'string');
+  if (prm === null || named === undefined) return new URL(mcpUrl).origin;
+  const read = readWebUrl(named);
+  if (!read.ok || !mayRequestFor(read.url, mcpUrl)) {
+    const what = read.ok
+      ? `the authorization server ${quoteShort(read.url, 120)}, which is not https${read.parsed.protocol === 'http:' ? ' (plain http only to loopback, and only for an MCP server on plain http to loopback)' : ''}`
+      : `an authorization server that ${webUrlProblemText(read.problem)}`;
+    throw new PluginError('unsafe_url', `The resource metadata at ${quoteShort(prm.url, 160)} names ${what}; refusing to use it`);
+  }
+  return read.url;
+}
+
 /** RFC 9728 then RFC 8414 for `<base>/mcp`. Throws on a cancel, a deadline, resource metadata for another resource, a 5xx from the authorization server's metadata, or an issuer mismatch. */
 export async function discover(baseUrl: string, options: DiscoveryOptions): Promise<Discovery> {
   const mcpUrl = mcpUrlFor(baseUrl);
   const challenge = await challengeOf(mcpUrl, options);
   const prm = await findResourceMetadata(mcpUrl, challenge, options);
-  const named = prm?.metadata.authorization_servers?.find((s) => typeof s === 'string');
-  if (named !== undefined && !isSafeWebUrl(named)) {
-    throw new PluginError('unsafe_url', `The resource metadata at ${quoteShort(prm!.url, 160)} names the authorization server ${JSON.stringify(quoteShort(named, 120))}, which is not https; refusing to use it`);
-  }
-  const issuer = named ?? new URL(mcpUrl).origin;
+  const issuer = issuerOf(prm, mcpUrl);
   const as = await findAuthorizationServer(issuer, options);
   return {
     mcpUrl,
@@ -199,16 +217,21 @@ export function noMetadataText(mcpUrl: string): string {
   return `no OAuth metadata (RFC 9728 / RFC 8414) at ${mcpUrl}`;
 }
 
-function endpointUrl(metadata: Record<string, unknown>, key: string, where: string): string | undefined {
+/** An endpoint of the authorization server's metadata, as its canonical href, when the plugin may request it for `mcpUrl`. */
+function endpointUrl(metadata: Record<string, unknown>, key: string, where: string, mcpUrl: string): string | undefined {
   const url = metadata[key];
   if (url === undefined || url === null) return undefined;
   if (typeof url !== 'string' || !url) {
     throw new PluginError('invalid_response', `The authorization server's metadata at ${quoteShort(where, 160)} names a ${key} that is not a URL (${url === '' ? 'empty' : typeof url}); refusing to use it`);
   }
-  if (!isSafeWebUrl(url)) {
-    throw new PluginError('unsafe_url', `The authorization server's metadata at ${quoteShort(where, 160)} names a ${key} that is not https: ${quoteShort(url, 120)}; refusing to use it`);
+  const read = readWebUrl(url);
+  if (!read.ok) {
+    throw new PluginError('invalid_response', `The authorization server's metadata at ${quoteShort(where, 160)} names a ${key} that ${webUrlProblemText(read.problem)}; refusing to use it`);
   }
-  return url;
+  if (!mayRequestFor(read.url, mcpUrl)) {
+    throw new PluginError('unsafe_url', `The authorization server's metadata at ${quoteShort(where, 160)} names a ${key} that is not https: ${quoteShort(read.url, 120)}; refusing to use it (plain http only to loopback, and only for an MCP server on plain http to loopback)`);
+  }
+  return read.url;
 }
 
 /** The endpoints, scopes and resource a discovery yields. Pure. */
@@ -235,15 +258,16 @@ export function endpointsOf(found: Discovery, baseUrl: string): DiscoveredEndpoi
     };
   }
   const where = found.asMetadataUrl ?? found.issuer;
-  const tokenEndpoint = endpointUrl(found.asMetadata, 'token_endpoint', where);
+  const tokenEndpoint = endpointUrl(found.asMetadata, 'token_endpoint', where, found.mcpUrl);
   if (!tokenEndpoint) {
     throw new PluginError('invalid_response', `The authorization server's metadata at ${quoteShort(where, 160)} names no token_endpoint; nothing to sign in with`);
   }
-  const device = endpointUrl(found.asMetadata, 'device_authorization_endpoint', where);
+  const device = endpointUrl(found.asMetadata, 'device_authorization_endpoint', where, found.mcpUrl);
   let revocation: string | undefined;
-  try { revocation = endpointUrl(found.asMetadata, 'revocation_endpoint', where); } catch { /* unusable: treated as none */ }
+  try { revocation = endpointUrl(found.asMetadata, 'revocation_endpoint', where, found.mcpUrl); } catch { /* unusable: treated as none */ }
   return {
-    issuer: typeof found.asMetadata.issuer === 'string' ? found.asMetadata.issuer : found.issuer,
+    // The issuer as the metadata writes it (checked identical to the one asked for, so a WebUrl), canonical.
+    issuer: webUrlOf(found.asMetadata.issuer) ?? found.issuer,
     ...(device ? { deviceAuthorizationEndpoint: device } : {}),
     tokenEndpoint,
     resource,

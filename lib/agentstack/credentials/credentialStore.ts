@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { PluginError } from '../../platform/errors.js';
+import { hasUnsafeText, readWebUrl, webUrlProblemText } from '../../platform/net/webUrl.js';
 import { systemKeychain } from '../../platform/keychain/system.js';
 import { KeychainError, type Keychain, type SecretKey } from '../../platform/keychain/types.js';
 import { writeRefreshFile, type StoredRefresh } from '../auth/refreshStore.js';
@@ -59,12 +60,23 @@ export function fingerprint(secret: string): string {
   return createHash('sha256').update(secret).digest('base64url');
 }
 
-/** The entry's key: the server the token is for, and this Cursor folder (two folders never share one entry). */
+/**
+ * The entry's key: the server the token is for, and this Cursor folder (two folders never share one entry). The
+ * server is the canonical href of the resource (or token endpoint) the server named, never its text as received:
+ * a value that cannot be a canonical URL (quotes, controls, line breaks) is refused with `invalid_response`.
+ */
 export function keychainKey(server: string, paths: Pick<CursorPaths, 'dir'>): SecretKey {
-  return { service: KEYCHAIN_SERVICE, server, account: paths.dir };
+  const read = readWebUrl(server);
+  if (!read.ok) throw new PluginError('invalid_response', `The server named a resource that ${webUrlProblemText(read.problem)}; it cannot name a keychain entry. Ask the server's operator to fix its resource metadata.`);
+  return { service: KEYCHAIN_SERVICE, server: read.url, account: paths.dir };
 }
 
+/**
+ * The key the record names. A server there with text no URL holds (quotes, controls, line breaks: a record an older
+ * version wrote with the text a server sent) names no entry: it is never handed to a keychain backend.
+ */
 function keyOfRecord(stored: StoredRefresh): SecretKey | null {
+  if (stored.keychain_server && hasUnsafeText(stored.keychain_server)) return null;
   return stored.store === 'keychain' && stored.keychain_server && stored.keychain_account
     ? { service: KEYCHAIN_SERVICE, server: stored.keychain_server, account: stored.keychain_account } : null;
 }
@@ -101,8 +113,8 @@ export async function saveRefresh(args: SaveArgs): Promise<StoredRefresh> {
   let reason = FILE_CHOSEN;
   if (choice.mode !== 'file') {
     const keychain = keychainOf(args);
-    const server = record.resource ?? record.token_endpoint ?? 'unknown';
-    const key = keychainKey(server, paths);
+    const server = record.resource ?? record.token_endpoint;
+    const key = server ? keychainKey(server, paths) : { service: KEYCHAIN_SERVICE, server: 'unknown', account: paths.dir };
     const problem = keychain ? keychain.unavailable() : `no keychain this plugin can use on ${process.platform}`;
     if (problem === null && keychain) {
       try {

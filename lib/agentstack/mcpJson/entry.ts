@@ -8,6 +8,7 @@ import { PluginError } from '../../platform/errors.js';
 import { decodeJwtClaims } from '../auth/jwt.js';
 import { MCP_SERVER_KEY } from '../server/toolNames.js';
 import { isObject } from '../../platform/text/isObject.js';
+import { httpOriginOf } from '../../platform/net/webUrl.js';
 import { bearerToken, headerValue, isRealApiKey, isRealBearer, tokenFingerprint, type McpConfig } from './credential.js';
 
 export type { McpConfig };
@@ -68,15 +69,19 @@ export interface IssuedFor {
   fingerprint?: string | null;
 }
 
-/** The origins a JWT says it is for (its `aud` values that are URLs); empty for an opaque token or no `aud`. */
+/**
+ * The origins a JWT says it is for: its `aud` values that are http(s) URLs. `aud` is a StringOrURI (RFC 7519
+ * §4.1.3): `api://agentstack-mcp`, `urn:example:mcp` or `mcp:read mcp:write` is a plain string and names no server
+ * (as URLs their origin is the string "null"). Empty for an opaque token, no `aud`, or no http(s) `aud`.
+ */
 function audienceOrigins(authorization: unknown): string[] {
   const token = bearerToken(authorization);
   const claims = token === null ? null : decodeJwtClaims(token);
   const aud = claims?.aud;
-  const values = Array.isArray(aud) ? aud : [aud];
   const origins: string[] = [];
-  for (const value of values) {
-    try { if (typeof value === 'string') origins.push(new URL(value).origin); } catch { /* not a URL: says nothing */ }
+  for (const value of Array.isArray(aud) ? aud : [aud]) {
+    const origin = httpOriginOf(value);
+    if (origin !== null) origins.push(origin);
   }
   return origins;
 }

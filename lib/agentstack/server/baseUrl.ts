@@ -1,4 +1,5 @@
 import { PluginError } from '../../platform/errors.js';
+import { readWebUrl } from '../../platform/net/webUrl.js';
 
 export const DEFAULT_BASE_URL = 'https://agentstack.tech';
 export const MCP_PATH = '/mcp';
@@ -23,6 +24,21 @@ export function isSafeWebUrl(value: string): boolean {
 }
 
 /**
+ * Whether the plugin may send a request for the MCP server `mcpUrl` to `value` (a URL its metadata or challenge
+ * named: `resource_metadata`, `authorization_servers`, the authorization server's endpoints): a WebUrl that is https,
+ * or plain http to loopback only when the MCP URL itself is plain http on loopback. An https server must not turn
+ * the plugin into a plain-http client of the person's own loopback services.
+ */
+export function mayRequestFor(value: string, mcpUrl: string): boolean {
+  const read = readWebUrl(value);
+  if (!read.ok) return false;
+  if (read.parsed.protocol === 'https:') return true;
+  if (!isLoopbackHost(read.parsed.hostname)) return false;
+  const mcp = readWebUrl(mcpUrl);
+  return mcp.ok && mcp.parsed.protocol === 'http:' && isLoopbackHost(mcp.parsed.hostname);
+}
+
+/**
  * Validates an AgentStack base URL and returns it normalized: origin plus path, no trailing slash,
  * no query or fragment. The MCP URL (`<base>/mcp`, what the server prints and mcp.json holds) is read as its base:
  * kept as given, every request would go to `<base>/mcp/mcp`. Throws `invalid_config` before any request is made.
@@ -42,6 +58,10 @@ export function parseBaseUrl(value: string, source = 'AGENTSTACK_BASE_URL'): str
   }
   if (url.search || url.hash) {
     throw new PluginError('invalid_config', `${source} must not carry a query or fragment`);
+  }
+  // Read as every URL a server hands us is (its MCP URL names the keychain entry and goes into the refresh record).
+  if (!readWebUrl(value.trim()).ok) {
+    throw new PluginError('invalid_config', `${source} must not hold a quote, a backslash, white space or a control character`);
   }
   const path = url.pathname.replace(/\/+$/, '');
   return `${url.origin}${path.endsWith(MCP_PATH) ? path.slice(0, -MCP_PATH.length) : path}`;
@@ -66,7 +86,7 @@ export function baseUrlFromMcpUrl(value: unknown): string | null {
   } catch {
     return null;
   }
-  if (!isSafeWebUrl(url.href) || url.search || url.hash) return null;
+  if (!isSafeWebUrl(url.href) || url.search || url.hash || !readWebUrl(value).ok) return null;
   const path = url.pathname.replace(/\/+$/, '');
   if (!path.endsWith(MCP_PATH)) return null;
   return `${url.origin}${path.slice(0, -MCP_PATH.length)}`;
@@ -77,13 +97,15 @@ const UNRESERVED_ESCAPE = /%(2[dDeE]|3[0-9]|[46][1-9a-fA-F]|[57][0-9aA]|5[fF]|7[
 
 function loopbackHost(hostname: string): boolean {
   if (isLoopbackHost(hostname) || hostname.endsWith('.localhost')) return true;
+  // The unspecified addresses: a connection to them reaches this machine, so a server listening on 127.0.0.1.
+  if (hostname === '0.0.0.0' || hostname === '[::]') return true;
   // 127.0.0.0/8, and IPv4-mapped loopback as the URL parser writes it (`[::ffff:7f00:1]`).
   return /^127\.\d+\.\d+\.\d+$/.test(hostname) || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(hostname);
 }
 
 /**
  * An MCP URL as compared to the ones the plugin knows: scheme, host (lower case, without a trailing dot; every
- * loopback name as one), port, path (unreserved characters decoded, repeated and trailing slashes dropped); the
+ * loopback name, and 0.0.0.0 or ::, as one), port, path (unreserved characters decoded, repeated and trailing slashes dropped); the
  * query, the fragment and any user info do not name another server. Null for what is not an http(s) URL.
  */
 export function mcpUrlKey(value: unknown): string | null {

@@ -6,6 +6,7 @@
  * /mcp/.well-known/.
  */
 import { isSafeWebUrl } from '../../agentstack/server/baseUrl.js';
+import { webUrlProblemText } from '../../platform/net/webUrl.js';
 import { quoteShort } from '../../platform/errors.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
 import { scopesSupportedOf } from '../../schemas/server.js';
@@ -41,6 +42,9 @@ async function protectedResourceCheck(ctx: VerifyContext, fromChallenge: string 
     }
     const read = readResourceMetadata(answer.json, ctx.mcpUrl);
     if (!read.ok && read.problem === 'not_metadata') return { check: fail(id, `${url} is not RFC 9728 metadata (no resource string)`, 'serve {resource, authorization_servers}') };
+    if (!read.ok && read.problem === 'unreadable_resource') {
+      return { check: fail(id, `${new URL(url).pathname} names a resource that ${webUrlProblemText(read.why ?? 'not_url')} (clients must read it as one absolute http(s) URL)`, `set resource to ${ctx.mcpUrl}`) };
+    }
     if (!read.ok) {
       return { check: fail(id, `${new URL(url).pathname} says resource ${JSON.stringify(quoteShort(read.resource ?? '', 120))}, which does not cover ${ctx.mcpUrl} (RFC 9728 §3.3: clients must reject it)`,
         `set resource to ${ctx.mcpUrl} (or, at the root location, to ${new URL(ctx.mcpUrl).origin})`) };
@@ -117,7 +121,7 @@ async function challengeCheck(ctx: VerifyContext): Promise<{ check: Check; metad
   if (answer.res.status !== 401) return none(warn(id, `POST /mcp without a token answered HTTP ${answer.res.status}, not 401`, 'answer 401 with WWW-Authenticate: Bearer resource_metadata="…" so Connect can start'));
   const header = answer.res.headers.get('www-authenticate') ?? '';
   if (!/resource_metadata=/i.test(header)) return none(warn(id, 'the 401 from /mcp has no WWW-Authenticate resource_metadata', 'add resource_metadata="<base>/.well-known/oauth-protected-resource/mcp" to the challenge'));
-  const url = challengeResourceMetadata(header);
+  const url = challengeResourceMetadata(header, ctx.mcpUrl);
   if (!url || !isSafeWebUrl(url)) {
     return none(warn(id, 'the 401 from /mcp names a resource_metadata that is not an https URL', 'name the metadata as an absolute https URL in resource_metadata'));
   }

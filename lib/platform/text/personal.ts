@@ -5,12 +5,24 @@
  */
 const LOCAL = String.raw`[\p{L}\p{N}\p{M}._%+'-]`;
 const LABEL = String.raw`[\p{L}\p{N}](?:[\p{L}\p{N}\p{M}-]*[\p{L}\p{N}\p{M}])?`;
-// The whole local part (nothing of it before the match), then a domain of one or more labels.
-const EMAIL = new RegExp(String.raw`(?<!${LOCAL})(${LOCAL})${LOCAL}*@(${LABEL}(?:\.${LABEL})*)`, 'gu');
+// A quoted local part (`"alice smith"@…`), its quotes escaped too when the text is JSON.
+const QUOTED = String.raw`(\\?")([^"\\\r\n])[^"\\\r\n]{0,63}\\?"`;
+// The at sign, fullwidth (U+FF20) and small (U+FE6B) too: a reader takes each for one.
+const AT = '[@\uff20\ufe6b]';
+// A domain of one or more labels, or an address literal (`[127.0.0.1]`, `[IPv6:::1]`).
+const DOMAIN = String.raw`${LABEL}(?:\.${LABEL})*|\[[\p{L}\p{N}.:]{1,64}\]`;
+// The whole local part (nothing of it before the match), then the at sign and the domain.
+const EMAIL = new RegExp(String.raw`(?:${QUOTED}|(?<!${LOCAL})(${LOCAL})${LOCAL}*)(${AT})(${DOMAIN})`, 'gu');
 
-/** Every e-mail address as its first character, `***` and its domain. A domain with no letter (`pkg@1.2.3`) is not one. */
+/**
+ * Every e-mail address as its first character, `***` and its domain. A domain with no letter (`pkg@1.2.3`) is not
+ * one, unless it is an address literal in brackets.
+ */
 export function maskEmails(text: string): string {
-  return text.replace(EMAIL, (whole, first: string, domain: string) => (/\p{L}/u.test(domain) ? `${first}***@${domain}` : whole));
+  return text.replace(EMAIL, (whole, quote: string | undefined, quotedFirst: string | undefined, first: string | undefined, at: string, domain: string) => {
+    if (!domain.startsWith('[') && !/\p{L}/u.test(domain)) return whole;
+    return quote !== undefined ? `${quote}${quotedFirst}***${quote}${at}${domain}` : `${first}***${at}${domain}`;
+  });
 }
 
 /** Every occurrence of `home` followed by a separator or the end of a path, shown as `~`. */
