@@ -9,30 +9,29 @@
  * the one next step of the model's story. Then that next step is run in that state, against the reference core, and
  * must do what the views promised.
  *
- * Every view is a built bundle, spawned as a person or Cursor runs it. AGENTSTACK_VIEWS_ROOT points the views at
- * another tree's bundles (an older commit's worktree, say) to see which rows that tree gets wrong; unset, they are
- * this tree's. One core for the file.
+ * Every view is a built bundle, spawned as a person or Cursor runs it, from a plugin folder where a marketplace install
+ * puts it (not ~/.cursor/plugins/local/agentstack): every command a view names must be this copy's. AGENTSTACK_VIEWS_ROOT
+ * points the views at another tree's bundles (an older commit's worktree, say) to see which rows that tree gets
+ * wrong; unset, they are this tree's. One core for the file.
  */
-import { execFile } from 'node:child_process';
-import { copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useCoreAndCursorDirs } from '../helpers/coreFixture.js';
 import { SESSION_INPUT, signInWith } from '../helpers/sessionStart.js';
 import { runDeviceCode } from '../helpers/deviceCode.js';
 import { jwt } from '../helpers/stateFixtures.js';
-import { baseChildEnv } from '../helpers/platform.js';
 import { findLeaks } from '../helpers/secretScan.js';
 import { startCore } from '../../core/index.js';
-import { REPO_ROOT } from '../helpers/repo.js';
+import { builtPlugin, installPlugin, installed, runView } from '../helpers/stateTable.js';
 import { ACCOUNT_WORDS, type AccountState } from '../../lib/agentstack/state/account.js';
 import { REFUSED_RENEWAL_STEP, RENEWAL_STEP, SIGN_IN_COMMAND } from '../../lib/agentstack/state/story.js';
 
-/** The plugin whose bundles are the views (see above). */
-const ROOT = process.env.AGENTSTACK_VIEWS_ROOT || REPO_ROOT;
-const DEVICE_CODE = join(ROOT, 'hooks/scripts/device-code.mjs');
-
 const fx = useCoreAndCursorDirs('agentstack-every-state-');
+/** The plugin installed in `home` (see above), from one copy of the built tree per file. */
+const rootOf = (home: string) => installPlugin(builtPlugin(fx.tmp.path), home);
+const deviceCodeIn = (home: string) => join(rootOf(home), 'hooks/scripts/device-code.mjs');
+const SIGN_IN = installed(SIGN_IN_COMMAND);
 const nowS = () => Math.floor(Date.now() / 1000);
 
 /** What a sign-in's next step promises: running device-code signs in (the core approves the code it prints). */
@@ -123,19 +122,9 @@ const CASES: Case[] = [
   { name: 'mcp.json missing', state: 'never_signed_in', chosen: true, project: DEFAULT, promise: 'sign_in', make: async (d) => { await signedIn(d); rmSync(join(d, 'mcp.json')); } },
 ];
 
-const envOf = (dir: string, server: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
-  ...baseChildEnv(), HOME: dir, AGENTSTACK_CURSOR_DIR: dir, AGENTSTACK_BASE_URL: server, AGENTSTACK_DISABLE_AUTO_LOGIN: '1', ...extra,
-});
-
-/** Runs one of ROOT's bundles in `dir` as a person's shell (or Cursor) does: HOME is `dir`, so `~` means it. */
-function run(script: string, args: string[], dir: string, server: string, opts: { env?: Record<string, string>; stdin?: string } = {}): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [join(ROOT, script), ...args], { env: envOf(dir, server, opts.env), timeout: 90_000, maxBuffer: 4 << 20 }, (error, out, err) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, out, err });
-    });
-    child.stdin!.end(opts.stdin ?? '');
-  });
-}
+/** Runs one of the installed plugin's bundles in `dir` as a person's shell (or Cursor) does: HOME is `dir`, so `~` means it. */
+const run = (script: string, args: string[], dir: string, server: string, opts: { env?: Record<string, string>; stdin?: string } = {}) =>
+  runView(rootOf(dir), script, args, { home: dir, server, ...opts });
 
 const status = (dir: string, server: string, ...flags: string[]) => run('hooks/scripts/device-code.mjs', ['--status', ...flags], dir, server);
 const logout = (dir: string, server = fx.core.baseUrl) => run('hooks/scripts/device-code.mjs', ['--logout'], dir, server);
@@ -168,13 +157,13 @@ function secretsIn(dir: string): string[] {
 /** A copy of `dir` (the views of one state each get their own, so none changes what another sees). */
 function copyOf(dir: string): string {
   const copy = fx.cursorDir();
-  for (const name of readdirSync(dir)) if (name !== 'agentstack-device.lock') copyFileSync(join(dir, name), join(copy, name));
+  for (const name of readdirSync(dir)) if (name !== 'agentstack-device.lock' && statSync(join(dir, name)).isFile()) copyFileSync(join(dir, name), join(copy, name));
   return copy;
 }
 
 /** Runs device-code --json in `dir`, approves the code it prints at the core, and returns its exit and events. */
 async function signInApproved(dir: string, server: string) {
-  const signIn = runDeviceCode({ baseUrl: server, cursorDir: dir, script: DEVICE_CODE });
+  const signIn = runDeviceCode({ baseUrl: server, cursorDir: dir, script: deviceCodeIn(dir) });
   const issued = await signIn.waitFor('device_code');
   await fx.core.approve(String(issued.user_code));
   const done = await signIn.done;
@@ -190,7 +179,7 @@ describe('every state, one story, every view', { timeout: 240_000 }, () => {
     await c.make(dir);
     const server = c.server?.() ?? fx.core.baseUrl;
     // A sign-in waiting for approval: a real device-code run, its code issued by the core and not yet approved.
-    const waiting = c.promise === 'approve_waiting' ? runDeviceCode({ baseUrl: server, cursorDir: dir, script: DEVICE_CODE }) : null;
+    const waiting = c.promise === 'approve_waiting' ? runDeviceCode({ baseUrl: server, cursorDir: dir, script: deviceCodeIn(dir) }) : null;
     const issued = waiting ? await waiting.waitFor('device_code') : null;
     const renews = c.promise === 'renewal' || c.promise === 'refused_renewal';
     try {
@@ -233,9 +222,9 @@ describe('every state, one story, every view', { timeout: 240_000 }, () => {
         expect.soft(report.out).toContain(code ? next.replace(`user_code=${code}`, 'user_code=****').replaceAll(code, '[sign-in code hidden]') : next);
         expect.soft(`${accountRow.summary} ${accountRow.fix ?? ''}`).toContain(next);
       }
-      if (c.promise === 'sign_in') expect.soft(next).toContain(SIGN_IN_COMMAND);
+      if (c.promise === 'sign_in') expect.soft(next).toContain(SIGN_IN);
       if (c.promise === 'renewal') expect.soft(next).toBe(RENEWAL_STEP);
-      if (c.promise === 'refused_renewal') expect.soft(next).toBe(REFUSED_RENEWAL_STEP);
+      if (c.promise === 'refused_renewal') expect.soft(next).toBe(installed(REFUSED_RENEWAL_STEP));
       if (c.promise === 'approve_waiting') expect.soft(next).toContain(`enter the code ${issued!.user_code}`);
       if (c.promise === 'fix_mcp_json') expect.soft(next).toMatch(/^Fix line \d+, column \d+ of ~\/mcp\.json; no new sign-in is needed\.$/);
       if (c.promise === 'nothing') expect.soft(next).toBeNull();
@@ -253,7 +242,7 @@ describe('every state, one story, every view', { timeout: 240_000 }, () => {
       if (card) {
         expect.soft(card).toMatch(new RegExp(`- Account: [^\\n]*${escaped(word)}`));
         if (next !== null && c.promise !== 'sign_in') expect.soft(card).toContain(next);
-        if (c.promise === 'sign_in') expect.soft(card).toContain(SIGN_IN_COMMAND);
+        if (c.promise === 'sign_in') expect.soft(card).toContain(SIGN_IN);
       }
       const notice = await preMcpNotice(copyOf(dir), server);
       if (c.state === 'refused' || c.state === 'refused_renewable' || c.state === 'expired') {
@@ -274,6 +263,8 @@ describe('every state, one story, every view', { timeout: 240_000 }, () => {
       for (const [what, text] of Object.entries(texts)) {
         expect.soft(pastValidUntil(text), what).toEqual([]);
         expect.soft(text, what).not.toContain(dir);
+        // Every command a view names is this copy's: none names the local-folder install it is not.
+        expect.soft(text, what).not.toContain('.cursor/plugins/local/agentstack');
         if (c.state !== 'signed_out' && what !== 'logout') expect.soft(text, what).not.toMatch(/\bsigned out\b/i);
       }
 
@@ -297,7 +288,7 @@ describe('every state, one story, every view', { timeout: 240_000 }, () => {
         expect(JSON.parse((await status(dir, server, '--json')).out).state).toBe('signed_in');
       } else if (c.promise === 'fix_mcp_json') {
         // device-code refuses with the story (no sign-in is started); fixing the file is all it takes.
-        const refused = runDeviceCode({ baseUrl: server, cursorDir: dir, args: ['--no-browser'], script: DEVICE_CODE });
+        const refused = runDeviceCode({ baseUrl: server, cursorDir: dir, args: ['--no-browser'], script: deviceCodeIn(dir) });
         const done = await refused.done;
         expect(done.code).toBe(1);
         expect(done.stderr).toContain(next!);

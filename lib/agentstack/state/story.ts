@@ -3,13 +3,19 @@
  * step — a command that exists and works in that state, or, where the plugin is already doing it (a renewal due, a
  * sign-in waiting for approval), what it is doing and the code to enter. Every view (`--status` text and JSON, the
  * session card, diagnose's account row and its report, `--logout`, the pre-MCP notice, `config`) renders these
- * strings; to change what a state says, change it here. Pure.
+ * strings; to change what a state says, change it here. Pure but for one fact decided once: where this copy of the
+ * plugin is (plugin/root.ts), so every step names the scripts that exist on this machine.
  */
 import { ACCOUNT_WORDS, type Account, type AccountState } from './account.js';
+import { pluginCommand } from '../plugin/root.js';
 
-/** The sign-in script as a local install runs it. */
-const DEVICE_CODE = 'node ~/.cursor/plugins/local/agentstack/hooks/scripts/device-code.mjs';
-/** How a person signs in, written one way everywhere: the slash command, or the script a local install runs. */
+/** The sign-in script of the copy of the plugin that runs. */
+export const DEVICE_CODE = pluginCommand('hooks/scripts/device-code.mjs');
+/** diagnose-local of the copy of the plugin that runs. */
+export const DIAGNOSE_COMMAND = pluginCommand('scripts/diagnose-local.mjs');
+/** config of the copy of the plugin that runs. */
+export const CONFIG_COMMAND = pluginCommand('scripts/config.mjs');
+/** How a person signs in, written one way everywhere: the slash command, or this copy's sign-in script. */
 export const SIGN_IN_COMMAND = `/agentstack-authorize (or ${DEVICE_CODE})`;
 /** Asks the server whether it accepts the token in mcp.json now. */
 export const STATUS_ONLINE_COMMAND = `${DEVICE_CODE} --status --online`;

@@ -82,7 +82,7 @@ export function refreshFileGate(r: LocalState['refresh'], path: string, platform
 
 export function projectPinGate(pin: LocalState['pin'], path: string): Check {
   const id = 'project.pin';
-  const fixPin = `The pin is ignored until fixed: ${PIN_FIX.replace('<plugin>', '<plugin root>')} (project 1 is shared, never pinned)`;
+  const fixPin = `The pin is ignored until fixed: ${PIN_FIX} (project 1 is shared, never pinned)`;
   if (pin.env) {
     const n = parseProjectId(pin.env);
     return n !== null ? pass(id, `project ${n} (AGENTSTACK_PROJECT_ID)`) : fail(id, `AGENTSTACK_PROJECT_ID=${JSON.stringify(pin.env.slice(0, 20))} is not an integer > 1`, 'Unset it or set an integer greater than 1');
