@@ -25,7 +25,7 @@ import { findLeaks } from '../helpers/secretScan.js';
 import { startCore } from '../../core/index.js';
 import { builtPlugin, installPlugin, installed, runView } from '../helpers/stateTable.js';
 import { ACCOUNT_WORDS, type AccountState } from '../../lib/agentstack/state/account.js';
-import { REFUSED_RENEWAL_STEP, RENEWAL_STEP, SIGN_IN_COMMAND } from '../../lib/agentstack/state/story.js';
+import { REFUSED_RENEWAL_STEP, RENEWAL_STEP, RESTORE_STEP, SIGN_IN_COMMAND } from '../../lib/agentstack/state/story.js';
 
 const fx = useCoreAndCursorDirs('agentstack-every-state-');
 /** The plugin installed in `home` (see above), from one copy of the built tree per file. */
@@ -34,8 +34,14 @@ const deviceCodeIn = (home: string) => join(rootOf(home), 'hooks/scripts/device-
 const SIGN_IN = installed(SIGN_IN_COMMAND);
 const nowS = () => Math.floor(Date.now() / 1000);
 
-/** What a sign-in's next step promises: running device-code signs in (the core approves the code it prints). */
-type Promise_ = 'sign_in' | 'renewal' | 'refused_renewal' | 'fix_mcp_json' | 'approve_waiting' | 'nothing';
+/**
+ * What a state's next step promises: running device-code signs in (the core approves the code it prints), the next
+ * session start renews (or restores the entry, without a new sign-in), approving the waiting code signs in.
+ */
+type Promise_ = 'sign_in' | 'renewal' | 'refused_renewal' | 'restore' | 'fix_mcp_json' | 'approve_waiting' | 'nothing';
+
+/** What making a state left behind: the session card that made it, the code of the sign-in it left waiting. */
+interface Made { card?: string; code?: string }
 
 interface Case {
   name: string;
@@ -46,7 +52,7 @@ interface Case {
   promise: Promise_;
   /** The server the views are pointed at (the core, or a closed port). */
   server?: () => string;
-  make(dir: string): Promise<void>;
+  make(dir: string): Promise<void | Made>;
 }
 
 const signedIn = async (dir: string, ttl = 3600) => signInWith(dir, fx.core.baseUrl, await fx.core.issueTokens({ accessTokenTtl: ttl, refreshedAccessTokenTtl: 3600 }));
@@ -119,7 +125,38 @@ const CASES: Case[] = [
       write(d, 'mcp.json', `${readFileSync(join(d, 'mcp.json'), 'utf8').slice(0, -1)},\n`);
     },
   },
-  { name: 'mcp.json missing', state: 'never_signed_in', chosen: true, project: DEFAULT, promise: 'sign_in', make: async (d) => { await signedIn(d); rmSync(join(d, 'mcp.json')); } },
+  // mcp.json gone with the refresh token kept: the entry is restored from it, as when the entry alone is taken out.
+  { name: 'mcp.json missing', state: 'entry_removed', chosen: false, project: DEFAULT, promise: 'restore', make: async (d) => { await signedIn(d); rmSync(join(d, 'mcp.json')); } },
+  { name: 'mcp.json missing, nothing to restore', state: 'never_signed_in', chosen: true, project: DEFAULT, promise: 'sign_in', make: async (d) => { await signedIn(d); rmSync(join(d, 'mcp.json')); rmSync(join(d, 'agentstack-refresh')); } },
+  {
+    // The person took the agentstack entry out of mcp.json by hand (another server stays); the refresh token is kept.
+    name: 'entry removed by hand', state: 'entry_removed', chosen: false, project: DEFAULT, promise: 'restore',
+    make: async (d) => {
+      await signedIn(d);
+      const path = join(d, 'mcp.json');
+      const config = JSON.parse(readFileSync(path, 'utf8'));
+      delete config.mcpServers.agentstack;
+      config.mcpServers.other = { url: 'https://mcp.example.com/mcp' };
+      writeFileSync(path, JSON.stringify(config), { mode: 0o600 });
+    },
+  },
+  {
+    // The renewal refused (invalid_grant: the server no longer knows the refresh token); the session start that met it
+    // started a background sign-in, which waits for approval.
+    name: 'renewal refused, sign-in waiting', state: 'renewal_refused', chosen: false, project: DEFAULT, promise: 'approve_waiting',
+    make: async (d) => {
+      await signedIn(d);
+      expireBearer(d);
+      const path = join(d, 'agentstack-refresh');
+      const stored = JSON.parse(readFileSync(path, 'utf8'));
+      stored.refresh_token = `${stored.refresh_token}-unknown`;
+      writeFileSync(path, JSON.stringify(stored), { mode: 0o600 });
+      const card = await sessionCard(d, fx.core.baseUrl, { AGENTSTACK_DISABLE_AUTO_LOGIN: '' });
+      const code = /enter the code (\S+) /.exec(card)?.[1];
+      expect(code, card).toBeTruthy();
+      return { card, code };
+    },
+  },
 ];
 
 /** Runs one of the installed plugin's bundles in `dir` as a person's shell (or Cursor) does: HOME is `dir`, so `~` means it. */
@@ -170,18 +207,27 @@ async function signInApproved(dir: string, server: string) {
   return { code: done.code, events: signIn.events };
 }
 
+async function until(check: () => Promise<boolean>, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`not done within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 const escaped = (text: string) => text.replace(/[()]/g, '\\$&');
 const pastValidUntil = (text: string) => [...text.matchAll(/valid until (\d{4}-\d\d-\d\dT[\d:.]+Z)/g)].filter((m) => Date.parse(m[1]!) <= Date.now());
 
 describe('every state, one story, every view', { timeout: 240_000 }, () => {
   it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     const dir = fx.cursorDir();
-    await c.make(dir);
+    const made = (await c.make(dir)) ?? {};
     const server = c.server?.() ?? fx.core.baseUrl;
-    // A sign-in waiting for approval: a real device-code run, its code issued by the core and not yet approved.
-    const waiting = c.promise === 'approve_waiting' ? runDeviceCode({ baseUrl: server, cursorDir: dir, script: deviceCodeIn(dir) }) : null;
-    const issued = waiting ? await waiting.waitFor('device_code') : null;
-    const renews = c.promise === 'renewal' || c.promise === 'refused_renewal';
+    // A sign-in waiting for approval: a real device-code run, its code issued by the core and not yet approved (or
+    // the background sign-in the state's making left waiting).
+    const waiting = c.promise === 'approve_waiting' && !made.code ? runDeviceCode({ baseUrl: server, cursorDir: dir, script: deviceCodeIn(dir) }) : null;
+    const issued = waiting ? await waiting.waitFor('device_code') : made.code ? { user_code: made.code } : null;
+    const renews = c.promise === 'renewal' || c.promise === 'refused_renewal' || c.promise === 'restore';
     try {
       const secrets = secretsIn(dir);
       const [statusText, statusJsonRun, onlineText, onlineJsonRun, diagnoseText, diagnoseJsonRun, report, activity, pin] = await Promise.all([
@@ -209,6 +255,8 @@ describe('every state, one story, every view', { timeout: 240_000 }, () => {
       expect.soft(onlineJson.expires_at).toBe(statusJson.expires_at);
       expect.soft(diagnosed.account.project).toEqual(statusJson.project);
       expect.soft(statusText.out).toContain(`Project: ${c.project}`);
+      // --status is at most ten lines, with or without the server's answer.
+      for (const text of [statusText.out, onlineText.out]) expect.soft(text.trimEnd().split('\n').length, text).toBeLessThanOrEqual(10);
       expect.soft(accountRow.summary).toContain(`project ${c.project}`);
 
       // One next step, the same in every view that shows one.
@@ -225,6 +273,7 @@ describe('every state, one story, every view', { timeout: 240_000 }, () => {
       if (c.promise === 'sign_in') expect.soft(next).toContain(SIGN_IN);
       if (c.promise === 'renewal') expect.soft(next).toBe(RENEWAL_STEP);
       if (c.promise === 'refused_renewal') expect.soft(next).toBe(installed(REFUSED_RENEWAL_STEP));
+      if (c.promise === 'restore') expect.soft(next).toBe(installed(RESTORE_STEP));
       if (c.promise === 'approve_waiting') expect.soft(next).toContain(`enter the code ${issued!.user_code}`);
       if (c.promise === 'fix_mcp_json') expect.soft(next).toMatch(/^Fix line \d+, column \d+ of ~\/mcp\.json; no new sign-in is needed\.$/);
       if (c.promise === 'nothing') expect.soft(next).toBeNull();
@@ -233,19 +282,20 @@ describe('every state, one story, every view', { timeout: 240_000 }, () => {
 
       // Chosen states are never a FAIL; the exit code follows.
       if (c.chosen) expect.soft(diagnosed.checks.filter((row) => row.status === 'FAIL').map((row) => row.id)).toEqual([]);
-      else if (c.promise !== 'nothing' && !renews) expect.soft(accountRow.status).toBe('FAIL');
+      else if (c.promise !== 'nothing' && c.promise !== 'approve_waiting' && !renews) expect.soft(accountRow.status).toBe('FAIL');
       if (c.chosen) expect.soft(diagnoseJsonRun.code).toBe(0);
 
       // The card (auto sign-in off, so it only tells), the pre-MCP notice, logout: in copies. A renewal's card is the
       // renewal itself (checked below); a copy would spend the refresh token the original dir holds.
-      const card = renews || c.promise === 'approve_waiting' ? '' : await sessionCard(copyOf(dir), server, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' });
+      const card = made.card ?? (renews || c.promise === 'approve_waiting' ? '' : await sessionCard(copyOf(dir), server, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' }));
       if (card) {
         expect.soft(card).toMatch(new RegExp(`- Account: [^\\n]*${escaped(word)}`));
         if (next !== null && c.promise !== 'sign_in') expect.soft(card).toContain(next);
         if (c.promise === 'sign_in') expect.soft(card).toContain(SIGN_IN);
       }
-      const notice = await preMcpNotice(copyOf(dir), server);
-      if (c.state === 'refused' || c.state === 'refused_renewable' || c.state === 'expired') {
+      // (A background sign-in's lock stays where it is: the notice of that state is read where the sign-in waits.)
+      const notice = await preMcpNotice(made.code ? dir : copyOf(dir), server);
+      if (c.state === 'refused' || c.state === 'refused_renewable' || c.state === 'expired' || c.state === 'renewal_refused') {
         expect.soft(notice).toContain(`AgentStack (${word})`);
         expect.soft(notice).toContain(next!);
       } else if (notice) {
@@ -253,6 +303,21 @@ describe('every state, one story, every view', { timeout: 240_000 }, () => {
       }
       // --logout revokes the grant the copy shares with this dir: not where the renewal is checked next.
       const out = c.promise === 'approve_waiting' || renews ? '' : (await logout(copyOf(dir), server)).out;
+      // A token known dead is not sent to the server by the report's online checks.
+      if (c.state === 'renewal_refused' || c.state === 'expired') expect.soft(report.out).toMatch(/online\.auth-me[^\n]*not checked: the token was not sent/);
+      // The account row and the token's row tell one story: no FAIL beside a WARN, the same next step.
+      const expiryRow = diagnosed.checks.find((row) => row.id === 'token.expiry');
+      if (expiryRow && expiryRow.status !== 'PASS' && !expiryRow.summary.startsWith('not checked') && next) {
+        expect.soft(expiryRow.status).toBe(accountRow.status);
+        expect.soft(expiryRow.fix).toBe(next);
+      }
+      // A file that cannot be read says nothing of an entry in it.
+      if (c.state === 'unreadable') {
+        for (const id of ['mcp.no-tools', 'mcp.bearer']) expect.soft(diagnosed.checks.find((row) => row.id === id)?.summary, id).not.toContain('no "agentstack" entry');
+      }
+      // No refresh token row speaks of a token expiring where there is none.
+      const refreshRow = diagnosed.checks.find((row) => row.id === 'refresh.file');
+      if (statusJson.expires_at === null) expect.soft(refreshRow?.summary).not.toContain('when the token expires');
       if (out && c.project === DEFAULT) expect.soft(out).not.toContain('project pin stays');
       if (c.project.includes('42')) expect.soft(pin).toMatchObject({ code: 0, out: '42\n' });
       else expect.soft(pin).toMatchObject({ code: 1, err: expect.stringMatching(/^no project pin is set/) });
@@ -264,7 +329,7 @@ describe('every state, one story, every view', { timeout: 240_000 }, () => {
         expect.soft(pastValidUntil(text), what).toEqual([]);
         expect.soft(text, what).not.toContain(dir);
         // Every command a view names is this copy's: none names the local-folder install it is not.
-        expect.soft(text, what).not.toContain('.cursor/plugins/local/agentstack');
+        expect.soft(text, what).not.toContain('node ~/.cursor/plugins/local/agentstack');
         if (c.state !== 'signed_out' && what !== 'logout') expect.soft(text, what).not.toMatch(/\bsigned out\b/i);
       }
 
@@ -276,15 +341,29 @@ describe('every state, one story, every view', { timeout: 240_000 }, () => {
         expect(after.state).toBe('signed_in');
         if (c.project.includes('42')) expect(after.project).toMatchObject({ id: 42, reason: 'pinned' });
       } else if (renews) {
-        // The command the refused state names works in it (it said so above); the next session start renews.
-        await sessionCard(dir, server, { AGENTSTACK_DISABLE_AUTO_LOGIN: '' });
+        // The command the refused state names works in it (it said so above); the next session start renews (or
+        // restores the entry from the refresh token: no new sign-in, and the card says so).
+        const devices = fx.core.counters.deviceAuthorizations;
+        const renewed = await sessionCard(dir, server, { AGENTSTACK_DISABLE_AUTO_LOGIN: '' });
+        if (c.promise === 'restore') {
+          expect(renewed).toContain('Restored the agentstack entry in ~/mcp.json from the stored refresh token (no new sign-in)');
+          expect(fx.core.counters.deviceAuthorizations).toBe(devices);
+        }
         const after = JSON.parse((await status(dir, server, '--json')).out);
         expect(after).toMatchObject({ state: 'signed_in', next_step: null });
         expect(Date.parse(after.expires_at)).toBeGreaterThan(Date.now() + 10 * 60_000);
         if (c.promise === 'refused_renewal') expect(await status(dir, server, '--online')).toMatchObject({ code: 0, out: expect.stringContaining('the server accepts the token') });
+        if (c.promise === 'restore') {
+          // The other way the step names: --logout disconnects, and nothing restores the entry after it.
+          expect(await logout(dir, server)).toMatchObject({ code: 0 });
+          await sessionCard(dir, server, { AGENTSTACK_DISABLE_AUTO_LOGIN: '1' });
+          expect(JSON.parse((await status(dir, server, '--json')).out).state).toBe('signed_out');
+        }
       } else if (c.promise === 'approve_waiting') {
         await fx.core.approve(String(issued!.user_code));
-        expect((await waiting!.done).code).toBe(0);
+        if (waiting) expect((await waiting.done).code).toBe(0);
+        // The background sign-in finishes by itself once approved.
+        else await until(async () => JSON.parse((await status(dir, server, '--json')).out).state === 'signed_in', 20_000);
         expect(JSON.parse((await status(dir, server, '--json')).out).state).toBe('signed_in');
       } else if (c.promise === 'fix_mcp_json') {
         // device-code refuses with the story (no sign-in is started); fixing the file is all it takes.
@@ -296,6 +375,9 @@ describe('every state, one story, every view', { timeout: 240_000 }, () => {
         copyFileSync(join(dir, 'mcp.json.good'), join(dir, 'mcp.json'));
         expect(JSON.parse((await status(dir, server, '--json')).out).state).toBe('signed_in');
       } else if (c.name === 'server down') {
+        // A server on this machine that is not running is named so; no network or proxy is to blame.
+        expect.soft(report.out).toMatch(/online\.auth-me[\s\S]*?is not running/);
+        expect.soft(report.out).not.toMatch(/network or proxy/);
         expect(onlineText.code).toBe(0);
         expect(onlineText.out).toMatch(/Server check: no verdict/);
       }

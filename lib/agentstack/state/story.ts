@@ -23,6 +23,8 @@ export const STATUS_ONLINE_COMMAND = `${DEVICE_CODE} --status --online`;
 export const SIGN_IN_STEP = `Sign in with ${SIGN_IN_COMMAND}.`;
 /** What happens to a token near or past its expiry when a refresh token is stored. */
 export const RENEWAL_STEP = 'Nothing to do: the plugin renews the token at the next agent session start or AgentStack call.';
+/** The agentstack entry removed by hand, a refresh token kept: session start restores it; --logout disconnects. */
+export const RESTORE_STEP = `Nothing to do: the next agent session start restores the entry from the stored refresh token (no new sign-in); to disconnect instead, run ${DEVICE_CODE} --logout.`;
 /** A refused token a stored refresh token renews: the same renewal, and how to see the server accept the new token. */
 export const REFUSED_RENEWAL_STEP = `${RENEWAL_STEP.slice(0, -1)}; ${STATUS_ONLINE_COMMAND} then shows whether the server accepts it.`;
 
@@ -60,6 +62,8 @@ function truthOf(f: StoryFacts): string {
     case 'expired': return 'The token has expired and no refresh token is stored to renew it.';
     case 'refused_renewable': return 'The server refused this token; the stored refresh token renews it.';
     case 'refused': return 'The server refused this token and no refresh token is stored to renew it.';
+    case 'renewal_refused': return 'The server refused to renew the token (invalid_grant); the refresh token was removed and a new sign-in is needed.';
+    case 'entry_removed': return `The agentstack entry is gone from ${f.mcpJson}; the stored refresh token restores it without a new sign-in.`;
     case 'signed_out': return 'You signed out of AgentStack on this machine.';
     case 'never_signed_in': return 'This machine has not signed in to AgentStack.';
     case 'unreadable': return firstSentence(f.mcpProblem) ?? `${f.mcpJson} ${at ? `is not valid JSON${at}` : 'cannot be read'}.`;
@@ -90,6 +94,7 @@ function nextOf(f: StoryFacts): { next: string | null; underway: boolean } {
   if (state === 'signed_in') return { next: null, underway: false };
   if (state === 'expired_renewable' || (state === 'expiring' && f.refreshable)) return { next: RENEWAL_STEP, underway: true };
   if (state === 'refused_renewable') return { next: REFUSED_RENEWAL_STEP, underway: true };
+  if (state === 'entry_removed') return { next: RESTORE_STEP, underway: true };
   if (state === 'expiring') return { next: `Sign in again with ${SIGN_IN_COMMAND} before it expires.`, underway: false };
   if (f.waiting) return { next: waitingStep(f.waiting), underway: true };
   if (state === 'signed_out') return { next: `Sign in again with ${SIGN_IN_COMMAND} when you want AgentStack back.`, underway: false };
