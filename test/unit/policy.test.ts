@@ -260,7 +260,7 @@ describe('the decision (never allow)', () => {
     const answer = decidePolicy({ kind: 'unreadable', reason: 'the settings file is not valid JSON' }, [READ]);
     expect(answer).toEqual({
       permission: 'ask',
-      user_message: 'AgentStack could not read your per-action rules (the settings file is not valid JSON), so every AgentStack call asks until they are fixed. Check them with config.mjs list or diagnose-local.',
+      user_message: `AgentStack could not read your per-action rules (the settings file is not valid JSON), so every AgentStack call asks until they are fixed. Check them with ${pluginCommand('scripts/config.mjs')} list or diagnose-local.`,
       agent_message: "The person's AgentStack per-action rules cannot be read, so they are asked to confirm every AgentStack call.",
     });
     expect(decidePolicy({ kind: 'unreadable', reason: 'r' }, []).permission).toBe('ask');

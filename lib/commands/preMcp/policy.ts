@@ -137,7 +137,7 @@ export function decidePolicy(effect: PolicyInEffect, steps: readonly PolicyStep[
     if (readable.permission === 'deny') return readable;
     return because('rules_unreadable', {
       permission: 'ask',
-      user_message: `AgentStack could not read your per-action rules (${effect.reason}), so every AgentStack call asks until they are fixed. Check them with config.mjs list or diagnose-local.`,
+      user_message: `AgentStack could not read your per-action rules (${effect.reason}), so every AgentStack call asks until they are fixed. Check them with ${pluginCommand('scripts/config.mjs', options.pluginRoot)} list or diagnose-local.`,
       agent_message: 'The person\'s AgentStack per-action rules cannot be read, so they are asked to confirm every AgentStack call.',
     });
   }
