@@ -223,7 +223,9 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   const restore = !offline && agentstackEntry(config) === undefined && stored !== null && refreshBelongsTo(stored, baseUrl) && !isSignedOut(paths.signedOut);
   const refreshed = await refreshStep(run, first, restore);
   const gate = refreshed.gate;
-  const signInSeen = await signInStep(run, gate);
+  // A restore that did not happen this time (the server unreachable, say) is tried again at the next start: no sign-in.
+  const restorePending = restore && gate.state !== 'ok' && !refreshed.refusedGrant;
+  const signInSeen = restorePending ? signInFacts(run, gate) : await signInStep(run, gate);
   const signedIn = gate.state === 'ok' && gate.token !== null && !offline;
   const { capabilities, refreshed: refreshedSnapshot, staleAt } = await snapshotStep({
     paths, baseUrl, serverUrl: mcpUrlFor(baseUrl), token: signedIn ? gate.token : null, now, timeLeftMs: () => left(ctx), net,
