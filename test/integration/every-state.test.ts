@@ -2,7 +2,8 @@
  * Every state, one story: for each account state a person can be in (never signed in, signed in, expiring, expired
  * and renewable, expired with nothing to renew, refused with a refresh token to renew it, refused with nothing to
  * renew, a sign-in waiting for approval, server down, signed out, a pinned project, a pin set before sign-in,
- * mcp.json unparsable, mcp.json missing), every view — `--status` (text and JSON, offline and --online),
+ * mcp.json unparsable, mcp.json missing with and without a refresh token, the agentstack entry removed by hand with
+ * its refresh token kept, a renewal refused with a sign-in waiting), every view — `--status` (text and JSON, offline and --online),
  * diagnose-local (text and JSON), its `--report`, `activity`, the session card, the pre-MCP notice, `--logout`,
  * `config get project` — says the same state word, the same facts (expiry, project), never "valid until" a past
  * time, writes the home folder as `~`, prints no secret, never counts a state the person chose as a FAIL, and names
@@ -275,6 +276,7 @@ describe('every state, one story, every view', { timeout: 240_000 }, () => {
       if (c.promise === 'refused_renewal') expect.soft(next).toBe(installed(REFUSED_RENEWAL_STEP));
       if (c.promise === 'restore') expect.soft(next).toBe(installed(RESTORE_STEP));
       if (c.promise === 'approve_waiting') expect.soft(next).toContain(`enter the code ${issued!.user_code}`);
+      if (c.state === 'renewal_refused') expect.soft(statusText.out).toMatch(/^X AgentStack: renewal refused, sign-in waiting$/m);
       if (c.promise === 'fix_mcp_json') expect.soft(next).toMatch(/^Fix line \d+, column \d+ of ~\/mcp\.json; no new sign-in is needed\.$/);
       if (c.promise === 'nothing') expect.soft(next).toBeNull();
       // A token the plugin renews: no view tells the person to sign in, nor names another script's flags.

@@ -104,7 +104,9 @@ function nextOf(f: StoryFacts): { next: string | null; underway: boolean } {
 }
 
 export function storyOf(f: StoryFacts): Story {
-  return { state: f.account.state, word: ACCOUNT_WORDS[f.account.state], truth: truthOf(f), ...nextOf(f) };
+  // A refused renewal with the sign-in it started waiting: the word says both (the next step is approving its code).
+  const word = f.account.state === 'renewal_refused' && f.waiting ? `${ACCOUNT_WORDS.renewal_refused}, sign-in waiting` : ACCOUNT_WORDS[f.account.state];
+  return { state: f.account.state, word, truth: truthOf(f), ...nextOf(f) };
 }
 
 /** The next step of a state that needs no facts beyond itself (the card's sign-in decision). */
