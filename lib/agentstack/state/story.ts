@@ -11,8 +11,6 @@ import { pluginCommand } from '../plugin/root.js';
 
 /** The sign-in script of the copy of the plugin that runs. */
 export const DEVICE_CODE = pluginCommand('hooks/scripts/device-code.mjs');
-/** diagnose-local of the copy of the plugin that runs. */
-export const DIAGNOSE_COMMAND = pluginCommand('scripts/diagnose-local.mjs');
 /** config of the copy of the plugin that runs. */
 export const CONFIG_COMMAND = pluginCommand('scripts/config.mjs');
 /** How a person signs in, written one way everywhere: the slash command, or this copy's sign-in script. */
