@@ -74,7 +74,8 @@ const DEFAULT = "your account's default";
 let serverDown = '';
 
 const CASES: Case[] = [
-  { name: 'never signed in', state: 'never_signed_in', chosen: true, project: DEFAULT, promise: 'sign_in', make: async () => {} },
+  // A settings file (the journal on, as by default): its path shows as `~` in every view, --json included.
+  { name: 'never signed in', state: 'never_signed_in', chosen: true, project: DEFAULT, promise: 'sign_in', make: async (d) => write(d, 'agentstack-settings.json', '{"journal":"on"}\n') },
   { name: 'signed in', state: 'signed_in', chosen: false, project: DEFAULT, promise: 'nothing', make: (d) => signedIn(d) },
   { name: 'expiring', state: 'expiring', chosen: false, project: DEFAULT, promise: 'renewal', make: (d) => signedIn(d, 60) },
   { name: 'expired and renewable', state: 'expired_renewable', chosen: false, project: DEFAULT, promise: 'renewal', make: async (d) => { await signedIn(d); expireBearer(d); } },
@@ -327,6 +328,7 @@ describe('every state, one story, every view', { timeout: 240_000 }, () => {
 
       const texts = { status: statusText.out, online: onlineText.out, diagnose: diagnoseText.out, report: report.out, activity: activity.out, card, notice, logout: out, config: pin.err };
       expect.soft(findLeaks(Object.entries(texts).map(([what, text]) => ({ what, text })), secrets)).toEqual([]);
+      for (const [what, text] of [['status --json', statusJsonRun.out], ['diagnose --json', diagnoseJsonRun.out]] as const) expect.soft(text, what).not.toContain(dir);
       for (const [what, text] of Object.entries(texts)) {
         expect.soft(pastValidUntil(text), what).toEqual([]);
         expect.soft(text, what).not.toContain(dir);
