@@ -3,6 +3,8 @@ import { assertCursorDirIsFolder } from '../agentstack/server/paths.js';
 import { diagnose } from '../commands/diagnose/run.js';
 import { exitCodeFor, renderJson, renderTable } from '../platform/report.js';
 import { pluginRootFrom } from '../agentstack/plugin/runtimeCopies.js';
+import { tilde } from '../platform/text/tilde.js';
+import { CONFIG_COMMAND } from '../agentstack/state/story.js';
 import { renderSettingsTable, rowJson } from '../commands/config/render.js';
 import { traceScriptIfAsked } from '../agentstack/debug/trace.js';
 import { cursorPaths } from '../agentstack/server/paths.js';
@@ -50,7 +52,7 @@ const result = await diagnose({
   online: values.online === true || values.report === true,
   approveActions: values['approve-actions'] === true,
 }).catch(exitOnPluginError('diagnose-local'));
-const title = `AgentStack diagnosis (plugin: ${source})`;
+const title = `AgentStack diagnosis (plugin: ${tilde(source)})`;
 if (values.report) {
   const paths = cursorPaths();
   const { tails, secrets } = gatherReportFacts(paths, process.env, traceOn, result.hookRuns);
@@ -62,6 +64,6 @@ if (values.report) {
   if (result.changes.length) process.stdout.write(`Changed:\n${result.changes.map((c) => `  ${c}`).join('\n')}\n\n`);
   process.stdout.write(renderTable(title, result.checks));
   const table = renderSettingsTable(result.settings).trimEnd().replace(/^/gm, '  ');
-  process.stdout.write(`\nSettings in effect (environment > ~/.cursor/agentstack-settings.json > default; change them with scripts/config.mjs):\n${table}\n`);
+  process.stdout.write(`\nSettings in effect (environment > ~/.cursor/agentstack-settings.json > default; change them with ${CONFIG_COMMAND}):\n${table}\n`);
 }
 process.exitCode = exitCodeFor(result.checks);

@@ -67,6 +67,8 @@ export const SnapshotFailureSchema = z.looseObject({
   unauthorized: z.optional(z.boolean()),
   /** SHA-256 (base64url) of the Bearer the server refused, to tell it from a later one (opaque tokens carry no `iat`). */
   token_sha256: z.optional(z.nullable(z.string())),
+  /** The server also refused to renew this token with the stored refresh token (`invalid_grant`). */
+  renewal_refused: z.optional(z.boolean()),
   /** The server answered 404: it serves no capability list (it is not AgentStack). */
   not_served: z.optional(z.boolean()),
 });

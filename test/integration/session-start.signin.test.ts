@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startCore, type RunningCore } from '../../core/index.js';
 import { isProcessAlive } from '../../lib/platform/fs/fileLock.js';
 import { bearerOf } from '../../lib/agentstack/mcpJson/credential.js';
-import { tempDir } from '../helpers/repo.js';
+import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { SESSION_START_TIMEOUT_MS, sessionStart, signInWith, type HookRun } from '../helpers/sessionStart.js';
 
 let core: RunningCore;
@@ -131,7 +131,7 @@ describe('session-start.cjs: sign-in when needed', () => {
     const run = await hook();
     expect(core.counters.deviceAuthorizations).toBe(devices);
     expect(context(run)).toContain('not signed in');
-    expect(context(run)).toContain('Sign in with /agentstack-authorize (or node ~/.cursor/plugins/local/agentstack/hooks/scripts/device-code.mjs).');
+    expect(context(run)).toContain(`Sign in with /agentstack-authorize (or node ${REPO_ROOT}/hooks/scripts/device-code.mjs).`);
     expect(existsSync(file('agentstack-device.lock'))).toBe(false);
   });
 

@@ -11,6 +11,8 @@ import { useCoreAndCursorDirs } from '../helpers/coreFixture.js';
 import { DEVICE_CODE_SCRIPT, runDeviceCode } from '../helpers/deviceCode.js';
 import { baseChildEnv } from '../helpers/platform.js';
 import { REFUSED_RENEWAL_STEP } from '../../lib/agentstack/state/story.js';
+import { installed } from '../helpers/stateTable.js';
+import { REPO_ROOT } from '../helpers/repo.js';
 
 const fixture = useCoreAndCursorDirs('agentstack-status-');
 
@@ -96,7 +98,7 @@ describe('device-code --status', () => {
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/Server check: the server refused the token \(HTTP 401\)/);
     expect(r.stdout).toContain('X AgentStack: token refused by the server, renewal due');
-    expect(r.stdout).toContain(REFUSED_RENEWAL_STEP);
+    expect(r.stdout).toContain(installed(REFUSED_RENEWAL_STEP, REPO_ROOT));
     expect(r.stdout).not.toContain('Sign in again');
     rmSync(join(dir, 'agentstack-refresh'));
     const bare = await status(dir, ['--online']);

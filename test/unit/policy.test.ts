@@ -2,6 +2,7 @@
  * The per-action policy, pure: the rule syntax (what `config set` refuses), globs, the policy in effect from the
  * settings rows, and the decision as a table: preset x rule x read/write/admin/no-capability/unknown action.
  */
+import { pluginCommand } from '../../lib/agentstack/plugin/root.js';
 import { describe, expect, it } from 'vitest';
 import { capabilityKind, isReadCapability } from '../../lib/agentstack/auth/capabilityKind.js';
 import { CAPABILITY_SCOPES, SCOPE_PRESETS } from '../../lib/agentstack/auth/scopes.js';
@@ -209,13 +210,14 @@ describe('the decision (never allow)', () => {
     const deny = decidePolicy(policy({ deny: ['projects.*'] }), [ADMIN], { pluginRoot: '/p' });
     expect(deny).toEqual({
       permission: 'deny',
-      user_message: `AgentStack blocked this call: your rules deny projects.delete (rule "projects.*" in deny-actions, set in ${FILE}). To change that: node "/p/scripts/config.mjs" set deny-actions … (or unset deny-actions).`,
+      user_message: `AgentStack blocked this call: your rules deny projects.delete (rule "projects.*" in deny-actions, set in ${FILE}). To change that: node /p/scripts/config.mjs set deny-actions … (or unset deny-actions).`,
       agent_message: 'AgentStack call blocked by the person\'s per-action rules: projects.delete. Do not retry or work around it; tell the person which action was refused.',
     });
     const fromEnv = decidePolicy(policy({ preset: 'readonly' }, { policy: { origin: 'env', source: 'AGENTSTACK_POLICY' } }), [WRITE]);
     expect(fromEnv.user_message).toContain("set by AGENTSTACK_POLICY in Cursor's environment). To change that: change or unset AGENTSTACK_POLICY where Cursor is started, then restart Cursor.");
     const noRoot = decidePolicy(policy({ deny: ['data.write'] }), [WRITE]);
-    expect(noRoot.user_message).toContain('To change that: node <plugin root>/scripts/config.mjs set deny-actions … (or unset deny-actions).');
+    // Without a root given: the scripts of the copy that runs.
+    expect(noRoot.user_message).toContain(`To change that: ${pluginCommand('scripts/config.mjs')} set deny-actions … (or unset deny-actions).`);
   });
 
   it('several steps: the strictest answer, naming every action it concerns', () => {
@@ -258,7 +260,7 @@ describe('the decision (never allow)', () => {
     const answer = decidePolicy({ kind: 'unreadable', reason: 'the settings file is not valid JSON' }, [READ]);
     expect(answer).toEqual({
       permission: 'ask',
-      user_message: 'AgentStack could not read your per-action rules (the settings file is not valid JSON), so every AgentStack call asks until they are fixed. Check them with config.mjs list or diagnose-local.',
+      user_message: `AgentStack could not read your per-action rules (the settings file is not valid JSON), so every AgentStack call asks until they are fixed. Check them with ${pluginCommand('scripts/config.mjs')} list or diagnose-local.`,
       agent_message: "The person's AgentStack per-action rules cannot be read, so they are asked to confirm every AgentStack call.",
     });
     expect(decidePolicy({ kind: 'unreadable', reason: 'r' }, []).permission).toBe('ask');

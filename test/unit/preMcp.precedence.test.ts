@@ -2,6 +2,7 @@
  * The pre-MCP decision's precedence, from its public behaviour: what cannot work is denied before anything is
  * asked (deny beats ask), an unknown action before a missing capability, and nothing is ever answered `allow`.
  */
+import { pluginCommand } from '../../lib/agentstack/plugin/root.js';
 import { describe, expect, it } from 'vitest';
 import { decidePreMcp, grantedCaps, parseExecuteArgs, type PreMcpContext } from '../../lib/commands/preMcp/decide.js';
 import { closestActions } from '../../lib/commands/preMcp/suggest.js';
@@ -92,9 +93,10 @@ describe('capabilities and messages', () => {
 
   it('the approval command names the plugin root when known', () => {
     const at = decide(call('data.write'), { snapshot: snapshot(['data.write']), pluginRoot: '/p/agentstack' });
-    expect(at.user_message).toContain('node "/p/agentstack/scripts/diagnose-local.mjs" --approve-actions');
+    expect(at.user_message).toContain('node /p/agentstack/scripts/diagnose-local.mjs --approve-actions');
+    // Without a root given: the copy of the plugin that runs.
     const unknown = decide(call('data.write'), { snapshot: snapshot(['data.write']) });
-    expect(unknown.user_message).toContain('node <plugin root>/scripts/diagnose-local.mjs --approve-actions');
+    expect(unknown.user_message).toContain(`${pluginCommand('scripts/diagnose-local.mjs')} --approve-actions`);
   });
 
   it('without a usable snapshot: neutral, with a note to the agent saying why', () => {

@@ -188,14 +188,14 @@ describe('session start in process: the token refresh', () => {
     expect(notes.sort()).toEqual(['- Refreshed the access token.', '- The access token was refreshed by another session.']);
   }, 30_000);
 
-  it('invalid_grant: the stored refresh token is removed and a sign-in is asked for', async () => {
+  it('invalid_grant: the stored refresh token is removed, the renewal is called refused, and a sign-in is asked for', async () => {
     const dir = fx.cursorDir();
     const issued = await fx.core.issueTokens({ accessTokenTtl: 30 });
     await signInWith(dir, fx.core.baseUrl, issued);
     await coreRefresh(fx.core.baseUrl, issued.refresh_token!); // used once: the stored one is now refused
     const run = await startSession(dir, fx.core.baseUrl, { extraEnv: NO_AUTO_LOGIN });
     expect(run.card).toContain('\n- The stored refresh token was refused (invalid_grant) and removed; a new sign-in is needed.');
-    expect(line(run.card, '- Account:')).toBe('- Account: token refused by the server');
+    expect(line(run.card, '- Account:')).toBe('- Account: renewal refused');
     expect(todoOf(run.card)).toEqual(['- Automatic sign-in is off: AGENTSTACK_DISABLE_AUTO_LOGIN=1. Sign in again with /agentstack-authorize (or node ~/.cursor/plugins/local/agentstack/hooks/scripts/device-code.mjs).']);
     expect(existsSync(join(dir, 'agentstack-refresh'))).toBe(false);
   });

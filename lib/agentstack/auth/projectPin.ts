@@ -8,6 +8,7 @@ import { PluginError } from '../../platform/errors.js';
 import { parseProjectId } from '../mcpJson/entry.js';
 import { SECRET_FILE_MODE, readTextIfExists, removeIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
 import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
+import { pluginCommand } from '../plugin/root.js';
 
 export interface ProjectPin {
   projectId: number | null;
@@ -19,7 +20,7 @@ export interface ProjectPin {
 /** The one wording of the rule, for the flag, the environment variable, the file and the settings key. */
 export const PIN_RULE = 'an integer greater than 1 (project 1 is shared and cannot be pinned)';
 /** How a person fixes or removes the pin (the config script; the setting is the same file). */
-export const PIN_FIX = 'set one with `node <plugin>/scripts/config.mjs set project ID`, or remove it with `config unset project`';
+export const PIN_FIX = `set one with \`${pluginCommand('scripts/config.mjs')} set project ID\`, or remove it with \`config unset project\``;
 
 function invalid(value: string, source: string): PluginError {
   return new PluginError('invalid_config', `${source} must be a project id, an integer greater than 1 (got ${JSON.stringify(value.slice(0, 40))}); project 1 is shared and cannot be pinned`);

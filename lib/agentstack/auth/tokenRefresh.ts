@@ -22,6 +22,7 @@ import { clearRefreshFile, readRefreshFile, refreshBelongsTo, refreshIdentity, t
 import { deleteRefreshSecrets, loadRefreshToken, saveRefresh, storeChoice } from '../credentials/credentialStore.js';
 import { fileTokenRefusal } from '../credentials/storeFacts.js';
 import { clientAuthMethod, type ClientAuthMethod } from './clientAuth.js';
+import { recordRefusal } from '../snapshot/refusal.js';
 
 export type RefreshOutcome =
   | { kind: 'not_needed' }
@@ -145,6 +146,12 @@ export async function refreshSingleFlight(args: TokenRefreshArgs): Promise<Refre
           if (!stillCurrent(args.paths.refresh, stored, readMcpConfigFile(args.paths.mcpJson).config, gate.token)) return { kind: 'superseded' } as const;
           clearRefreshFile(args.paths.refresh);
           await deleteRefreshSecrets(stored, null, { env: args.env, paths: args.paths });
+          // The token the renewal was for is dead too: every view calls it a refused renewal, not an expiry.
+          if (gate.token) {
+            try {
+              recordRefusal({ failurePath: args.paths.capabilitiesFailure, serverUrl: mcpUrlFor(args.baseUrl), token: gate.token, message: 'the server refused to renew the token (invalid_grant)', now: now(), renewalRefused: true });
+            } catch { /* the views then call it expired */ }
+          }
           return { kind: 'invalid_grant', message: quoteShort((error as Error).message, 200) } as const;
         }
         throw error;

@@ -5,6 +5,7 @@
  * never sent: the keychain is required, and the views say so. Pure: from the settings table and the record.
  */
 import type { RefreshPlacement, StoredRefresh } from '../auth/refreshStore.js';
+import { tilde } from '../../platform/text/tilde.js';
 import type { StoreChoice, StoreMode } from './credentialStore.js';
 
 export interface CredentialStoreFacts {
@@ -52,7 +53,7 @@ export function credentialStoreFacts(row: { value: string | null; origin: Creden
 
 /** One line: `credential-store keychain (required by /etc/agentstack/managed-settings.json); refresh token in file: …`. */
 export function credentialStoreText(f: CredentialStoreFacts): string {
-  const by = f.required ? `required by ${f.source}` : f.set_by === 'default' ? 'the default' : `set by ${f.source ?? f.set_by}`;
+  const by = f.required ? `required by ${f.source}` : f.set_by === 'default' ? 'the default' : `set by ${tilde(f.source ?? f.set_by)}`;
   const where = f.refresh_in === null ? 'no refresh token stored' : `refresh token in ${f.refresh_in}${f.reason ? `: ${f.reason}` : ''}`;
   return `credential-store ${f.setting} (${by}); ${where}`;
 }

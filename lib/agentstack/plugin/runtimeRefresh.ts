@@ -1,4 +1,5 @@
 /** refresh-cursor-runtime's decisions: inspect the copies, optionally fix or purge them, and report as Checks. */
+import { pluginCommand } from './root.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
 import { tilde } from '../../platform/text/tilde.js';
 import { fixCopy, inspectCopies, purgeCopy, readManifest, type CopyReport } from './runtimeCopies.js';
@@ -57,6 +58,6 @@ export function staleCopiesCheck(copies: CopyReport[]): Check {
   if (!stale.length) return pass(id, `${copies.length} other copy(ies) identical to this one`);
   const first = stale[0]!;
   return warn(id, `${stale.length} of ${copies.length} copies stale; ${first.kind} ${tilde(first.dir)}: ${describeDifferences(first)}`,
-    'Run node <plugin>/scripts/refresh-cursor-runtime.mjs --fix, then reload Cursor',
+    `Run ${pluginCommand('scripts/refresh-cursor-runtime.mjs')} --fix, then reload Cursor`,
     stale.map((c) => ({ kind: c.kind, dir: c.dir, version: c.version, differences: c.differences.length })));
 }

@@ -6,8 +6,8 @@
 import { REFRESH_WINDOW_MS, type CredentialState } from '../mcpJson/credential.js';
 
 export const ACCOUNT_STATES = [
-  'signed_in', 'expiring', 'expired_renewable', 'expired', 'refused_renewable', 'refused', 'signed_out', 'never_signed_in', 'unreadable',
-  'placeholder', 'no_capabilities', 'other_server',
+  'signed_in', 'expiring', 'expired_renewable', 'expired', 'refused_renewable', 'refused', 'renewal_refused', 'entry_removed', 'signed_out',
+  'never_signed_in', 'unreadable', 'placeholder', 'no_capabilities', 'other_server',
 ] as const;
 export type AccountState = (typeof ACCOUNT_STATES)[number];
 
@@ -19,6 +19,8 @@ export const ACCOUNT_WORDS: Record<AccountState, string> = {
   expired: 'token expired',
   refused_renewable: 'token refused by the server, renewal due',
   refused: 'token refused by the server',
+  renewal_refused: 'renewal refused',
+  entry_removed: 'agentstack entry removed from mcp.json, restore due',
   signed_out: 'signed out',
   never_signed_in: 'not signed in',
   unreadable: 'mcp.json unreadable',
@@ -55,6 +57,8 @@ export interface AccountFacts {
   refreshable: boolean;
   /** The server answered 401 to this token since it was issued. */
   refused: boolean;
+  /** The server refused the stored refresh token's renewal of this token (`invalid_grant`); the refresh token is gone. */
+  renewalRefused?: boolean;
   /** The entry's credential was issued for the server it points at. */
   belongs: boolean;
   /** The person's sign-out record is there. */
@@ -79,6 +83,9 @@ export function accountOf(f: AccountFacts): Account {
 function stateOf(f: AccountFacts): AccountState {
   if (!f.readable) return 'unreadable';
   if (f.entry && !f.belongs) return 'other_server';
+  // The entry taken out of mcp.json by hand while a refresh token is kept: the next session start puts it back.
+  if (!f.entry && f.refreshable && !f.signedOut) return 'entry_removed';
+  if (f.renewalRefused && !f.refreshable && (f.credential === 'ok' || f.credential === 'expired')) return 'renewal_refused';
   switch (f.credential) {
     case 'ok':
       if (f.refused) return refusedState(f);
@@ -105,7 +112,11 @@ export function expiryText(expiresAt: string | null, now: number): string {
   if (expiresAt === null) return 'no expiry known';
   const left = Date.parse(expiresAt) - now;
   if (left <= 0) return `expired at ${expiresAt}`;
-  const minutes = Math.floor(left / 60_000);
-  const span = minutes < 1 ? 'less than a minute' : minutes < 120 ? `${minutes} min` : `${Math.floor(minutes / 60)} h`;
-  return `valid until ${expiresAt} (${span} left)`;
+  return `valid until ${expiresAt} (${timeLeftText(left)} left)`;
+}
+
+/** A time left (or past), as every view words it: whole minutes and hours, rounded down. */
+export function timeLeftText(ms: number): string {
+  const minutes = Math.floor(Math.abs(ms) / 60_000);
+  return minutes < 1 ? 'less than a minute' : minutes < 120 ? `${minutes} min` : `${Math.floor(minutes / 60)} h`;
 }

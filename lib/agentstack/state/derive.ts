@@ -44,6 +44,11 @@ export function refusedSince(failure: SnapshotFailure | null | undefined, server
   return issuedAtMs === null || Date.parse(failure.at) >= issuedAtMs;
 }
 
+/** The server refused this token's renewal too (`invalid_grant`), as the refresh recorded it. */
+export function renewalRefusedSince(failure: SnapshotFailure | null | undefined, serverUrl: string, claims: Record<string, unknown> | null, token?: string | null): boolean {
+  return failure?.renewal_refused === true && refusedSince(failure, serverUrl, claims, token);
+}
+
 export interface DeriveInput {
   now: number;
   mcp: { config: McpConfig | null; entry: Record<string, unknown> | null; error: string | null; errorAt?: StoryFacts['mcpErrorAt']; shown?: string };
@@ -71,6 +76,7 @@ export function deriveState(s: DeriveInput, envBaseUrl: string | null): DerivedS
     expiresAtMs: view.expiresAtMs,
     refreshable: ours,
     refused: view.token !== null && !view.apiKey && refusedSince(s.snapshot.failure, serverUrl, view.claims, view.token),
+    renewalRefused: view.token !== null && !view.apiKey && renewalRefusedSince(s.snapshot.failure, serverUrl, view.claims, view.token),
     belongs: credentialsBelongTo(s.mcp.entry ?? undefined, baseUrl, issuedFor(s.refresh.record)),
     signedOut: s.signedOut,
     now: s.now,

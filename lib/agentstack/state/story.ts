@@ -3,13 +3,17 @@
  * step — a command that exists and works in that state, or, where the plugin is already doing it (a renewal due, a
  * sign-in waiting for approval), what it is doing and the code to enter. Every view (`--status` text and JSON, the
  * session card, diagnose's account row and its report, `--logout`, the pre-MCP notice, `config`) renders these
- * strings; to change what a state says, change it here. Pure.
+ * strings; to change what a state says, change it here. Pure but for one fact decided once: where this copy of the
+ * plugin is (plugin/root.ts), so every step names the scripts that exist on this machine.
  */
 import { ACCOUNT_WORDS, type Account, type AccountState } from './account.js';
+import { pluginCommand } from '../plugin/root.js';
 
-/** The sign-in script as a local install runs it. */
-const DEVICE_CODE = 'node ~/.cursor/plugins/local/agentstack/hooks/scripts/device-code.mjs';
-/** How a person signs in, written one way everywhere: the slash command, or the script a local install runs. */
+/** The sign-in script of the copy of the plugin that runs. */
+export const DEVICE_CODE = pluginCommand('hooks/scripts/device-code.mjs');
+/** config of the copy of the plugin that runs. */
+export const CONFIG_COMMAND = pluginCommand('scripts/config.mjs');
+/** How a person signs in, written one way everywhere: the slash command, or this copy's sign-in script. */
 export const SIGN_IN_COMMAND = `/agentstack-authorize (or ${DEVICE_CODE})`;
 /** Asks the server whether it accepts the token in mcp.json now. */
 export const STATUS_ONLINE_COMMAND = `${DEVICE_CODE} --status --online`;
@@ -17,6 +21,8 @@ export const STATUS_ONLINE_COMMAND = `${DEVICE_CODE} --status --online`;
 export const SIGN_IN_STEP = `Sign in with ${SIGN_IN_COMMAND}.`;
 /** What happens to a token near or past its expiry when a refresh token is stored. */
 export const RENEWAL_STEP = 'Nothing to do: the plugin renews the token at the next agent session start or AgentStack call.';
+/** The agentstack entry removed by hand, a refresh token kept: session start restores it; --logout disconnects. */
+export const RESTORE_STEP = `Nothing to do: the next agent session start restores the entry from the stored refresh token (no new sign-in); to disconnect instead, run ${DEVICE_CODE} --logout.`;
 /** A refused token a stored refresh token renews: the same renewal, and how to see the server accept the new token. */
 export const REFUSED_RENEWAL_STEP = `${RENEWAL_STEP.slice(0, -1)}; ${STATUS_ONLINE_COMMAND} then shows whether the server accepts it.`;
 
@@ -54,6 +60,8 @@ function truthOf(f: StoryFacts): string {
     case 'expired': return 'The token has expired and no refresh token is stored to renew it.';
     case 'refused_renewable': return 'The server refused this token; the stored refresh token renews it.';
     case 'refused': return 'The server refused this token and no refresh token is stored to renew it.';
+    case 'renewal_refused': return 'The server refused to renew the token (invalid_grant); the refresh token was removed and a new sign-in is needed.';
+    case 'entry_removed': return `The agentstack entry is gone from ${f.mcpJson}; the stored refresh token restores it without a new sign-in.`;
     case 'signed_out': return 'You signed out of AgentStack on this machine.';
     case 'never_signed_in': return 'This machine has not signed in to AgentStack.';
     case 'unreadable': return firstSentence(f.mcpProblem) ?? `${f.mcpJson} ${at ? `is not valid JSON${at}` : 'cannot be read'}.`;
@@ -84,6 +92,7 @@ function nextOf(f: StoryFacts): { next: string | null; underway: boolean } {
   if (state === 'signed_in') return { next: null, underway: false };
   if (state === 'expired_renewable' || (state === 'expiring' && f.refreshable)) return { next: RENEWAL_STEP, underway: true };
   if (state === 'refused_renewable') return { next: REFUSED_RENEWAL_STEP, underway: true };
+  if (state === 'entry_removed') return { next: RESTORE_STEP, underway: true };
   if (state === 'expiring') return { next: `Sign in again with ${SIGN_IN_COMMAND} before it expires.`, underway: false };
   if (f.waiting) return { next: waitingStep(f.waiting), underway: true };
   if (state === 'signed_out') return { next: `Sign in again with ${SIGN_IN_COMMAND} when you want AgentStack back.`, underway: false };
@@ -93,7 +102,9 @@ function nextOf(f: StoryFacts): { next: string | null; underway: boolean } {
 }
 
 export function storyOf(f: StoryFacts): Story {
-  return { state: f.account.state, word: ACCOUNT_WORDS[f.account.state], truth: truthOf(f), ...nextOf(f) };
+  // A refused renewal with the sign-in it started waiting: the word says both (the next step is approving its code).
+  const word = f.account.state === 'renewal_refused' && f.waiting ? `${ACCOUNT_WORDS.renewal_refused}, sign-in waiting` : ACCOUNT_WORDS[f.account.state];
+  return { state: f.account.state, word, truth: truthOf(f), ...nextOf(f) };
 }
 
 /** The next step of a state that needs no facts beyond itself (the card's sign-in decision). */

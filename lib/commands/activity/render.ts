@@ -2,6 +2,7 @@
 import type { JournalRecord } from '../../agentstack/journal/record.js';
 import { failedSteps, stoppedBy } from '../../agentstack/journal/summary.js';
 import { displayText } from '../../platform/text/displayText.js';
+import { CONFIG_COMMAND } from '../../agentstack/state/story.js';
 
 const MAX_ACTIONS_SHOWN = 3;
 
@@ -57,7 +58,7 @@ export function renderActivityTable(facts: TableFacts): string {
   } else {
     lines.push(`No record matches (${facts.total} in the journal, ${facts.path}).`);
   }
-  if (!facts.enabled) lines.push('! The journal is off: nothing new is recorded. Turn it on with: config.mjs set journal on');
+  if (!facts.enabled) lines.push(`! The journal is off: nothing new is recorded. Turn it on with: ${CONFIG_COMMAND} set journal on`);
   if (facts.skipped) lines.push(`! ${facts.skipped} line(s) of the journal are not records and were skipped.`);
   for (const problem of facts.problems) lines.push(`! ${problem}`);
   return `${lines.join('\n')}\n`;

@@ -17,5 +17,5 @@ export function renderSettingsTable(rows: readonly SettingRow[], problems: reado
 }
 
 export function rowJson(row: SettingRow): Record<string, unknown> {
-  return { key: row.key, value: row.value, origin: row.origin, source: row.source, ...(row.problem ? { problem: row.problem } : {}) };
+  return { key: row.key, value: row.value, origin: row.origin, source: row.source === null ? null : tilde(row.source), ...(row.problem ? { problem: row.problem } : {}) };
 }

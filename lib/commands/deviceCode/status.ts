@@ -195,10 +195,22 @@ const NO_RULES = describePolicy({ kind: 'ok', policy: NO_POLICY });
 
 /** The card as lines (at most ten, problems included) and as one JSON object. */
 export function renderStatus(facts: StatusFacts): { lines: string[]; json: Record<string, unknown> } {
-  const head = isSignedIn(facts) ? '✓ AgentStack: signed in' : `X AgentStack: ${facts.story.word}`;
+  let head = isSignedIn(facts) ? '✓ AgentStack: signed in' : `X AgentStack: ${facts.story.word}`;
   const body = STATUS_SECTIONS.map((s) => s.line(facts)).filter((l): l is string => l !== null);
   const next = nextStep(facts);
   const tail = next === null ? [] : [`  ${next}`];
+  // More lines than ten (rules, a server check, an old Node): lines that belong together share one, in this order.
+  const fold = (from: string, into: string, join: (a: string, b: string) => string) => {
+    const i = body.findIndex((l) => l.startsWith(from));
+    const j = body.findIndex((l) => l.startsWith(into));
+    if (i < 0 || j < 0) return;
+    body[j] = join(body[j]!, body[i]!.trim());
+    body.splice(i, 1);
+  };
+  const over = () => 1 + body.length + tail.length > MAX_LINES;
+  if (over()) fold('  Per-action rules: ', '  Rules: ', (a, b) => `${a}; ${b[0]!.toLowerCase()}${b.slice(1)}`);
+  if (over()) fold('  Managed by your organization: ', '  Rules: ', (a, b) => `${a}; ${b[0]!.toLowerCase()}${b.slice(1)}`);
+  if (over() && body[0]?.startsWith('  Server: ')) head = `${head} (${body.shift()!.trim().replace(/^Server: /, 'server ')})`;
   const room = Math.max(0, MAX_LINES - 1 - body.length - tail.length);
   const lines = [head, ...body, ...facts.problems.slice(0, room).map((p) => `  ! ${quoteShort(p, 200)}`), ...tail];
   const json: Record<string, unknown> = {};
@@ -249,9 +261,9 @@ export async function runStatus(options: StatusOptions): Promise<number> {
   const { facts, token, baseUrl } = readStatus(settings.env, options.now);
   facts.policy = describePolicy(policyInEffect(settings.rows, settings.file, settings.managed), (path) => tilde(path));
   facts.problems.unshift(...settings.problems);
-  if (options.online && token && (facts.state === 'expired_renewable' || facts.state === 'expired')) {
+  if (options.online && token && (facts.state === 'expired_renewable' || facts.state === 'expired' || facts.state === 'renewal_refused')) {
     // An expired token is refused by any server: asking would only say so. Its story's next step comes first.
-    facts.online = { accepted: null, message: 'not asked: the token has expired' };
+    facts.online = { accepted: null, message: facts.state === 'renewal_refused' ? 'not asked: the server refused to renew the token' : 'not asked: the token has expired' };
   } else if (options.online && token) {
     const { setProxyOptions } = await import('../../platform/net/http.js');
     setProxyOptions(settings.proxy);

@@ -7,7 +7,7 @@ import { fail, pass, warn, type Check } from '../../platform/report.js';
 import type { McpState, PluginState } from './state.js';
 import { isObject } from '../../platform/text/isObject.js';
 import { tilde } from '../../platform/text/tilde.js';
-import { SIGN_IN_STEP, type Story } from '../../agentstack/state/story.js';
+import { RESTORE_STEP, SIGN_IN_STEP, type Story } from '../../agentstack/state/story.js';
 import type { AccountState } from '../../agentstack/state/account.js';
 import { nodeEndOfLifeText, nodePastEndOfLife } from '../../agentstack/plugin/nodeReleases.js';
 
@@ -40,7 +40,11 @@ export function nodeGate(version: string, hookNode?: { path: string | null; vers
   if (majorOf(hookNode.version) < MIN_NODE_MAJOR) {
     return fail('node', `hooks would run ${tilde(hookNode.path)} (Node ${hookNode.version}), older than ${MIN_NODE_MAJOR}`, INSTALL_NODE);
   }
-  return nodeEndOfLife(hookNode.version, now) ?? pass('node', `Node ${version}; hooks run ${tilde(hookNode.path)} (Node ${hookNode.version.replace(/^v/, '')}) when Cursor's PATH is this one`);
+  const hooks = `hooks run ${tilde(hookNode.path)} (Node ${hookNode.version.replace(/^v/, '')}) when Cursor's PATH is this one`;
+  const old = nodeEndOfLife(hookNode.version, now);
+  // An old Node still names the node a hook would run: that is the one to replace.
+  if (old) return { ...old, summary: `${old.summary}; ${hooks}` };
+  return pass('node', `Node ${version}; ${hooks}`);
 }
 
 /** A WARN for a Node past its end of life (hooks still run on it; it gets no security fixes), else null. */
@@ -90,6 +94,7 @@ export function extraKeys(entry: Record<string, unknown>): string[] {
 export function mcpEntryGate(mcp: McpState, state?: AccountState): Check {
   const id = 'mcp.entry';
   if (!mcp.config) return notChecked(id, mcp.exists ? 'mcp.json is not readable' : 'mcp.json does not exist');
+  if (!mcp.entry && state === 'entry_removed') return warn(id, 'mcp.json has no "agentstack" server; the stored refresh token restores it', RESTORE_STEP);
   if (!mcp.entry) return (chosen(state) ? warn : fail)(id, 'mcp.json has no "agentstack" server', SIGN_IN);
   const url = typeof mcp.entry.url === 'string' ? mcp.entry.url : '(no url)';
   if (!mcp.notLean) return pass(id, `lean "agentstack" entry -> ${url}`);
@@ -100,6 +105,8 @@ export function mcpEntryGate(mcp: McpState, state?: AccountState): Check {
 
 export function mcpNoToolsGate(mcp: McpState): Check {
   const id = 'mcp.no-tools';
+  // A file that cannot be read hides whether the entry is there (mcp.readable says why).
+  if (mcp.error) return notChecked(id, 'mcp.json cannot be read');
   if (!mcp.entry) return notChecked(id, 'no "agentstack" entry');
   return 'tools' in mcp.entry
     ? fail(id, 'the "agentstack" entry has a "tools" map (actions come from GET /mcp/actions)', `${RUN_FIX} to remove it`)
@@ -108,6 +115,7 @@ export function mcpNoToolsGate(mcp: McpState): Check {
 
 export function mcpBearerGate(mcp: McpState, state?: AccountState): Check {
   const id = 'mcp.bearer';
+  if (mcp.error) return notChecked(id, 'mcp.json cannot be read');
   if (!mcp.entry) return notChecked(id, 'no "agentstack" entry');
   const auth = headerValue(mcp.entry.headers, 'Authorization');
   if (isRealBearer(auth)) return pass(id, 'Authorization: Bearer is present');

@@ -17,7 +17,7 @@ import { skippedText } from '../../agentstack/snapshot/skipped.js';
 import { PIN_FIX } from '../../agentstack/auth/projectPin.js';
 import { RULE_KEYS, type ManagedRead } from '../../agentstack/settings/managed.js';
 import { dirname } from 'node:path';
-import { accountText, expiryText, isUsable, type AccountState } from '../../agentstack/state/account.js';
+import { accountText, expiryText, isUsable, timeLeftText, type AccountState } from '../../agentstack/state/account.js';
 import { RENEWAL_STEP, SIGN_IN_STEP } from '../../agentstack/state/story.js';
 import { projectText } from '../../agentstack/state/project.js';
 
@@ -49,7 +49,7 @@ export function accountGate(s: Pick<LocalState, 'derived' | 'now'>): Check {
 /** States the person chose (never signed in, signed out): diagnose reports them, never as a failure. */
 export const CHOSEN_STATES: ReadonlySet<AccountState> = new Set<AccountState>(['never_signed_in', 'signed_out']);
 
-export function tokenExpiryGate(s: Pick<LocalState, 'bearer' | 'jwtExpMs' | 'refresh' | 'now'>): Check {
+export function tokenExpiryGate(s: Pick<LocalState, 'bearer' | 'jwtExpMs' | 'refresh' | 'now'> & { derived?: Pick<LocalState['derived'], 'story'> }): Check {
   const id = 'token.expiry';
   if (!s.bearer) return notChecked(id, 'no Bearer token');
   const masked = maskSecret(s.bearer);
@@ -59,15 +59,20 @@ export function tokenExpiryGate(s: Pick<LocalState, 'bearer' | 'jwtExpMs' | 'ref
   if (expMs === null) return pass(id, `token ${masked}; expiry unknown (not a JWT, no stored expires_at)`);
   const left = expMs - s.now;
   const when = new Date(expMs).toISOString();
-  if (left > REFRESH_WINDOW_MS) return pass(id, `token ${masked} valid for ${formatDuration(left)} (until ${when}, ${source})`);
+  // The time left worded as --status and the account row word it (one rounding).
+  if (left > REFRESH_WINDOW_MS) return pass(id, `token ${masked} valid for ${timeLeftText(left)} (until ${when}, ${source})`);
   const canRefresh = s.refresh.exists && !s.refresh.error;
-  const state = left > 0 ? `expires in ${formatDuration(left)}` : `expired ${formatDuration(left)} ago`;
+  const state = left > 0 ? `expires in ${timeLeftText(left)}` : `expired ${timeLeftText(left)} ago`;
   if (canRefresh) return pass(id, `token ${masked} ${state}; a refresh token is stored. ${RENEWAL_STEP}`);
-  return fail(id, `token ${masked} ${state} and no refresh token is stored`, SIGN_IN_STEP);
+  // The account's one next step: a sign-in already waiting for approval is a WARN (the plugin is on it), as the account row says.
+  const story = s.derived?.story;
+  if (story?.underway && story.next) return warn(id, `token ${masked} ${state} and no refresh token is stored`, story.next);
+  return fail(id, `token ${masked} ${state} and no refresh token is stored`, story?.next ?? SIGN_IN_STEP);
 }
 
-export function refreshFileGate(r: LocalState['refresh'], path: string, platform: NodeJS.Platform = process.platform, store?: CredentialStoreFacts): Check {
+export function refreshFileGate(r: LocalState['refresh'], path: string, platform: NodeJS.Platform = process.platform, store?: CredentialStoreFacts, hasToken = true): Check {
   const id = 'refresh.file';
+  if (!r.exists && !hasToken) return notChecked(id, 'no token and no refresh token stored');
   if (!r.exists) return warn(id, 'no refresh token stored: you sign in again when the token expires', SIGN_IN_STEP);
   if (r.error) return fail(id, r.error, SIGN_IN_STEP);
   if (platform !== 'win32' && r.mode !== null && (r.mode & 0o077) !== 0) {
@@ -82,7 +87,7 @@ export function refreshFileGate(r: LocalState['refresh'], path: string, platform
 
 export function projectPinGate(pin: LocalState['pin'], path: string): Check {
   const id = 'project.pin';
-  const fixPin = `The pin is ignored until fixed: ${PIN_FIX.replace('<plugin>', '<plugin root>')} (project 1 is shared, never pinned)`;
+  const fixPin = `The pin is ignored until fixed: ${PIN_FIX} (project 1 is shared, never pinned)`;
   if (pin.env) {
     const n = parseProjectId(pin.env);
     return n !== null ? pass(id, `project ${n} (AGENTSTACK_PROJECT_ID)`) : fail(id, `AGENTSTACK_PROJECT_ID=${JSON.stringify(pin.env.slice(0, 20))} is not an integer > 1`, 'Unset it or set an integer greater than 1');

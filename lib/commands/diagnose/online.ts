@@ -42,8 +42,24 @@ export async function authMeCheck(baseUrl: string, bearer: string | null, timeou
     }
     if (typeof status === 'number') return fail(id, (error as Error).message, 'Try again later; if it persists, run verify-mcp-surface-e2e');
     const why = isPluginError(error) ? error.message : 'request failed';
+    // Nothing listens at a server on this machine: no network or proxy is involved; the server is not running.
+    if (refusedConnection(error) && isLoopbackHost(new URL(baseUrl).hostname)) {
+      return fail(id, `${why} (the server at ${baseUrl} is not running: the connection was refused)`, `Start the server at ${baseUrl}, or point AGENTSTACK_BASE_URL (or the agentstack entry's url) at one that runs`);
+    }
     return fail(id, why, 'Check your network or proxy (HTTPS_PROXY), then try again');
   }
+}
+
+/** The connection was refused (ECONNREFUSED anywhere in the error's causes or message). */
+function refusedConnection(error: unknown): boolean {
+  for (let e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i += 1) {
+    if (e.code === 'ECONNREFUSED' || (typeof e.message === 'string' && e.message.includes('ECONNREFUSED'))) return true;
+  }
+  return false;
+}
+
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '[::1]' || host === '::1' || /^127\./.test(host);
 }
 
 export async function probeChecks(mcpUrl: string, bearer: string | null, onRefused?: OnRefused, refreshable = false): Promise<Check[]> {
@@ -93,6 +109,11 @@ async function checksFor(state: LocalState, baseUrl: string, onRefused: OnRefuse
     // The server refuses this token (it has expired, or said so already): asking would only say so. The renewal comes first.
     const why = `${account.state === 'expired_renewable' ? 'the token has expired' : 'the server refused the token'}. ${story.next}`;
     return [notChecked('online.auth-me', why), notChecked('online.mcp', why)];
+  }
+  if (account.state === 'renewal_refused' || account.state === 'expired') {
+    // A token known dead (past its end, or its renewal refused) is not sent: the answer is known, and the step is the story's.
+    const why = `${story.truth} ${story.next ?? ''}`.trim();
+    return [notChecked('online.auth-me', `the token was not sent: ${why}`), notChecked('online.mcp', `the token was not sent: ${why}`)];
   }
   const refreshable = state.refresh.exists && !state.refresh.error;
   const me = await authMeCheck(baseUrl, state.bearer, undefined, onRefused, refreshable);

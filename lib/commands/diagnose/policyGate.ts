@@ -3,6 +3,7 @@
  * be read (every AgentStack call then asks) or when a rule matches no action in the snapshot (a typo has no effect).
  * Pure, over state already read.
  */
+import { CONFIG_COMMAND } from '../../agentstack/state/story.js';
 import { describePolicy, rulesMatchingNothing } from '../../agentstack/policy/describe.js';
 import { policyInEffect } from '../../agentstack/policy/effective.js';
 import { pass, warn, type Check } from '../../platform/report.js';
@@ -14,7 +15,7 @@ export function policyGate(settings: LocalState['settings'], snapshot: LocalStat
   const effect = policyInEffect(settings.rows, settings.file, settings.managed);
   const summary = describePolicy(effect, (path) => tilde(path));
   if (effect.kind === 'unreadable') {
-    return warn(id, summary, 'Fix the value (node <plugin root>/scripts/config.mjs list shows each one and where it comes from), or delete the settings file and set them again');
+    return warn(id, summary, `Fix the value (${CONFIG_COMMAND} list shows each one and where it comes from), or delete the settings file and set them again`);
   }
   const rules = [...effect.policy.ask, ...effect.policy.deny];
   const actions = snapshot.data?.actions;

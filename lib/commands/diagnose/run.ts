@@ -34,7 +34,7 @@ export function localChecks(state: LocalState, platform: NodeJS.Platform = proce
     mcpBearerGate(state.mcp, state.derived.account.state),
     mcpModeGate(state.mcp, platform),
     tokenExpiryGate(state),
-    refreshFileGate(state.refresh, state.paths.refresh, platform, state.credentialStore),
+    refreshFileGate(state.refresh, state.paths.refresh, platform, state.credentialStore, state.bearer !== null),
     projectPinGate(state.pin, state.paths.project),
     settingsFileGate(state.settings, platform),
     managedSettingsGate(state.settings.managed),

@@ -19,11 +19,11 @@ import { signInOrigins } from '../../agentstack/signIn/lock.js';
 import type { PreMcpAnswer } from './answer.js';
 import { MCP_SETTINGS_PAGE } from '../../agentstack/plugin/cursorUi.js';
 import { ACCOUNT_WORDS, accountOf, type AccountState } from '../../agentstack/state/account.js';
-import { refusedSince } from '../../agentstack/state/derive.js';
+import { refusedSince, renewalRefusedSince } from '../../agentstack/state/derive.js';
 import { tellOnce } from './toldOnce.js';
 import { stepFor, waitingStep } from '../../agentstack/state/story.js';
 
-export type UnusableReason = 'expired' | 'refused_renewable' | 'refused' | 'other_server' | 'no_credential' | 'no_capabilities';
+export type UnusableReason = 'expired' | 'refused_renewable' | 'refused' | 'renewal_refused' | 'other_server' | 'no_credential' | 'no_capabilities';
 
 export interface CredentialFacts {
   /** ~/.cursor/mcp.json has an agentstack entry (the Device Code server). */
@@ -37,11 +37,13 @@ export interface CredentialFacts {
   belongs: boolean;
   /** The server answered 401 to this token (the last catalog fetch, made after the token was issued). */
   refused: boolean;
+  /** The server refused this token's renewal too (`invalid_grant`). */
+  renewalRefused?: boolean;
 }
 
 /** The account states the notice speaks of, and its word for each. */
 const NOTICE_REASON: Partial<Record<AccountState, UnusableReason>> = {
-  expired: 'expired', refused_renewable: 'refused_renewable', refused: 'refused', other_server: 'other_server', placeholder: 'no_credential', no_capabilities: 'no_capabilities',
+  expired: 'expired', refused_renewable: 'refused_renewable', refused: 'refused', renewal_refused: 'renewal_refused', other_server: 'other_server', placeholder: 'no_credential', no_capabilities: 'no_capabilities',
 };
 
 /**
@@ -59,6 +61,7 @@ const WHAT: Record<UnusableReason, string> = {
   expired: 'has expired and cannot be refreshed',
   refused_renewable: 'was refused by the server; the stored refresh token renews it',
   refused: 'was refused by the server',
+  renewal_refused: 'has expired and the server refused to renew it',
   other_server: 'was issued for another server than the one its entry points at',
   no_credential: 'holds no usable token',
   no_capabilities: 'grants no capabilities',
@@ -68,7 +71,7 @@ const AUTHORIZE = 'run /agentstack-authorize';
 
 /** The account state each reason is, so the notice names it with the word every view uses. */
 const STATE_OF: Record<UnusableReason, AccountState> = {
-  expired: 'expired', refused_renewable: 'refused_renewable', refused: 'refused', other_server: 'other_server', no_credential: 'placeholder', no_capabilities: 'no_capabilities',
+  expired: 'expired', refused_renewable: 'refused_renewable', refused: 'refused', renewal_refused: 'renewal_refused', other_server: 'other_server', no_credential: 'placeholder', no_capabilities: 'no_capabilities',
 };
 
 /** The throttle's key: the state, and for a running sign-in its code (a new code is news). */
@@ -124,8 +127,9 @@ export function credentialFacts(args: Omit<NoticeArgs, 'serverName' | 'log'>): {
   const view = classifyCredential({ config: args.config, storedExpiresAt: ours ? stored.expires_at : stored ? null : recordedExpiry(args.paths.token, bearerOf(args.config)), now: args.now });
   const failure = view.token && !view.apiKey ? readSnapshotFailure(args.paths.capabilitiesFailure) : null;
   const refused = refusedSince(failure, mcpUrlFor(baseUrl), view.claims, view.token);
+  const renewalRefused = renewalRefusedSince(failure, mcpUrlFor(baseUrl), view.claims, view.token);
   return {
-    facts: { entry: entry !== undefined, signedOut: entry !== undefined && isSignedOut(args.paths.signedOut), state: view.state, refreshable: ours, belongs: credentialsBelongTo(entry, baseUrl, issuedFor(stored)), refused },
+    facts: { entry: entry !== undefined, signedOut: entry !== undefined && isSignedOut(args.paths.signedOut), state: view.state, refreshable: ours, belongs: credentialsBelongTo(entry, baseUrl, issuedFor(stored)), refused, renewalRefused },
     baseUrl,
     stored,
   };

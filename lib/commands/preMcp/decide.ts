@@ -13,6 +13,7 @@ import { grantedCaps } from '../../agentstack/auth/scopes.js';
 import type { SnapshotRead } from '../../agentstack/snapshot/actionIndex.js';
 import { NEUTRAL, type PreMcpAnswer } from './answer.js';
 import { deadlineTicker } from '../../platform/hookIo.js';
+import { pluginCommand } from '../../agentstack/plugin/root.js';
 
 export { GRANTED_SCOPE_CLAIMS, grantedCaps } from '../../agentstack/auth/scopes.js';
 
@@ -76,7 +77,7 @@ export function undefinedKeys(args: ExecuteArgs): string[] {
 }
 
 function approveCommand(pluginRoot?: string): string {
-  return `node ${pluginRoot ? `"${pluginRoot}/scripts/diagnose-local.mjs"` : '<plugin root>/scripts/diagnose-local.mjs'} --approve-actions`;
+  return `${pluginCommand('scripts/diagnose-local.mjs', pluginRoot)} --approve-actions`;
 }
 
 export function decidePreMcp(ctx: PreMcpContext): PreMcpAnswer {

@@ -15,6 +15,7 @@ import type { ParsedExecuteArgs } from './decide.js';
 import { because, reasonsOf } from './reason.js';
 import { deadlineTicker } from '../../platform/hookIo.js';
 import { rulesAskAnswer, type RuleAsk } from './gate/ask.js';
+import { pluginCommand } from '../../agentstack/plugin/root.js';
 
 /** A step as the policy sees it: its action and, when the snapshot knows the action, its required capability. */
 export interface PolicyStep {
@@ -119,7 +120,7 @@ function whereSet(from: RuleSource): string {
 function howToChange(key: PolicyKey, from: RuleSource, pluginRoot?: string): string {
   if (from.origin === 'managed') return `ask your administrator (it is set in ${from.source})`;
   if (from.origin === 'env') return `change or unset ${from.source} where Cursor is started, then restart Cursor`;
-  const script = pluginRoot ? `node "${pluginRoot}/scripts/config.mjs"` : 'node <plugin root>/scripts/config.mjs';
+  const script = pluginCommand('scripts/config.mjs', pluginRoot);
   return `${script} set ${key} … (or unset ${key})`;
 }
 
@@ -139,7 +140,7 @@ export function decidePolicy(effect: PolicyInEffect, steps: readonly PolicyStep[
     if (readable.permission === 'deny') return readable;
     return because('rules_unreadable', {
       permission: 'ask',
-      user_message: `AgentStack could not read your per-action rules (${effect.reason}), so every AgentStack call asks until they are fixed. Check them with config.mjs list or diagnose-local.`,
+      user_message: `AgentStack could not read your per-action rules (${effect.reason}), so every AgentStack call asks until they are fixed. Check them with ${pluginCommand('scripts/config.mjs', options.pluginRoot)} list or diagnose-local.`,
       agent_message: 'The person\'s AgentStack per-action rules cannot be read, so they are asked to confirm every AgentStack call.',
     });
   }

@@ -3,6 +3,7 @@ import { skippedText } from '../../agentstack/snapshot/skipped.js';
 import { accountText, expiryText, type Account } from '../../agentstack/state/account.js';
 import { projectText, type Project } from '../../agentstack/state/project.js';
 import { tilde } from '../../platform/text/tilde.js';
+import { pluginCommand } from '../../agentstack/plugin/root.js';
 
 /** The Capabilities line: how many actions, how many catalog entries were left out, and what is wrong, if anything. */
 export interface CardCapabilities {
@@ -38,12 +39,6 @@ function capabilitiesText(c: CardCapabilities): string {
   return parts.join('; ');
 }
 
-/** A folder as a shell reads it: `~/…` (which a shell expands unquoted), quoted in full when it holds a space. */
-function shellPath(path: string): string {
-  const short = tilde(path);
-  return /[\s"'$`\\]/.test(short) ? JSON.stringify(path) : short;
-}
-
 export function renderCard(input: CardInput): string {
   const lines = [`AgentStack plugin status (server ${input.serverUrl})`];
   const { account } = input;
@@ -52,8 +47,7 @@ export function renderCard(input: CardInput): string {
   if (account.expiresAt !== null) lines.push(`- Token: ${expiryText(account.expiresAt, input.now)}`);
   lines.push(`- Capabilities: ${capabilitiesText(input.capabilities)}`);
   if (input.policy) lines.push(`- Per-action rules: ${input.policy}`);
-  const root = shellPath(input.pluginRoot);
-  lines.push(`- Plugin root: ${tilde(input.pluginRoot)} (sign in: node ${root}/hooks/scripts/device-code.mjs; diagnose: node ${root}/scripts/diagnose-local.mjs)`);
+  lines.push(`- Plugin root: ${tilde(input.pluginRoot)} (sign in: ${pluginCommand('hooks/scripts/device-code.mjs', input.pluginRoot)}; diagnose: ${pluginCommand('scripts/diagnose-local.mjs', input.pluginRoot)})`);
   for (const note of input.notes) lines.push(`- ${note}`);
   if (input.todo.length) {
     lines.push('Action needed:');

@@ -6,6 +6,8 @@ import { mcpUrlFor } from '../../agentstack/server/baseUrl.js';
 import { classifyCredential, needsRefresh, refusedView, type CredentialView, type McpConfig } from '../../agentstack/mcpJson/credential.js';
 import { refreshBelongsTo } from '../../agentstack/auth/refreshStore.js';
 import { left, type Run } from './context.js';
+import { DEVICE_CODE } from '../../agentstack/state/story.js';
+import { tilde } from '../../platform/text/tilde.js';
 
 /** A token that says nothing of its end (no expiry in it or on record) but can be renewed. */
 function unknownEnd(run: Run, gate: CredentialView): boolean {
@@ -13,10 +15,13 @@ function unknownEnd(run: Run, gate: CredentialView): boolean {
     && run.stored !== null && refreshBelongsTo(run.stored, run.baseUrl) && left(run.ctx) > 2_500;
 }
 
-/** Step 3: refresh a token near expiry, or one the server refuses as invalid; the credential view after it. */
-export async function refreshStep(run: Run, gate: CredentialView): Promise<{ gate: CredentialView; config: McpConfig | null; refusedGrant?: true }> {
+/**
+ * Step 3: refresh a token near expiry, or one the server refuses as invalid, or (`restore`) put back the agentstack
+ * entry someone took out of mcp.json while its refresh token is kept; the credential view after it.
+ */
+export async function refreshStep(run: Run, gate: CredentialView, restore = false): Promise<{ gate: CredentialView; config: McpConfig | null; refusedGrant?: true }> {
   const { ctx } = run;
-  let net = !run.offline && needsRefresh(gate, ctx.now()) && run.stored ? await run.net() : null;
+  let net = !run.offline && (needsRefresh(gate, ctx.now()) || restore) && run.stored ? await run.net() : null;
   let pinged = false;
   if (!net && unknownEnd(run, gate)) {
     // A renewable token with no known end: the server's first 401 invalid_token (RFC 6750 §3.1) is its expiry.
@@ -38,6 +43,7 @@ export async function refreshStep(run: Run, gate: CredentialView): Promise<{ gat
   if (outcome.kind === 'refreshed' || outcome.kind === 'superseded') {
     const config = run.readConfig();
     ctx.notes.push(outcome.kind === 'superseded' ? 'A new sign-in replaced the credential while it was being refreshed; the new one is kept.'
+      : restore && outcome.byThisProcess ? `Restored the agentstack entry in ${tilde(run.paths.mcpJson)} from the stored refresh token (no new sign-in); to disconnect, run ${DEVICE_CODE} --logout.`
       : outcome.byThisProcess ? 'Refreshed the access token.' : 'The access token was refreshed by another session.');
     return { gate: classifyCredential({ config, now: ctx.now() }), config };
   }

@@ -21,7 +21,7 @@ import { accountOf, isUsable } from '../../agentstack/state/account.js';
 import { SIGN_IN_STEP, stepFor, storyOf, storyText } from '../../agentstack/state/story.js';
 import { tilde } from '../../platform/text/tilde.js';
 import { projectOf, type Project } from '../../agentstack/state/project.js';
-import { refusedSince } from '../../agentstack/state/derive.js';
+import { refusedSince, renewalRefusedSince } from '../../agentstack/state/derive.js';
 import { readSnapshotFailure } from '../../agentstack/snapshot/store.js';
 import { recordedExpiry } from '../../agentstack/auth/tokenFacts.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
@@ -218,10 +218,14 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   const refusedToken = seen.token !== null && !seen.apiKey && refusedSince(readSnapshotFailure(paths.capabilitiesFailure), mcpUrlFor(baseUrl), seen.claims, seen.token);
   const first = refusedView(seen, refusedToken, now());
 
-  // 3. refresh, 4. sign-in, 5. snapshot, 6. who
-  const refreshed = await refreshStep(run, first);
+  // 3. refresh (or restore an entry taken out of mcp.json by hand while its refresh token is kept), 4. sign-in,
+  // 5. snapshot, 6. who
+  const restore = !offline && agentstackEntry(config) === undefined && stored !== null && refreshBelongsTo(stored, baseUrl) && !isSignedOut(paths.signedOut);
+  const refreshed = await refreshStep(run, first, restore);
   const gate = refreshed.gate;
-  const signInSeen = await signInStep(run, gate);
+  // A restore that did not happen this time (the server unreachable, say) is tried again at the next start: no sign-in.
+  const restorePending = restore && gate.state !== 'ok' && !refreshed.refusedGrant;
+  const signInSeen = restorePending ? signInFacts(run, gate) : await signInStep(run, gate);
   const signedIn = gate.state === 'ok' && gate.token !== null && !offline;
   const { capabilities, refreshed: refreshedSnapshot, staleAt } = await snapshotStep({
     paths, baseUrl, serverUrl: mcpUrlFor(baseUrl), token: signedIn ? gate.token : null, now, timeLeftMs: () => left(ctx), net,
@@ -238,11 +242,12 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
 
   const serverUrl = mcpUrlFor(baseUrl);
   const account = accountOf({
-    readable: normalized !== null, entry: agentstackEntry(gateConfig) !== undefined, credential: gate.state, apiKey: gate.apiKey,
+    readable: normalized !== null, entry: agentstackEntry(refreshed.config ?? gateConfig) !== undefined, credential: gate.state, apiKey: gate.apiKey,
     // A refused token not renewed keeps its own end on the card, as every other view shows it (its state says refused).
     expiresAtMs: refusedToken && gate.token === seen.token ? seen.expiresAtMs : gate.expiresAtMs,
     refreshable: run.stored !== null && refreshBelongsTo(run.stored, baseUrl) && !refreshed.refusedGrant,
     refused: refreshed.refusedGrant === true || (gate.token !== null && !gate.apiKey && refusedSince(readSnapshotFailure(paths.capabilitiesFailure), serverUrl, gate.claims, gate.token)),
+    renewalRefused: refreshed.refusedGrant === true || (gate.token !== null && !gate.apiKey && renewalRefusedSince(readSnapshotFailure(paths.capabilitiesFailure), serverUrl, gate.claims, gate.token)),
     // A credential issued for another server was dropped by the normalization above: what is left belongs here.
     belongs: true, signedOut: gate.state !== 'ok' && isSignedOut(paths.signedOut), now: now(),
   });

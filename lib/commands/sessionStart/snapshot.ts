@@ -16,6 +16,7 @@ import { readSnapshotFailure } from '../../agentstack/snapshot/store.js';
 import { tokenFingerprint } from '../../agentstack/mcpJson/credential.js';
 import type { SnapshotFailure } from '../../schemas/state.js';
 import type { CardCapabilities } from './card.js';
+import { pluginCommand } from '../../agentstack/plugin/root.js';
 type NetModule = typeof import('./net.js');
 
 export type SnapshotPlan =
@@ -115,8 +116,7 @@ export async function snapshotStep(args: SnapshotStepArgs): Promise<{ capabiliti
 
   const meta = read.kind === 'ok' ? read.meta : null;
   const capabilities: CardCapabilities = { count: meta ? meta.count : null, skipped: meta?.skipped_entries ?? 0, skippedReason: meta?.skipped_reason ?? null };
-  const root = tilde(args.pluginRoot);
-  const diagnose = /[\s"'$`\\]/.test(root) ? `node "${args.pluginRoot}/scripts/diagnose-local.mjs"` : `node ${root}/scripts/diagnose-local.mjs`;
+  const diagnose = pluginCommand('scripts/diagnose-local.mjs', args.pluginRoot);
   const snapshotPath = tilde(paths.capabilities);
   if (read.kind === 'unreadable') {
     capabilities.problem = `${snapshotPath} ${read.reason}`;
