@@ -175,6 +175,12 @@ export function scopePresetFrom(env: NodeJS.ProcessEnv): ScopePreset {
   return parseScopePreset(value, SCOPE_PRESET_ENV) as ScopePreset;
 }
 
+/** Where the refresh token is kept in `env` (an environment with the settings applied): `auto` unless set otherwise. */
+export function credentialStoreIn(env: NodeJS.ProcessEnv): (typeof CREDENTIAL_STORES)[number] {
+  const value = readEnv(env, CREDENTIAL_STORE_ENV)?.value.toLowerCase();
+  return value === 'keychain' || value === 'file' ? value : 'auto';
+}
+
 /** Whether the hooks record calls in the activity journal, in `env` (an environment with the settings applied). */
 export function journalOn(env: NodeJS.ProcessEnv): boolean {
   return readEnv(env, JOURNAL_ENV)?.value.toLowerCase() !== 'off';

@@ -29,7 +29,7 @@ import { isSignedOut } from '../auth/signedOut.js';
 import { CapabilitySnapshotSchema, DeviceLockSchema, type CapabilitySnapshot, type DeviceLock, type SnapshotFailure } from '../../schemas/state.js';
 import { readSnapshotFailure, readSnapshot } from '../snapshot/store.js';
 import { MCP_SERVER_KEY } from '../server/toolNames.js';
-import { settingsTable, type SettingRow } from '../settings/effective.js';
+import { settingsTable, type EffectiveSettings, type SettingRow } from '../settings/effective.js';
 import type { SettingsRead } from '../settings/file.js';
 import type { ManagedRead } from '../settings/managed.js';
 import { readHookRuns, type HookRuns } from '../plugin/hookRuns.js';
@@ -145,6 +145,8 @@ export interface ReadStateOptions {
   /** The base URL the environment and settings ask for (AGENTSTACK_BASE_URL, the `base-url` setting), or null. */
   envBaseUrl?: string | null;
   now?: number;
+  /** The settings in effect with their origins (settings/effective.ts); read from `env` when not given. */
+  settings?: EffectiveSettings;
 }
 
 export function readCursorState(options: ReadStateOptions = {}): CursorState {
@@ -160,7 +162,7 @@ export function readCursorState(options: ReadStateOptions = {}): CursorState {
   const bearer = mcp.config ? bearerOf(mcp.config) : null;
   let pinText: string | null = null;
   try { pinText = readTextIfExists(paths.project, { maxBytes: STATE_FILE_MAX_BYTES.project }); } catch { /* judged by its gate as unreadable */ }
-  const settings = { ...settingsTable(env), mode: fileMode(paths.settings) };
+  const settings = { ...settingsTable(env, { applied: options.settings }), mode: fileMode(paths.settings) };
   const read = {
     now,
     paths,

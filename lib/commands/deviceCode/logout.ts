@@ -105,7 +105,7 @@ export async function runLogout(options: LogoutOptions): Promise<number> {
     }
     // A pin stays only when there is one: the one model's project (the pin the next sign-in writes).
     let pinned = false;
-    try { pinned = readStatus(settings.env).facts.project.nextSignIn !== null; } catch { /* none to name */ }
+    try { pinned = readStatus(settings.env, undefined, settings).facts.project.nextSignIn !== null; } catch { /* none to name */ }
     for (const line of [...signedOutLines(result, { pinned }), ...(journal.line ? [journal.line] : [])]) human.write(`${line}\n`);
     return 0;
   } catch (error) {

@@ -9,7 +9,7 @@
 import { grantedScopes, uncoveredActions } from '../../agentstack/auth/scopes.js';
 import { maskSecret } from '../../platform/text/mask.js';
 import { quoteShort } from '../../platform/errors.js';
-import { applySettings } from '../../agentstack/settings/effective.js';
+import { applySettings, type EffectiveSettings } from '../../agentstack/settings/effective.js';
 import { NO_POLICY, policyInEffect } from '../../agentstack/policy/effective.js';
 import { describePolicy } from '../../agentstack/policy/describe.js';
 import { tilde } from '../../platform/text/tilde.js';
@@ -180,9 +180,13 @@ function envBaseUrl(env: NodeJS.ProcessEnv): string | null {
   try { return env.AGENTSTACK_BASE_URL?.trim() ? resolveBaseUrl(env) : null; } catch { return null; }
 }
 
-/** Reads the state and its status facts (the environment with the settings applied). */
-export function readStatus(env: NodeJS.ProcessEnv, now = Date.now()): { facts: StatusFacts; token: string | null; baseUrl: string } {
-  return statusFacts(readCursorState({ env, envBaseUrl: envBaseUrl(env), now }));
+/**
+ * Reads the state and its status facts: `env` is the environment with the settings applied, `settings` the settings
+ * in effect with their origins (read again from `env` when not given, where a value of the settings file looks like
+ * its variable).
+ */
+export function readStatus(env: NodeJS.ProcessEnv, now = Date.now(), settings?: EffectiveSettings): { facts: StatusFacts; token: string | null; baseUrl: string } {
+  return statusFacts(readCursorState({ env, envBaseUrl: envBaseUrl(env), now, settings }));
 }
 
 /** The next step of the state's story (null: nothing to do). */
@@ -246,7 +250,7 @@ async function checkOnline(baseUrl: string, token: string): Promise<{ accepted: 
 
 export async function runStatus(options: StatusOptions): Promise<number> {
   const settings = applySettings(options.env);
-  const { facts, token, baseUrl } = readStatus(settings.env, options.now);
+  const { facts, token, baseUrl } = readStatus(settings.env, options.now, settings);
   facts.policy = describePolicy(policyInEffect(settings.rows, settings.file, settings.managed), (path) => tilde(path));
   facts.problems.unshift(...settings.problems);
   if (options.online && token && (facts.state === 'expired_renewable' || facts.state === 'expired')) {

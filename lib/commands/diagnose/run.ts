@@ -80,7 +80,7 @@ export async function diagnose(options: DiagnoseOptions): Promise<DiagnoseResult
   const settings = applySettings(options.env ?? process.env);
   const env = settings.env;
   setProxyOptions(settings.proxy);
-  const read = () => readLocalState({ env: options.env ?? process.env, source: options.source, envBaseUrl: envBaseUrl(env) });
+  const read = () => readLocalState({ env: options.env ?? process.env, source: options.source, envBaseUrl: envBaseUrl(env), settings });
   let state = read();
   const changes: string[] = [];
   if (options.approveActions) {
