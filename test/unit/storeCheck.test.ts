@@ -6,7 +6,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assertStoreWorks, checkKey, needsStoreCheck, tryKeychain } from '../../lib/agentstack/credentials/storeCheck.js';
-import { credentialStoreFacts, credentialStoreText, fileTokenRefusal } from '../../lib/agentstack/credentials/storeFacts.js';
+import { credentialStoreFacts, credentialStoreText, fileTokenRefusal, keychainBlock } from '../../lib/agentstack/credentials/storeFacts.js';
+import { storyOf } from '../../lib/agentstack/state/story.js';
 import { KeychainError, type Keychain, type SecretKey } from '../../lib/platform/keychain/types.js';
 import { managedSettingsPath } from '../../lib/agentstack/settings/managed.js';
 import { tempDir } from '../helpers/repo.js';
@@ -104,6 +105,34 @@ describe('the credential store as the views tell it', () => {
     expect(fileTokenRefusal({ mode: 'keychain', managedBy: MANAGED.source }, { store: 'keychain' })).toBeNull();
     expect(fileTokenRefusal({ mode: 'keychain', managedBy: null }, { store: 'file' })).toBeNull();
     expect(fileTokenRefusal({ mode: 'auto', managedBy: MANAGED.source }, { store: 'file' })).toBeNull();
+  });
+
+  it('the keychain as a view found it, decided once: a locked keyring, no Secret Service under a required keychain, a bus that appeared', () => {
+    const locked = { state: 'locked', name: 'Secret Service', problem: 'the keyring is locked' } as const;
+    const inKeychain = credentialStoreFacts({ value: 'auto', origin: 'default', source: null }, { store: 'keychain', keychain: 'Secret Service', reason: null }, locked);
+    expect(inKeychain).toMatchObject({ refresh_in: 'keychain', usable: false, reason: 'Secret Service, which cannot be read now: the keyring is locked', keychain: { state: 'locked' } });
+    expect(keychainBlock(inKeychain)).toEqual({ problem: 'the refresh token is kept in the Secret Service, which cannot be read now: the keyring is locked', fix: 'Unlock your keyring.', signInStops: false });
+    const noService = { state: 'unavailable', name: 'Secret Service', problem: 'no D-Bus session bus' } as const;
+    const required = credentialStoreFacts(MANAGED, null, noService);
+    const block = keychainBlock(required)!;
+    expect(block.signInStops).toBe(true);
+    expect(block.problem).toContain('your organization requires the refresh token in the system keychain');
+    expect(block.fix).toMatch(/^Start a Secret Service .*; or ask your administrator \(credential-store = keychain in \/etc\/agentstack\/managed-settings\.json\)\.$/);
+    // Under auto the sign-in falls back to the file: nothing blocks it.
+    expect(keychainBlock(credentialStoreFacts(undefined, null, noService))).toBeNull();
+    // A bus that appeared after the token went to the file: the record's "no D-Bus session bus" is not repeated as now.
+    const now = credentialStoreFacts(undefined, { store: 'file', keychain: null, reason: 'no D-Bus session bus' }, { state: 'usable', name: 'Secret Service', problem: null });
+    expect(now.reason).toBe('the Secret Service could not be used when it was saved (no D-Bus session bus); it can now, and the next renewal moves the token into it');
+    // Without a look (the hooks), the record's word stands.
+    expect(credentialStoreFacts(undefined, { store: 'file', keychain: null, reason: 'no D-Bus session bus' }).reason).toBe('no D-Bus session bus');
+  });
+
+  it('the story takes the keychain\'s fix as its next step, never a sign-in that would stop', () => {
+    const block = { problem: 'your organization requires the refresh token in the system keychain (credential-store = keychain in /etc/agentstack/managed-settings.json), and the keychain cannot be used here: no D-Bus session bus', fix: 'Start a Secret Service; or ask your administrator.', signInStops: true };
+    const story = storyOf({ account: { state: 'never_signed_in', apiKey: false }, refreshable: false, mcpJson: '~/.cursor/mcp.json', mcpErrorAt: null, waiting: null, keychain: block });
+    expect(story.next).toMatch(/^Your organization requires .*no D-Bus session bus\. Start a Secret Service; or ask your administrator\. Then sign in with /);
+    const renew = storyOf({ account: { state: 'expired_renewable', apiKey: false }, refreshable: true, mcpJson: '~/.cursor/mcp.json', mcpErrorAt: null, waiting: null, keychain: { problem: 'the refresh token is kept in the Secret Service, which cannot be read now: the keyring is locked', fix: 'Unlock your keyring.', signInStops: false } });
+    expect(renew).toMatchObject({ underway: false, next: 'The refresh token is kept in the Secret Service, which cannot be read now: the keyring is locked. Unlock your keyring. The plugin then renews the token by itself.' });
   });
 
   it('the facts and their line', () => {

@@ -48,6 +48,8 @@ export interface SignOutResult {
   revocation_endpoint: string | null;
   mcp_json: string;
   warnings: string[];
+  /** The keychain that still holds the refresh token (its entry could not be removed), or null when none does. */
+  refresh_kept_in: string | null;
 }
 
 export interface SignOutOptions {
@@ -70,6 +72,7 @@ interface Removed {
   refresh: StoredRefresh | null;
   hadApiKey: boolean;
   warnings: string[];
+  keptIn: string | null;
 }
 
 function hasApiKey(entry: unknown): boolean {
@@ -91,7 +94,7 @@ async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now
       try {
         refresh = { ...refresh, refresh_token: await loadRefreshToken(refresh, { env }) };
       } catch (error) {
-        warnings.push(`${(error as Error).message.replace(/;.*$/, '')}; it was removed without being revoked.`);
+        warnings.push(`${(error as Error).message.replace(/;.*$/, '')}; so it was not revoked.`);
       }
     }
     // mcp.json first (a file we cannot edit stops here with nothing changed), then the record, then the rest. The
@@ -115,7 +118,10 @@ async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now
         warnings.push(`${path} could not be removed (${(error as NodeJS.ErrnoException).code ?? 'error'}); remove it by hand.`);
       }
     }
-    warnings.push(...await deleteRefreshSecrets(refresh, mcpUrlFor(baseUrl), { env, paths }));
+    const kept = await deleteRefreshSecrets(refresh, mcpUrlFor(baseUrl), { env, paths });
+    warnings.push(...kept);
+    // Only the entry the record named is reported: that one held this sign-in's refresh token.
+    const keptIn = kept.length > 0 && refresh?.store === 'keychain' ? refresh.keychain ?? 'system keychain' : null;
     let running = null;
     try { running = readDeviceLock(paths.deviceLock); } catch { /* unreadable: no flow to name */ }
     if (running && !isStaleDeviceLock(running, now())) {
@@ -124,7 +130,7 @@ async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now
         : `A sign-in is still waiting for approval (pid ${running.pid}); approving its code signs this machine in again. Stop it with Ctrl-C in its window, or let it expire.`);
     }
     const bearer = bearerOf(before);
-    return { baseUrl, bearer, bearerBelongs: bearer !== null && credentialsBelongTo(entry, baseUrl, issuedFor(refresh)), refresh, hadApiKey: hasApiKey(entry), warnings };
+    return { baseUrl, bearer, bearerBelongs: bearer !== null && credentialsBelongTo(entry, baseUrl, issuedFor(refresh)), refresh, hadApiKey: hasApiKey(entry), warnings, keptIn };
   }, { timeoutMs: 10_000, staleMs: 20_000 });
 }
 
@@ -227,5 +233,6 @@ export async function signOut(options: SignOutOptions): Promise<SignOutResult> {
     revocation_endpoint: revocation.endpoint ?? null,
     mcp_json: paths.mcpJson,
     warnings: removed.warnings,
+    refresh_kept_in: removed.keptIn,
   };
 }

@@ -21,7 +21,8 @@ import { bearerOf, type McpConfig } from '../mcpJson/credential.js';
 import { recordedExpiry } from '../auth/tokenFacts.js';
 import { readMcpConfigFile } from '../mcpJson/file.js';
 import { cursorPaths, type CursorPaths } from '../server/paths.js';
-import { credentialStoreFacts, type CredentialStoreFacts } from '../credentials/storeFacts.js';
+import { credentialStoreFacts, keychainBlock, type CredentialStoreFacts } from '../credentials/storeFacts.js';
+import type { KeychainLook } from '../credentials/keychainLook.js';
 import { issuedFor, placementOf, readRefreshFile, recordOf, refreshBelongsTo, type RefreshPlacement, type RefreshRecord } from '../auth/refreshStore.js';
 import { readIdentity, type Identity } from '../auth/identityCache.js';
 import { readProjectPin } from '../auth/projectPin.js';
@@ -147,6 +148,8 @@ export interface ReadStateOptions {
   now?: number;
   /** The settings in effect with their origins (settings/effective.ts); read from `env` when not given. */
   settings?: EffectiveSettings;
+  /** The keychain as the view just found it (credentials/keychainLook.ts); the record's word alone without it. */
+  keychain?: KeychainLook | null;
 }
 
 export function readCursorState(options: ReadStateOptions = {}): CursorState {
@@ -172,7 +175,7 @@ export function readCursorState(options: ReadStateOptions = {}): CursorState {
     refresh,
     pin: { text: pinText, env: env.AGENTSTACK_PROJECT_ID?.trim() || null, mode: fileMode(paths.project) },
     settings,
-    credentialStore: credentialStoreFacts(settings.rows.find((row) => row.key === 'credential-store'), refresh.placement ?? null),
+    credentialStore: credentialStoreFacts(settings.rows.find((row) => row.key === 'credential-store'), refresh.placement ?? null, options.keychain),
     snapshot: readSnapshotState(paths.capabilities, paths.capabilitiesFailure),
     lock: readLockState(paths.deviceLock, signInOrigins(baseUrl, [recorded])),
     identity: readIdentity(paths.identity),
@@ -182,7 +185,7 @@ export function readCursorState(options: ReadStateOptions = {}): CursorState {
   const { lock } = read;
   const waiting = lock.data && !lock.data.approved_at && isLiveDeviceLock(lock.data, { holderAlive: lock.holderAlive, now }) ? running(lock.data, lock.origins) : null;
   const mcpShown = { ...mcp, shown: tilde(paths.mcpJson) };
-  return { ...read, derived: deriveState({ ...read, mcp: mcpShown, waiting }, options.envBaseUrl ?? null) };
+  return { ...read, derived: deriveState({ ...read, mcp: mcpShown, waiting, keychain: keychainBlock(read.credentialStore) }, options.envBaseUrl ?? null) };
 }
 
 /** The action names of the capability snapshot, or null when there is none (a small entry point for `config`). */

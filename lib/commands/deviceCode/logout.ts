@@ -61,10 +61,13 @@ export function signedOutLines(result: SignOutResult, context: { pinned?: boolea
     const rest = result.access_token_revoked || !expiresAt
       ? ''
       : ` The last access token stays valid until ${whenText(expiresAt)} unless the server checks revocation.`;
-    lines.push(`✓ Signed out of AgentStack (${server}); ${what}${rest}`);
+    const kept = result.refresh_kept_in ? ` Its copy in the ${result.refresh_kept_in} could not be removed (below).` : '';
+    lines.push(`✓ Signed out of AgentStack (${server}); ${what}${rest}${kept}`);
     if (result.revocation_endpoint) lines.push(`  Revoked at ${result.revocation_endpoint} (RFC 7009).`);
   } else {
-    lines.push(`✓ Signed out of AgentStack on this machine (${server}); no copy of the tokens is left here.`);
+    lines.push(result.refresh_kept_in
+      ? `✓ Signed out of AgentStack on this machine (${server}), except for the refresh token in the ${result.refresh_kept_in}: its entry could not be removed (below).`
+      : `✓ Signed out of AgentStack on this machine (${server}); no copy of the tokens is left here.`);
     lines.push(`! The sign-in could not be revoked at the server (${result.message ?? result.reason}). Revoke the "cursor-plugin" sign-in in your AgentStack account at ${result.revoke_at}; until then it stays valid there${expiresAt ? ` (the last access token until ${whenText(expiresAt)})` : ''}.`);
   }
   for (const warning of result.warnings) lines.push(`  warning: ${warning}`);
@@ -100,6 +103,7 @@ export async function runLogout(options: LogoutOptions): Promise<number> {
         revoke_at: result.revoke_at,
         revocation_endpoint: result.revocation_endpoint,
         warnings: result.warnings,
+        refresh_kept_in: result.refresh_kept_in,
         journal: journal.state,
       })}\n`);
     }

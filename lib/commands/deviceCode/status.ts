@@ -23,6 +23,7 @@ import { cursorPaths } from '../../agentstack/server/paths.js';
 import { ENABLE_STEP } from '../../agentstack/plugin/cursorUi.js';
 import { placementText, type RefreshPlacement } from '../../agentstack/auth/refreshStore.js';
 import type { CredentialStoreFacts } from '../../agentstack/credentials/storeFacts.js';
+import { lookAtKeychainHere, type KeychainLook } from '../../agentstack/credentials/keychainLook.js';
 
 export interface StatusFacts {
   server_url: string;
@@ -185,8 +186,8 @@ function envBaseUrl(env: NodeJS.ProcessEnv): string | null {
  * in effect with their origins (read again from `env` when not given, where a value of the settings file looks like
  * its variable).
  */
-export function readStatus(env: NodeJS.ProcessEnv, now = Date.now(), settings?: EffectiveSettings): { facts: StatusFacts; token: string | null; baseUrl: string } {
-  return statusFacts(readCursorState({ env, envBaseUrl: envBaseUrl(env), now, settings }));
+export function readStatus(env: NodeJS.ProcessEnv, now = Date.now(), settings?: EffectiveSettings, keychain?: KeychainLook): { facts: StatusFacts; token: string | null; baseUrl: string } {
+  return statusFacts(readCursorState({ env, envBaseUrl: envBaseUrl(env), now, settings, keychain }));
 }
 
 /** The next step of the state's story (null: nothing to do). */
@@ -250,7 +251,7 @@ async function checkOnline(baseUrl: string, token: string): Promise<{ accepted: 
 
 export async function runStatus(options: StatusOptions): Promise<number> {
   const settings = applySettings(options.env);
-  const { facts, token, baseUrl } = readStatus(settings.env, options.now, settings);
+  const { facts, token, baseUrl } = readStatus(settings.env, options.now, settings, await lookAtKeychainHere({ env: settings.env, settings }));
   facts.policy = describePolicy(policyInEffect(settings.rows, settings.file, settings.managed), (path) => tilde(path));
   facts.problems.unshift(...settings.problems);
   if (options.online && token && (facts.state === 'expired_renewable' || facts.state === 'expired')) {

@@ -9,6 +9,7 @@ import {
 } from './gatesConfig.js';
 import { accountGate, deviceLockGate, managedSettingsGate, projectPinGate, refreshFileGate, settingsFileGate, snapshotGate, tokenExpiryGate } from './gatesState.js';
 import { applySettings, type SettingRow } from '../../agentstack/settings/effective.js';
+import { lookAtKeychainHere } from '../../agentstack/credentials/keychainLook.js';
 import { policyGate } from './policyGate.js';
 import { setProxyOptions } from '../../platform/net/http.js';
 import { onlineChecks } from './online.js';
@@ -80,7 +81,8 @@ export async function diagnose(options: DiagnoseOptions): Promise<DiagnoseResult
   const settings = applySettings(options.env ?? process.env);
   const env = settings.env;
   setProxyOptions(settings.proxy);
-  const read = () => readLocalState({ env: options.env ?? process.env, source: options.source, envBaseUrl: envBaseUrl(env), settings });
+  const look = await lookAtKeychainHere({ env, settings });
+  const read = () => readLocalState({ env: options.env ?? process.env, source: options.source, envBaseUrl: envBaseUrl(env), settings, keychain: look });
   let state = read();
   const changes: string[] = [];
   if (options.approveActions) {
