@@ -7,6 +7,7 @@
 import type { RefreshPlacement, StoredRefresh } from '../auth/refreshStore.js';
 import type { StoreChoice, StoreMode } from './credentialStore.js';
 import type { KeychainLook } from './keychainLook.js';
+import { tilde } from '../../platform/text/tilde.js';
 
 export interface CredentialStoreFacts {
   /** The setting in effect: `auto`, `keychain` or `file`. */
@@ -48,10 +49,13 @@ export function fileTokenRefusal(choice: StoreChoice, stored: Pick<StoredRefresh
 
 const lookUsable = (look: KeychainLook | null | undefined) => !look || look.state === 'usable' || look.state === 'not_asked';
 
-/** The reason the record gives for a token in the file, as it is now: a keychain that was missing then may be there. */
+/**
+ * The reason the record gives for a token in the file, as it is now: "no D-Bus session bus" was true when it was
+ * saved; a bus that is there now (the look found one) is said, and that the next renewal tries the keychain again.
+ */
 function fileReason(reason: string | null, look: KeychainLook | null | undefined, setting: StoreMode): string | null {
-  if (!reason || reason === 'credential-store is file' || setting !== 'auto' || look?.state !== 'usable') return reason;
-  return `the ${look.name ?? 'keychain'} could not be used when it was saved (${reason}); it can now, and the next renewal moves the token into it`;
+  if (!reason || setting !== 'auto' || look?.state !== 'usable' || !/D-Bus session bus/i.test(reason)) return reason;
+  return `${reason} when it was saved; there is one now, and the next renewal tries the ${look.name ?? 'keychain'} again`;
 }
 
 export function credentialStoreFacts(row: { value: string | null; origin: CredentialStoreFacts['set_by']; source: string | null } | undefined, placement: RefreshPlacement | null, look?: KeychainLook | null): CredentialStoreFacts {
@@ -97,7 +101,7 @@ export function keychainBlock(f: CredentialStoreFacts): KeychainBlock | null {
   const signInStops = f.setting === 'keychain';
   if (f.refresh_in === 'keychain') return { problem: `the refresh token is kept in the ${f.reason?.split(',')[0] ?? 'keychain'}, which cannot be read now: ${problem}`, fix: fixOf(f), signInStops };
   if (!signInStops) return null;
-  const who = f.required ? `your organization requires the refresh token in the system keychain (credential-store = keychain in ${f.source})` : 'credential-store is keychain';
+  const who = f.required ? `your organization requires the refresh token in the system keychain (credential-store = keychain in ${f.source})` : `your settings keep the refresh token only in the system keychain (credential-store = keychain${f.source ? `, set by ${tilde(f.source)}` : ''})`;
   return { problem: `${who}, and the keychain cannot be used here: ${problem}`, fix: fixOf(f), signInStops };
 }
 

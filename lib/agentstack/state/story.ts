@@ -89,7 +89,12 @@ function keychainStep(f: StoryFacts, b: KeychainBlock): { next: string | null; u
     return { next: `${sentence(b.problem)} ${b.fix ?? `Sign in again with ${SIGN_IN_COMMAND}.`}${b.fix ? then : ''}`, underway: false };
   }
   if (state === 'signed_in' || !b.signInStops || f.waiting) return null;
-  return { next: `${sentence(b.problem)} ${b.fix} Then sign in with ${SIGN_IN_COMMAND}.`, underway: false };
+  return { next: keychainSignInStep(b), underway: false };
+}
+
+/** Where the keychain stops a sign-in: what is wrong, its fix, and the sign-in only after it. */
+export function keychainSignInStep(b: KeychainBlock): string {
+  return `${sentence(b.problem)} ${b.fix ?? ''}${b.fix ? ' ' : ''}Then sign in with ${SIGN_IN_COMMAND}.`;
 }
 
 function nextOf(f: StoryFacts): { next: string | null; underway: boolean } {

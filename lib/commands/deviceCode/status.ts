@@ -71,7 +71,10 @@ export interface StatusSection {
 function renewalText(f: StatusFacts): string {
   if (!f.refresh_stored) return '';
   if (!f.credential_store.usable) return ` (no renewal: ${f.credential_store.reason})`;
-  return ` (a stored refresh token renews it${f.refresh_store ? `; kept in ${placementText(f.refresh_store)}` : ''})`;
+  // Where it is kept, as the credential store's facts say it now (the record's reason may be out of date).
+  const store = f.credential_store;
+  const kept = store.refresh_in ? `; kept in ${store.refresh_in}${store.reason ? `: ${store.reason}` : ''}` : f.refresh_store ? `; kept in ${placementText(f.refresh_store)}` : '';
+  return ` (a stored refresh token renews it${kept})`;
 }
 
 export const isSignedIn = (facts: StatusFacts) => isUsable(facts.state) && facts.online?.accepted !== false;

@@ -85,7 +85,7 @@ export function refreshFileGate(r: LocalState['refresh'], path: string, platform
   }
   if (r.legacy) return warn(id, `${tilde(path)} is in the plain-text form of versions before 0.5`, 'Nothing to do: the next refresh rewrites it as JSON');
   if (store && !store.usable) return warn(id, `${tilde(path)} present; ${credentialStoreText(store)}`, SIGN_IN_STEP);
-  const kept = r.placement ? `; refresh token in ${placementText(r.placement)}` : '';
+  const kept = store?.refresh_in ? `; refresh token in ${store.refresh_in}${store.reason ? `: ${store.reason}` : ''}` : r.placement ? `; refresh token in ${placementText(r.placement)}` : '';
   const setting = store && store.setting !== 'auto' ? `; ${credentialStoreText(store).split(';')[0]}` : '';
   return pass(id, `${tilde(path)} present, JSON${platform === 'win32' ? '' : ', mode 0600'}${kept}${setting}`);
 }
