@@ -121,10 +121,10 @@ describe('the credential store as the views tell it', () => {
     // Under auto the sign-in falls back to the file: nothing blocks it.
     expect(keychainBlock(credentialStoreFacts(undefined, null, noService))).toBeNull();
     // A bus that appeared after the token went to the file: the record's "no D-Bus session bus" is not repeated as now.
-    const now = credentialStoreFacts(undefined, { store: 'file', keychain: null, reason: 'no D-Bus session bus' }, { state: 'usable', name: 'Secret Service', problem: null });
+    const now = credentialStoreFacts(undefined, { store: 'file', keychain: null, reason: 'no D-Bus session bus' }, { state: 'present', name: 'Secret Service', problem: null });
     expect(now.reason).toBe('no D-Bus session bus when it was saved; there is one now, and the next renewal tries the Secret Service again');
     // Another reason (a locked keyring) is not judged by a look that made no call.
-    expect(credentialStoreFacts(undefined, { store: 'file', keychain: null, reason: 'the keyring is locked' }, { state: 'usable', name: 'Secret Service', problem: null }).reason).toBe('the keyring is locked');
+    expect(credentialStoreFacts(undefined, { store: 'file', keychain: null, reason: 'the keyring is locked' }, { state: 'present', name: 'Secret Service', problem: null }).reason).toBe('the keyring is locked');
     // Without a look (the hooks), the record's word stands.
     expect(credentialStoreFacts(undefined, { store: 'file', keychain: null, reason: 'no D-Bus session bus' }).reason).toBe('no D-Bus session bus');
   });
