@@ -15,8 +15,11 @@ import { cursorPaths, type CursorPaths } from '../server/paths.js';
 import { KEYCHAIN_SERVICE, keychainOf, storeChoice, type StoreOptions } from './credentialStore.js';
 import { checkKey, tryKeychain } from './storeCheck.js';
 
-/** `usable`: it works (or, under `auto`, is there); else why not, by kind. `not_asked`: the file is the store. */
-export type KeychainLookState = 'usable' | 'locked' | 'unavailable' | 'missing' | 'failed' | 'not_asked';
+/**
+ * `usable`: it gave back what was asked; `present`: it is there, not asked (`auto` with no token in it); else why
+ * not, by kind. `not_asked`: the file is the store.
+ */
+export type KeychainLookState = 'usable' | 'present' | 'locked' | 'unavailable' | 'missing' | 'failed' | 'not_asked';
 
 export interface KeychainLook {
   state: KeychainLookState;
@@ -29,7 +32,7 @@ export interface KeychainLook {
 const NOT_ASKED: KeychainLook = { state: 'not_asked', name: null, problem: null };
 
 /** The kind of a problem the keychain check or a backend gave as text. */
-export function lookKind(problem: string): Exclude<KeychainLookState, 'usable' | 'not_asked' | 'missing'> {
+export function lookKind(problem: string): Exclude<KeychainLookState, 'usable' | 'present' | 'not_asked' | 'missing'> {
   if (/\block(ed)?\b|no usable collection|password/i.test(problem)) return 'locked';
   if (/no D-Bus|no Secret Service|not installed|no keychain|could not be started|session bus/i.test(problem)) return 'unavailable';
   return 'failed';
@@ -57,7 +60,7 @@ export async function lookAtKeychain(args: StoreOptions & { paths: Pick<CursorPa
       return { state: kindOf(error), name: keychain.name, problem: (error as Error).message };
     }
   }
-  if (choice.mode !== 'keychain') return { state: 'usable', name: keychain.name, problem: null };
+  if (choice.mode !== 'keychain') return { state: 'present', name: keychain.name, problem: null };
   const problem = await tryKeychain(keychain, checkKey(args.paths), args.budgetMs);
   return problem === null ? { state: 'usable', name: keychain.name, problem: null } : { state: lookKind(problem), name: keychain.name, problem };
 }

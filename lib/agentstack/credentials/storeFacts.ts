@@ -47,14 +47,14 @@ export function fileTokenRefusal(choice: StoreChoice, stored: Pick<StoredRefresh
   return choice.mode === 'keychain' && choice.managedBy !== null && stored.store !== 'keychain' ? MANAGED_KEYCHAIN_FILE_REFUSED : null;
 }
 
-const lookUsable = (look: KeychainLook | null | undefined) => !look || look.state === 'usable' || look.state === 'not_asked';
+const lookUsable = (look: KeychainLook | null | undefined) => !look || look.state === 'usable' || look.state === 'present' || look.state === 'not_asked';
 
 /**
  * The reason the record gives for a token in the file, as it is now: "no D-Bus session bus" was true when it was
  * saved; a bus that is there now (the look found one) is said, and that the next renewal tries the keychain again.
  */
 function fileReason(reason: string | null, look: KeychainLook | null | undefined, setting: StoreMode): string | null {
-  if (!reason || setting !== 'auto' || look?.state !== 'usable' || !/D-Bus session bus/i.test(reason)) return reason;
+  if (!reason || setting !== 'auto' || !look || !['usable', 'present'].includes(look.state) || !/D-Bus session bus/i.test(reason)) return reason;
   return `${reason} when it was saved; there is one now, and the next renewal tries the ${look.name ?? 'keychain'} again`;
 }
 
@@ -96,7 +96,7 @@ function fixOf(f: CredentialStoreFacts): string | null {
  * one. Null when it does not (or no view looked).
  */
 export function keychainBlock(f: CredentialStoreFacts): KeychainBlock | null {
-  if (!f.keychain || f.keychain.state === 'usable' || f.keychain.state === 'not_asked') return null;
+  if (!f.keychain || f.keychain.state === 'usable' || f.keychain.state === 'present' || f.keychain.state === 'not_asked') return null;
   const problem = f.keychain.problem ?? f.keychain.state;
   const signInStops = f.setting === 'keychain';
   if (f.refresh_in === 'keychain') return { problem: `the refresh token is kept in the ${f.reason?.split(',')[0] ?? 'keychain'}, which cannot be read now: ${problem}`, fix: fixOf(f), signInStops };
@@ -108,6 +108,6 @@ export function keychainBlock(f: CredentialStoreFacts): KeychainBlock | null {
 /** One line: `credential-store keychain (required by /etc/agentstack/managed-settings.json); refresh token in file: …`. */
 export function credentialStoreText(f: CredentialStoreFacts): string {
   const by = f.required ? `required by ${f.source}` : f.set_by === 'default' ? 'the default' : `set by ${f.source ?? f.set_by}`;
-  const where = f.refresh_in === null ? `no refresh token stored${f.keychain && f.setting === 'keychain' && f.keychain.state !== 'usable' ? `; the keychain cannot be used here: ${f.keychain.problem}` : ''}` : `refresh token in ${f.refresh_in}${f.reason ? `: ${f.reason}` : ''}`;
+  const where = f.refresh_in === null ? `no refresh token stored${f.keychain && f.setting === 'keychain' && f.keychain.problem ? `; the keychain cannot be used here: ${f.keychain.problem}` : ''}` : `refresh token in ${f.refresh_in}${f.reason ? `: ${f.reason}` : ''}`;
   return `credential-store ${f.setting} (${by}); ${where}`;
 }

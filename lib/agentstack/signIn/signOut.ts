@@ -8,7 +8,8 @@
 import { withLock } from '../../platform/fs/fileLock.js';
 import { PluginError, quoteShort } from '../../platform/errors.js';
 import { removeIfExists } from '../../platform/fs/secureFile.js';
-import { baseUrlFromMcpUrl, mcpUrlFor, resolveBaseUrl } from '../server/baseUrl.js';
+import { baseUrlFromMcpUrl, mcpUrlFor } from '../server/baseUrl.js';
+import { baseUrlIn } from '../settings/keys.js';
 import { cursorPaths, type CursorPaths } from '../server/paths.js';
 import { chooseBaseUrl, credentialsBelongTo } from '../mcpJson/entry.js';
 import { agentstackEntry, bearerOf, headerValue, type McpConfig } from '../mcpJson/credential.js';
@@ -200,7 +201,7 @@ async function revokeAtServer(removed: Removed, options: SignOutOptions): Promis
 export async function signOut(options: SignOutOptions): Promise<SignOutResult> {
   const now = options.now ?? Date.now;
   const paths = cursorPaths(options.env);
-  const envBaseUrl = options.env.AGENTSTACK_BASE_URL?.trim() ? resolveBaseUrl(options.env) : null;
+  const envBaseUrl = baseUrlIn(options.env);
   const removed = await signOutLocally(paths, envBaseUrl, now, options.env);
   const wasSignedIn = removed.bearer !== null || removed.refresh !== null || removed.hadApiKey;
   // The server gets one overall deadline (discovery may try four documents): a hanging server cannot hold the

@@ -31,6 +31,7 @@ import { CapabilitySnapshotSchema, DeviceLockSchema, type CapabilitySnapshot, ty
 import { readSnapshotFailure, readSnapshot } from '../snapshot/store.js';
 import { MCP_SERVER_KEY } from '../server/toolNames.js';
 import { settingsTable, type EffectiveSettings, type SettingRow } from '../settings/effective.js';
+import { projectIdIn } from '../settings/keys.js';
 import type { SettingsRead } from '../settings/file.js';
 import type { ManagedRead } from '../settings/managed.js';
 import { readHookRuns, type HookRuns } from '../plugin/hookRuns.js';
@@ -173,7 +174,7 @@ export function readCursorState(options: ReadStateOptions = {}): CursorState {
     bearer,
     jwtExpMs: bearer ? jwtExpiryMs(bearer) : null,
     refresh,
-    pin: { text: pinText, env: env.AGENTSTACK_PROJECT_ID?.trim() || null, mode: fileMode(paths.project) },
+    pin: { text: pinText, env: projectIdIn(env), mode: fileMode(paths.project) },
     settings,
     credentialStore: credentialStoreFacts(settings.rows.find((row) => row.key === 'credential-store'), refresh.placement ?? null, options.keychain),
     snapshot: readSnapshotState(paths.capabilities, paths.capabilitiesFailure),

@@ -6,6 +6,7 @@
  * The card is a list of sections (`STATUS_SECTIONS`), each a line and a JSON field from the same facts, so a new
  * fact (a rule in effect, say) is one more entry there.
  */
+import { baseUrlIn } from '../../agentstack/settings/keys.js';
 import { grantedScopes, uncoveredActions } from '../../agentstack/auth/scopes.js';
 import { maskSecret } from '../../platform/text/mask.js';
 import { quoteShort } from '../../platform/errors.js';
@@ -18,7 +19,7 @@ import { accountText, expiryText, isUsable, refusedState, type AccountState } fr
 import { storyOf, type Story } from '../../agentstack/state/story.js';
 import { nodeEndOfLifeText, nodePastEndOfLife } from '../../agentstack/plugin/nodeReleases.js';
 import { projectText, type Project } from '../../agentstack/state/project.js';
-import { mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
+import { mcpUrlFor } from '../../agentstack/server/baseUrl.js';
 import { cursorPaths } from '../../agentstack/server/paths.js';
 import { ENABLE_STEP } from '../../agentstack/plugin/cursorUi.js';
 import { placementText, type RefreshPlacement } from '../../agentstack/auth/refreshStore.js';
@@ -181,7 +182,7 @@ export function statusFacts(state: CursorState): { facts: StatusFacts; token: st
 }
 
 function envBaseUrl(env: NodeJS.ProcessEnv): string | null {
-  try { return env.AGENTSTACK_BASE_URL?.trim() ? resolveBaseUrl(env) : null; } catch { return null; }
+  try { return baseUrlIn(env); } catch { return null; }
 }
 
 /**

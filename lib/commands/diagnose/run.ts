@@ -1,5 +1,5 @@
 /** diagnose-local: read the state, apply the requested repairs, judge every gate, optionally go online. */
-import { resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
+import { baseUrlIn } from '../../agentstack/settings/keys.js';
 import type { Check } from '../../platform/report.js';
 import { staleCopiesCheck } from '../../agentstack/plugin/runtimeRefresh.js';
 import { approveSnapshotFile } from '../../agentstack/snapshot/approval.js';
@@ -71,7 +71,7 @@ export function accountJson(state: Pick<LocalState, 'derived'>): Record<string, 
 }
 
 function envBaseUrl(env: NodeJS.ProcessEnv): string | null {
-  try { return env.AGENTSTACK_BASE_URL?.trim() ? resolveBaseUrl(env) : null; } catch { return null; }
+  try { return baseUrlIn(env); } catch { return null; }
 }
 
 export async function diagnose(options: DiagnoseOptions): Promise<DiagnoseResult> {

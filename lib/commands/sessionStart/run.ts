@@ -6,7 +6,7 @@
  * deadline.
  */
 import { readProjectPin } from '../../agentstack/auth/projectPin.js';
-import { mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
+import { mcpUrlFor } from '../../agentstack/server/baseUrl.js';
 import { agentstackEntry, classifyCredential, headerValue, refusedView, type CredentialView, type McpConfig, bearerOf, REFRESH_WINDOW_MS } from '../../agentstack/mcpJson/credential.js';
 import { chooseBaseUrl, credentialsBelongTo, normalizeMcpConfig, parseProjectId, type IssuedFor } from '../../agentstack/mcpJson/entry.js';
 import { isSignedOut } from '../../agentstack/auth/signedOut.js';
@@ -33,7 +33,7 @@ import { snapshotStep } from './snapshot.js';
 import { decideSignIn, signInTodo, type SignInFacts } from './decide.js';
 import { applySettings } from '../../agentstack/settings/effective.js';
 import { apiTraceOn } from '../../agentstack/debug/switch.js';
-import { AUTO_LOGIN_ENV, autoLoginDisabled, credentialStoreIn, envValueOf } from '../../agentstack/settings/keys.js';
+import { AUTO_LOGIN_ENV, autoLoginDisabled, baseUrlIn, credentialStoreIn, envValueOf, projectIdIn } from '../../agentstack/settings/keys.js';
 import { policyInEffect } from '../../agentstack/policy/effective.js';
 import { policyNotice } from '../../agentstack/policy/describe.js';
 
@@ -74,7 +74,7 @@ function project(config: McpConfig, gate: CredentialView, pin: SignInFacts['pin'
   const pinned = 'projectId' in pin ? pin.projectId : null;
   return projectOf({
     header: parseProjectId(headerValue(agentstackEntry(config)?.headers, 'X-Project-ID')),
-    pin: { projectId: pinned, source: pinned === null ? 'none' : env.AGENTSTACK_PROJECT_ID?.trim() ? 'env' : 'file' },
+    pin: { projectId: pinned, source: pinned === null ? 'none' : projectIdIn(env) ? 'env' : 'file' },
     claimed: parseProjectId(gate.claims?.project_id),
   });
 }
@@ -196,7 +196,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   let envBaseUrl: string | null = null;
   let offline = false;
   try {
-    envBaseUrl = env.AGENTSTACK_BASE_URL?.trim() ? resolveBaseUrl(env) : null;
+    envBaseUrl = baseUrlIn(env);
   } catch (error) {
     ctx.todo.push(`${errText(error)}; nothing was sent to any server.`);
     offline = true;
