@@ -150,6 +150,15 @@ describe.skipIf(missing !== null)('every keychain state, one story (a real GNOME
     expect(v.checks.find((c) => c.id === 'account')).toMatchObject({ status: 'WARN', fix: v.json.next_step });
     expect(v.diagnose).toContain('the keyring is locked');
 
+    // The step the views name: unlock the keyring; then every view is back to signed in, nothing to do.
+    unlock(session);
+    const unlocked = await views(bus(session));
+    expect(unlocked.json.next_step).toBeNull();
+    expect(unlocked.json.credential_store).toMatchObject({ refresh_in: 'keychain', usable: true, keychain: { state: 'usable' } });
+    expect(unlocked.checks.find((c) => c.id === 'refresh.file')?.status).toBe('PASS');
+
+    // Locked again, --logout: one true statement about the copy the keychain kept.
+    session.lock();
     const logout = run('hooks/scripts/device-code.mjs', ['--logout'], bus(session));
     expect(logout.status).toBe(0);
     expect(logout.stdout).not.toContain('no copy of the tokens is left here');
