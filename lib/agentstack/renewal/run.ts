@@ -30,7 +30,7 @@ export async function runRenewal(processEnv: NodeJS.ProcessEnv = process.env): P
     const seenToken = bearerOf(config);
     // A Bearer the server refused (401 to the last catalog fetch) is renewed whatever its own expiry says.
     const refused = seenToken !== null && refusedSince(readSnapshotFailure(paths.capabilitiesFailure), mcpUrlFor(baseUrl), decodeJwtClaims(seenToken), seenToken);
-    const outcome = await refreshSingleFlight({ paths, env, baseUrl, deadline: Date.now() + RENEWAL_BUDGET_MS, seenToken, refused });
+    const outcome = await refreshSingleFlight({ paths, env, settings, baseUrl, deadline: Date.now() + RENEWAL_BUDGET_MS, seenToken, refused });
     return outcome.kind === 'refreshed' || outcome.kind === 'not_needed' || outcome.kind === 'superseded' ? 0 : 1;
   } catch {
     return 1;
