@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assertStoreWorks, checkKey, needsStoreCheck, tryKeychain } from '../../lib/agentstack/credentials/storeCheck.js';
 import { credentialStoreFacts, credentialStoreText, fileTokenRefusal, keychainBlock } from '../../lib/agentstack/credentials/storeFacts.js';
 import { storyOf } from '../../lib/agentstack/state/story.js';
+import { lookAtKeychain } from '../../lib/agentstack/credentials/keychainLook.js';
 import { KeychainError, type Keychain, type SecretKey } from '../../lib/platform/keychain/types.js';
 import { managedSettingsPath } from '../../lib/agentstack/settings/managed.js';
 import { tempDir } from '../helpers/repo.js';
@@ -127,6 +128,30 @@ describe('the credential store as the views tell it', () => {
     expect(credentialStoreFacts(undefined, { store: 'file', keychain: null, reason: 'the keyring is locked' }, { state: 'present', name: 'Secret Service', problem: null }).reason).toBe('the keyring is locked');
     // Without a look (the hooks), the record's word stands.
     expect(credentialStoreFacts(undefined, { store: 'file', keychain: null, reason: 'no D-Bus session bus' }).reason).toBe('no D-Bus session bus');
+  });
+
+  it('the look a view takes: the record\'s token read back, the sign-in\'s own check under keychain, nothing called under auto or file', async () => {
+    const settings = (value: string, origin: 'settings' | 'managed' = 'settings') => ({ rows: [{ key: 'credential-store' as const, value, origin, source: 'x' }] });
+    const stored = { store: 'keychain' as const, keychain: 'Memory Keychain', keychain_server: 'https://a.example/mcp', keychain_account: dir.path };
+    const key = { service: 'agentstack-cursor', server: 'https://a.example/mcp', account: dir.path };
+    const kept = memoryKeychain();
+    await kept.keychain.put(key, 'rt-0123456789', 'l');
+    expect(await lookAtKeychain({ env: {}, settings: settings('auto'), keychain: kept.keychain, paths: { dir: dir.path }, stored })).toEqual({ state: 'usable', name: 'Memory Keychain', problem: null });
+    const removed = memoryKeychain();
+    expect((await lookAtKeychain({ env: {}, settings: settings('auto'), keychain: removed.keychain, paths: { dir: dir.path }, stored })).state).toBe('missing');
+    const locked: Keychain = { ...kept.keychain, get: async () => { throw new KeychainError('locked', 'the keyring is locked'); } };
+    expect(await lookAtKeychain({ env: {}, settings: settings('auto'), keychain: locked, paths: { dir: dir.path }, stored })).toEqual({ state: 'locked', name: 'Memory Keychain', problem: 'the keyring is locked' });
+    const none = memoryKeychain({ unavailable: 'no D-Bus session bus' });
+    expect((await lookAtKeychain({ env: {}, settings: settings('keychain', 'managed'), keychain: none.keychain, paths: { dir: dir.path }, stored: null })).state).toBe('unavailable');
+    // Under keychain with no token: the sign-in's own check (put, read back, delete).
+    const checked = memoryKeychain({ fail: new KeychainError('locked', 'the keyring is locked') });
+    expect(await lookAtKeychain({ env: {}, settings: settings('keychain'), keychain: checked.keychain, paths: { dir: dir.path }, stored: null })).toMatchObject({ state: 'locked' });
+    expect(checked.calls).toEqual(['put']);
+    // Under auto with no token in it: no call at all; under file: not asked.
+    const idle = memoryKeychain();
+    expect((await lookAtKeychain({ env: {}, settings: settings('auto'), keychain: idle.keychain, paths: { dir: dir.path }, stored: null })).state).toBe('present');
+    expect((await lookAtKeychain({ env: {}, settings: settings('file'), keychain: idle.keychain, paths: { dir: dir.path }, stored: null })).state).toBe('not_asked');
+    expect(idle.calls).toEqual([]);
   });
 
   it('the story takes the keychain\'s fix as its next step, never a sign-in that would stop', () => {
