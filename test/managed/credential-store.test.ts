@@ -79,7 +79,7 @@ describe.skipIf(!asRoot || secretServiceMissing() !== null)('managed credential-
     const json = JSON.parse(spawnSync(process.execPath, [DEVICE_CODE_SCRIPT, '--status', '--json'], { env, encoding: 'utf8' }).stdout);
     expect(json.credential_store).toMatchObject({ setting: 'keychain', set_by: 'managed', required: true, keychain: { state: 'unavailable' } });
     const next = String(json.next_step);
-    expect(next).toMatch(/^Your organization requires the refresh token in the system keychain \(credential-store = keychain in \/etc\/agentstack\/managed-settings\.json\), and the keychain cannot be used here: no D-Bus session bus/);
+    expect(next).toMatch(/^Your organization requires the refresh token in the system keychain \(credential-store = keychain in \/etc\/agentstack\/managed-settings\.json\), and the Secret Service cannot be used here: no D-Bus session bus/);
     expect(next).toContain('Start a Secret Service');
     expect(next).toContain('or ask your administrator');
     const text = spawnSync(process.execPath, [DEVICE_CODE_SCRIPT, '--status'], { env, encoding: 'utf8' });
@@ -133,7 +133,7 @@ describe.skipIf(!asRoot || secretServiceMissing() !== null)('managed credential-
     expect(session.search({ service: 'agentstack-cursor', server: 'keychain-check' })).toBe('');
     // Looked at from the same session (the bus): the token is read back from the keychain.
     const status = spawnSync(process.execPath, [DEVICE_CODE_SCRIPT, '--status', '--json'], { env: { ...baseChildEnv(), HOME: dir.path, AGENTSTACK_CURSOR_DIR: dir.path, AGENTSTACK_BASE_URL: core.baseUrl, DBUS_SESSION_BUS_ADDRESS: session.env.DBUS_SESSION_BUS_ADDRESS! }, encoding: 'utf8' });
-    expect(JSON.parse(status.stdout).credential_store).toEqual({ setting: 'keychain', set_by: 'managed', source: PATH, required: true, refresh_in: 'keychain', reason: 'Secret Service', usable: true, keychain: { state: 'usable', problem: null } });
+    expect(JSON.parse(status.stdout).credential_store).toEqual({ setting: 'keychain', set_by: 'managed', source: PATH, required: true, refresh_in: 'keychain', reason: 'Secret Service', usable: true, keychain: { state: 'usable', name: 'Secret Service', problem: null } });
   });
 
   it('a secret-tool that hangs: the sign-in stops within the check\'s bound, before any code', async () => {

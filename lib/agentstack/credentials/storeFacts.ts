@@ -25,7 +25,7 @@ export interface CredentialStoreFacts {
   /** False when renewal will not use the stored token (a token in the file under a required keychain). */
   usable: boolean;
   /** The keychain as a view just found it (keychainLook.ts); absent where no view looked (the hooks). */
-  keychain?: { state: KeychainLook['state']; problem: string | null };
+  keychain?: { state: KeychainLook['state']; name: string | null; problem: string | null };
 }
 
 /** A keychain that stops renewal or a sign-in, in one sentence, and what the person does about it. */
@@ -75,7 +75,7 @@ export function credentialStoreFacts(row: { value: string | null; origin: Creden
     refresh_in: placement?.store ?? null,
     reason: refusal ?? where,
     usable: refusal === null && !unreadable,
-    ...(look ? { keychain: { state: look.state, problem: look.problem } } : {}),
+    ...(look ? { keychain: { state: look.state, name: look.name, problem: look.problem } } : {}),
   };
 }
 
@@ -102,12 +102,12 @@ export function keychainBlock(f: CredentialStoreFacts): KeychainBlock | null {
   if (f.refresh_in === 'keychain') return { problem: `the refresh token is kept in the ${f.reason?.split(',')[0] ?? 'keychain'}, which cannot be read now: ${problem}`, fix: fixOf(f), signInStops };
   if (!signInStops) return null;
   const who = f.required ? `your organization requires the refresh token in the system keychain (credential-store = keychain in ${f.source})` : `your settings keep the refresh token only in the system keychain (credential-store = keychain${f.source ? `, set by ${tilde(f.source)}` : ''})`;
-  return { problem: `${who}, and the keychain cannot be used here: ${problem}`, fix: fixOf(f), signInStops };
+  return { problem: `${who}, and the ${f.keychain.name ?? 'keychain'} cannot be used here: ${problem}`, fix: fixOf(f), signInStops };
 }
 
 /** One line: `credential-store keychain (required by /etc/agentstack/managed-settings.json); refresh token in file: …`. */
 export function credentialStoreText(f: CredentialStoreFacts): string {
   const by = f.required ? `required by ${f.source}` : f.set_by === 'default' ? 'the default' : `set by ${f.source ?? f.set_by}`;
-  const where = f.refresh_in === null ? `no refresh token stored${f.keychain && f.setting === 'keychain' && f.keychain.problem ? `; the keychain cannot be used here: ${f.keychain.problem}` : ''}` : `refresh token in ${f.refresh_in}${f.reason ? `: ${f.reason}` : ''}`;
+  const where = f.refresh_in === null ? `no refresh token stored${f.keychain && f.setting === 'keychain' && f.keychain.problem ? `; the ${f.keychain.name ?? 'keychain'} cannot be used here: ${f.keychain.problem}` : ''}` : `refresh token in ${f.refresh_in}${f.reason ? `: ${f.reason}` : ''}`;
   return `credential-store ${f.setting} (${by}); ${where}`;
 }
