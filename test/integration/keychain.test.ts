@@ -215,7 +215,7 @@ describe.skipIf(missing !== null)('the refresh token in a real Secret Service (G
     const row = (JSON.parse(diagnose.stdout) as { checks: Array<{ id: string; status: string; summary: string }> }).checks.find((c) => c.id === 'refresh.file')!;
     expect(row.summary).toContain('refresh token in file: the keyring is locked');
     const json = JSON.parse(script(['--status', '--json'], bus(session)).stdout);
-    expect(json.credential_store).toEqual({ setting: 'auto', set_by: 'default', source: null, required: false, refresh_in: 'file', reason: 'the keyring is locked', usable: true });
+    expect(json.credential_store).toEqual({ setting: 'auto', set_by: 'default', source: null, required: false, refresh_in: 'file', reason: 'the keyring is locked', usable: true, keychain: { state: 'present', name: 'Secret Service', problem: null } });
 
     expect((await logout(bus(session))).code).toBe(0);
     const before = core.counters.deviceAuthorizations;

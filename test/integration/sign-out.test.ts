@@ -49,7 +49,7 @@ describe('signOut against the core', () => {
     expect(result).toEqual({
       server_url: `${core.baseUrl}/mcp`, was_signed_in: true, revoked: true, access_token_revoked: false, reason: null, message: null,
       access_token_expires_at: expiryOf(tokens.access_token), revoke_at: core.baseUrl, client_id: 'cursor-plugin', revocation_endpoint: `${core.issuer}/api/oauth2/revoke`,
-      mcp_json: paths.mcpJson, warnings: [],
+      mcp_json: paths.mcpJson, warnings: [], refresh_kept_in: null,
     });
     expect(core.counters.grantsRevoked).toBe(revoked + 1);
     expect((await refresh(core.baseUrl, tokens.refresh_token!)).body.error).toBe('invalid_grant');

@@ -73,6 +73,29 @@ describe.skipIf(!asRoot || secretServiceMissing() !== null)('managed credential-
     expect(set.stderr).toContain('set by your organization');
   });
 
+  it('no session bus: --status, its JSON, diagnose and the card name the keychain and its fix, never a sign-in that stops', async () => {
+    dir = tempDir('agentstack-managed-keychain-');
+    const env = { ...baseChildEnv(), HOME: dir.path, AGENTSTACK_CURSOR_DIR: dir.path, AGENTSTACK_BASE_URL: core.baseUrl };
+    const json = JSON.parse(spawnSync(process.execPath, [DEVICE_CODE_SCRIPT, '--status', '--json'], { env, encoding: 'utf8' }).stdout);
+    expect(json.credential_store).toMatchObject({ setting: 'keychain', set_by: 'managed', required: true, keychain: { state: 'unavailable' } });
+    const next = String(json.next_step);
+    expect(next).toMatch(/^Your organization requires the refresh token in the system keychain \(credential-store = keychain in \/etc\/agentstack\/managed-settings\.json\), and the Secret Service cannot be used here: no D-Bus session bus/);
+    expect(next).toContain('Start a Secret Service');
+    expect(next).toContain('or ask your administrator');
+    const text = spawnSync(process.execPath, [DEVICE_CODE_SCRIPT, '--status'], { env, encoding: 'utf8' });
+    expect(text.stdout).toContain(next);
+    const checks = (JSON.parse(spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/diagnose-local.mjs'), '--json'], { env, encoding: 'utf8' }).stdout) as { checks: Array<{ id: string; status: string; summary: string; fix?: string }> }).checks;
+    expect(checks.find((c) => c.id === 'refresh.file')).toMatchObject({ status: 'FAIL', summary: expect.stringContaining('your organization requires the refresh token in the system keychain'), fix: expect.stringContaining('ask your administrator') });
+    expect(checks.find((c) => c.id === 'account')?.fix).toBe(next);
+    const card = String((await sessionStart(dir.path, core.baseUrl)).json.additional_context);
+    expect(card).toContain('Your organization requires the refresh token in the system keychain');
+    expect(card).toContain('or ask your administrator');
+    // The sign-in the step names only after the fix: now it stops at once, as the views say.
+    const asked = core.counters.deviceAuthorizations;
+    expect((await signIn()).code).toBe(1);
+    expect(core.counters.deviceAuthorizations).toBe(asked);
+  });
+
   it('a locked collection stops the sign-in too; an unlocked one takes the token', async () => {
     dir = tempDir('agentstack-managed-keychain-');
     session = await startSecretService();
@@ -95,7 +118,9 @@ describe.skipIf(!asRoot || secretServiceMissing() !== null)('managed credential-
     writeFileSync(join(dir.path, 'mcp.json'), JSON.stringify({ mcpServers: { agentstack: { url: `${core.baseUrl}/mcp`, headers: { Authorization: 'Bearer ${env:AGENTSTACK_ACCESS_TOKEN}' } } } }));
     const started = await sessionStart(dir.path, core.baseUrl, bus);
     expect(String(started.json.additional_context)).toContain('Automatic sign-in could not start: Your organization requires the refresh token in the system keychain');
-    expect(String(started.json.additional_context)).toContain('the keyring is locked. Unlock or start your keyring, then sign in again; or ask your administrator. Sign in with');
+    expect(String(started.json.additional_context)).toContain('the keyring is locked. Unlock or start your keyring, then sign in again; or ask your administrator.');
+    // Never a sign-in that would stop the same way.
+    expect(String(started.json.additional_context)).not.toContain('ask your administrator. Sign in with');
     expect(core.counters.deviceAuthorizations).toBe(asked);
     expect(existsSync(join(dir.path, 'agentstack-device.lock'))).toBe(false);
     await session.stop();
@@ -106,8 +131,9 @@ describe.skipIf(!asRoot || secretServiceMissing() !== null)('managed credential-
     expect(JSON.parse(readFileSync(join(dir.path, 'agentstack-refresh'), 'utf8'))).toMatchObject({ store: 'keychain' });
     expect(session.lookup({ service: 'agentstack-cursor', server: `${core.baseUrl}/mcp`, account: dir.path })).toMatch(/^\S{20,}$/);
     expect(session.search({ service: 'agentstack-cursor', server: 'keychain-check' })).toBe('');
-    const status = spawnSync(process.execPath, [DEVICE_CODE_SCRIPT, '--status', '--json'], { env: { ...baseChildEnv(), HOME: dir.path, AGENTSTACK_CURSOR_DIR: dir.path, AGENTSTACK_BASE_URL: core.baseUrl }, encoding: 'utf8' });
-    expect(JSON.parse(status.stdout).credential_store).toEqual({ setting: 'keychain', set_by: 'managed', source: PATH, required: true, refresh_in: 'keychain', reason: 'Secret Service', usable: true });
+    // Looked at from the same session (the bus): the token is read back from the keychain.
+    const status = spawnSync(process.execPath, [DEVICE_CODE_SCRIPT, '--status', '--json'], { env: { ...baseChildEnv(), HOME: dir.path, AGENTSTACK_CURSOR_DIR: dir.path, AGENTSTACK_BASE_URL: core.baseUrl, DBUS_SESSION_BUS_ADDRESS: session.env.DBUS_SESSION_BUS_ADDRESS! }, encoding: 'utf8' });
+    expect(JSON.parse(status.stdout).credential_store).toEqual({ setting: 'keychain', set_by: 'managed', source: PATH, required: true, refresh_in: 'keychain', reason: 'Secret Service', usable: true, keychain: { state: 'usable', name: 'Secret Service', problem: null } });
   });
 
   it('a secret-tool that hangs: the sign-in stops within the check\'s bound, before any code', async () => {

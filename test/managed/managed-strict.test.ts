@@ -133,6 +133,23 @@ describe.skipIf(!asRoot)('managed rules against the person\'s own files (root)',
     expect(row?.summary).toContain('base-url is not valid (kept as it is');
   });
 
+  it('a managed credential-store that is not valid ("keyring", true) is keychain, required: the person\'s file does not win', () => {
+    writeFileSync(settingsFile(), JSON.stringify({ 'credential-store': 'file' }));
+    for (const value of ['keyring', true]) {
+      writeManaged({ 'credential-store': value });
+      const status = spawnSync(process.execPath, [join(REPO_ROOT, 'hooks/scripts/device-code.mjs'), '--status', '--json'], { env: hookEnv(dir, core.baseUrl, { AGENTSTACK_CREDENTIAL_STORE: 'file' }), encoding: 'utf8', timeout: 30_000 });
+      expect(JSON.parse(status.stdout).credential_store).toMatchObject({ setting: 'keychain', set_by: 'managed', source: PATH, required: true });
+      const row = diagnose().checks.find((c) => c.id === 'settings.managed');
+      expect(row?.status).toBe('WARN');
+      expect(row?.summary).toContain('credential-store is not valid (read as keychain');
+      // A sign-in under it needs the keychain, which this run has none of: it stops before any code, naming the file.
+      const signIn = spawnSync(process.execPath, [join(REPO_ROOT, 'hooks/scripts/device-code.mjs'), '--json', '--no-browser'], { env: hookEnv(dir, core.baseUrl, { AGENTSTACK_CREDENTIAL_STORE: 'file', DBUS_SESSION_BUS_ADDRESS: '' }), encoding: 'utf8', timeout: 30_000 });
+      expect(signIn.status).not.toBe(0);
+      expect(signIn.stdout).not.toContain('"device_code"');
+      expect(signIn.stderr).toContain(`credential-store = keychain in ${PATH}`);
+    }
+  });
+
   it('a dangling symbolic link at the managed path cannot be used (not "no file"): calls ask, diagnose FAILs', async () => {
     symlinkSync('/nonexistent/agentstack-managed.json', PATH);
     expect((await hook('projects.list')).permission).toBe('ask');

@@ -8,6 +8,7 @@ import { resolveBaseUrl } from '../../lib/agentstack/server/baseUrl.js';
 import { managedSettingsGate } from '../../lib/commands/diagnose/gatesState.js';
 import { policyInEffect } from '../../lib/agentstack/policy/effective.js';
 import { decidePolicy } from '../../lib/commands/preMcp/policy.js';
+import { credentialStoreFacts } from '../../lib/agentstack/credentials/storeFacts.js';
 import { tempDir } from '../helpers/repo.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -136,6 +137,20 @@ describe('a managed value that is not valid keeps the organization\'s intent', (
     expect(strictReading('no-proxy', 7)?.value).toBe('');
     expect(strictReading('oauth-client-id', 'has space')?.value).toBe('has space');
     expect(strictReading('policy', 'x')).toBeNull();
+  });
+
+  it('a managed credential-store that is not valid ("keyring", true) is keychain, required: the person\'s file does not win', () => {
+    expect(strictReading('credential-store', 'keyring')?.value).toBe('keychain');
+    expect(strictReading('credential-store', true)?.value).toBe('keychain');
+    expect(strictReading('credential-store', false)?.value).toBe('keychain');
+    for (const raw of ['keyring', true]) {
+      const m = setup({ 'credential-store': raw }, { 'credential-store': 'file' });
+      const applied = applySettings(env({ AGENTSTACK_CREDENTIAL_STORE: 'file' }), undefined, { managed: m });
+      const row = applied.rows.find((r) => r.key === 'credential-store');
+      expect(row).toMatchObject({ origin: 'managed', value: 'keychain', problem: expect.stringContaining('read as keychain') });
+      expect(applied.env.AGENTSTACK_CREDENTIAL_STORE).toBe('keychain');
+      expect(credentialStoreFacts(row, null)).toMatchObject({ setting: 'keychain', set_by: 'managed', required: true });
+    }
   });
 
   it('a dangling symbolic link at the managed path cannot be used (not "no file"): every call asks', () => {

@@ -117,8 +117,9 @@ describe('a managed value that fails its rule: how it is read, in the words conf
     expect(strictReading(key as never, raw)).toEqual(reading);
   });
 
-  it('rules are never read this way (one that is not valid makes every call ask); credential-store neither', () => {
-    for (const key of ['policy', 'ask-actions', 'deny-actions', 'credential-store'] as const) expect(strictReading(key, 'nonsense')).toBeNull();
+  it('rules are never read this way (one that is not valid makes every call ask); credential-store is read as keychain', () => {
+    for (const key of ['policy', 'ask-actions', 'deny-actions'] as const) expect(strictReading(key, 'nonsense')).toBeNull();
+    expect(strictReading('credential-store', 'nonsense')?.value).toBe('keychain');
   });
 });
 

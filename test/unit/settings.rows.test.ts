@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { projectRow, settingsTable } from '../../lib/agentstack/settings/effective.js';
 import { writeFileAtomic } from '../../lib/platform/fs/secureFile.js';
+import { runStatus } from '../../lib/commands/deviceCode/status.js';
 import { tempDir } from '../helpers/repo.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -45,5 +46,13 @@ describe('setting rows', () => {
     const row = projectRow(env(), pin);
     expect(row).toMatchObject({ key: 'project', problem: expect.stringMatching(/EISDIR/) });
     expect(row.value || null).toBeNull();
+  });
+
+  it('a value from the settings file keeps its origin in the views: credential_store says settings, not the variable it stands for', async () => {
+    writeFileAtomic(join(tmp.path, 'agentstack-settings.json'), JSON.stringify({ 'credential-store': 'file' }));
+    let out = '';
+    await runStatus({ env: env({ HOME: tmp.path }), json: true, online: false, streams: { stdout: { write: (s: string) => { out += s; return true; } } as NodeJS.WritableStream } });
+    expect(JSON.parse(out).credential_store).toMatchObject({ setting: 'file', set_by: 'settings', source: join(tmp.path, 'agentstack-settings.json') });
+    expect(settingsTable(env()).rows.find((r) => r.key === 'credential-store')).toMatchObject({ origin: 'settings' });
   });
 });

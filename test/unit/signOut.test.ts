@@ -21,7 +21,7 @@ describe('withoutCredentials: the mcp.json side of signing out', () => {
 
 const base: SignOutResult = {
   server_url: 'https://agentstack.tech/mcp', was_signed_in: true, revoked: true, access_token_revoked: false, reason: null, message: null,
-  access_token_expires_at: '2026-12-01T04:00:00.000Z', revoke_at: 'https://agentstack.tech', client_id: 'cursor-plugin', revocation_endpoint: 'https://agentstack.tech/api/oauth2/revoke', mcp_json: '/h/.cursor/mcp.json', warnings: [],
+  access_token_expires_at: '2026-12-01T04:00:00.000Z', revoke_at: 'https://agentstack.tech', client_id: 'cursor-plugin', revocation_endpoint: 'https://agentstack.tech/api/oauth2/revoke', mcp_json: '/h/.cursor/mcp.json', warnings: [], refresh_kept_in: null,
 };
 
 describe('what --logout says', () => {
@@ -44,6 +44,14 @@ describe('what --logout says', () => {
     expect(lines[0]).toContain('Signed out of AgentStack on this machine');
     expect(lines[1]).toContain('could not be revoked at the server (the server names no revocation endpoint in its OAuth metadata)');
     expect(lines[1]).toContain('at https://agentstack.tech');
+  });
+  it('a refresh token its keychain kept (a locked keyring): one true statement, never "no copy is left"', () => {
+    const warning = 'The refresh token in the Secret Service could not be removed (the keyring is locked); remove the "AgentStack refresh token (Cursor plugin)" entry by hand.';
+    const lines = signedOutLines({ ...base, revoked: false, reason: 'no_revocation_endpoint', message: 'no endpoint', warnings: [warning], refresh_kept_in: 'Secret Service' });
+    expect(lines.join('\n')).not.toContain('no copy of the tokens is left');
+    expect(lines[0]).toContain('except for the refresh token in the Secret Service: its entry could not be removed');
+    const revoked = signedOutLines({ ...base, warnings: [warning], refresh_kept_in: 'Secret Service' });
+    expect(revoked[0]).toContain('Its copy in the Secret Service could not be removed');
   });
   it('not signed in: one line', () => {
     expect(signedOutLines({ ...base, was_signed_in: false, revoked: false, reason: 'not_signed_in' })).toEqual(['You were not signed in to AgentStack (server https://agentstack.tech/mcp); nothing to sign out.']);

@@ -6,7 +6,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assertStoreWorks, checkKey, needsStoreCheck, tryKeychain } from '../../lib/agentstack/credentials/storeCheck.js';
-import { credentialStoreFacts, credentialStoreText, fileTokenRefusal } from '../../lib/agentstack/credentials/storeFacts.js';
+import { credentialStoreFacts, credentialStoreText, fileTokenRefusal, keychainBlock } from '../../lib/agentstack/credentials/storeFacts.js';
+import { storyOf } from '../../lib/agentstack/state/story.js';
+import { lookAtKeychain } from '../../lib/agentstack/credentials/keychainLook.js';
 import { KeychainError, type Keychain, type SecretKey } from '../../lib/platform/keychain/types.js';
 import { managedSettingsPath } from '../../lib/agentstack/settings/managed.js';
 import { tempDir } from '../helpers/repo.js';
@@ -104,6 +106,60 @@ describe('the credential store as the views tell it', () => {
     expect(fileTokenRefusal({ mode: 'keychain', managedBy: MANAGED.source }, { store: 'keychain' })).toBeNull();
     expect(fileTokenRefusal({ mode: 'keychain', managedBy: null }, { store: 'file' })).toBeNull();
     expect(fileTokenRefusal({ mode: 'auto', managedBy: MANAGED.source }, { store: 'file' })).toBeNull();
+  });
+
+  it('the keychain as a view found it, decided once: a locked keyring, no Secret Service under a required keychain, a bus that appeared', () => {
+    const locked = { state: 'locked', name: 'Secret Service', problem: 'the keyring is locked' } as const;
+    const inKeychain = credentialStoreFacts({ value: 'auto', origin: 'default', source: null }, { store: 'keychain', keychain: 'Secret Service', reason: null }, locked);
+    expect(inKeychain).toMatchObject({ refresh_in: 'keychain', usable: false, reason: 'Secret Service, which cannot be read now: the keyring is locked', keychain: { state: 'locked' } });
+    expect(keychainBlock(inKeychain)).toEqual({ problem: 'the refresh token is kept in the Secret Service, which cannot be read now: the keyring is locked', fix: 'Unlock your keyring.', signInStops: false });
+    const noService = { state: 'unavailable', name: 'Secret Service', problem: 'no D-Bus session bus' } as const;
+    const required = credentialStoreFacts(MANAGED, null, noService);
+    const block = keychainBlock(required)!;
+    expect(block.signInStops).toBe(true);
+    expect(block.problem).toContain('your organization requires the refresh token in the system keychain');
+    expect(block.fix).toMatch(/^Start a Secret Service .*; or ask your administrator \(credential-store = keychain in \/etc\/agentstack\/managed-settings\.json\)\.$/);
+    // Under auto the sign-in falls back to the file: nothing blocks it.
+    expect(keychainBlock(credentialStoreFacts(undefined, null, noService))).toBeNull();
+    // A bus that appeared after the token went to the file: the record's "no D-Bus session bus" is not repeated as now.
+    const now = credentialStoreFacts(undefined, { store: 'file', keychain: null, reason: 'no D-Bus session bus' }, { state: 'present', name: 'Secret Service', problem: null });
+    expect(now.reason).toBe('no D-Bus session bus when it was saved; there is one now, and the next renewal tries the Secret Service again');
+    // Another reason (a locked keyring) is not judged by a look that made no call.
+    expect(credentialStoreFacts(undefined, { store: 'file', keychain: null, reason: 'the keyring is locked' }, { state: 'present', name: 'Secret Service', problem: null }).reason).toBe('the keyring is locked');
+    // Without a look (the hooks), the record's word stands.
+    expect(credentialStoreFacts(undefined, { store: 'file', keychain: null, reason: 'no D-Bus session bus' }).reason).toBe('no D-Bus session bus');
+  });
+
+  it('the look a view takes: the record\'s token read back, the sign-in\'s own check under keychain, nothing called under auto or file', async () => {
+    const settings = (value: string, origin: 'settings' | 'managed' = 'settings') => ({ rows: [{ key: 'credential-store' as const, value, origin, source: 'x' }] });
+    const stored = { store: 'keychain' as const, keychain: 'Memory Keychain', keychain_server: 'https://a.example/mcp', keychain_account: dir.path };
+    const key = { service: 'agentstack-cursor', server: 'https://a.example/mcp', account: dir.path };
+    const kept = memoryKeychain();
+    await kept.keychain.put(key, 'rt-0123456789', 'l');
+    expect(await lookAtKeychain({ env: {}, settings: settings('auto'), keychain: kept.keychain, paths: { dir: dir.path }, stored })).toEqual({ state: 'usable', name: 'Memory Keychain', problem: null });
+    const removed = memoryKeychain();
+    expect((await lookAtKeychain({ env: {}, settings: settings('auto'), keychain: removed.keychain, paths: { dir: dir.path }, stored })).state).toBe('missing');
+    const locked: Keychain = { ...kept.keychain, get: async () => { throw new KeychainError('locked', 'the keyring is locked'); } };
+    expect(await lookAtKeychain({ env: {}, settings: settings('auto'), keychain: locked, paths: { dir: dir.path }, stored })).toEqual({ state: 'locked', name: 'Memory Keychain', problem: 'the keyring is locked' });
+    const none = memoryKeychain({ unavailable: 'no D-Bus session bus' });
+    expect((await lookAtKeychain({ env: {}, settings: settings('keychain', 'managed'), keychain: none.keychain, paths: { dir: dir.path }, stored: null })).state).toBe('unavailable');
+    // Under keychain with no token: the sign-in's own check (put, read back, delete).
+    const checked = memoryKeychain({ fail: new KeychainError('locked', 'the keyring is locked') });
+    expect(await lookAtKeychain({ env: {}, settings: settings('keychain'), keychain: checked.keychain, paths: { dir: dir.path }, stored: null })).toMatchObject({ state: 'locked' });
+    expect(checked.calls).toEqual(['put']);
+    // Under auto with no token in it: no call at all; under file: not asked.
+    const idle = memoryKeychain();
+    expect((await lookAtKeychain({ env: {}, settings: settings('auto'), keychain: idle.keychain, paths: { dir: dir.path }, stored: null })).state).toBe('present');
+    expect((await lookAtKeychain({ env: {}, settings: settings('file'), keychain: idle.keychain, paths: { dir: dir.path }, stored: null })).state).toBe('not_asked');
+    expect(idle.calls).toEqual([]);
+  });
+
+  it('the story takes the keychain\'s fix as its next step, never a sign-in that would stop', () => {
+    const block = { problem: 'your organization requires the refresh token in the system keychain (credential-store = keychain in /etc/agentstack/managed-settings.json), and the keychain cannot be used here: no D-Bus session bus', fix: 'Start a Secret Service; or ask your administrator.', signInStops: true };
+    const story = storyOf({ account: { state: 'never_signed_in', apiKey: false }, refreshable: false, mcpJson: '~/.cursor/mcp.json', mcpErrorAt: null, waiting: null, keychain: block });
+    expect(story.next).toMatch(/^Your organization requires .*no D-Bus session bus\. Start a Secret Service; or ask your administrator\. Then sign in with /);
+    const renew = storyOf({ account: { state: 'expired_renewable', apiKey: false }, refreshable: true, mcpJson: '~/.cursor/mcp.json', mcpErrorAt: null, waiting: null, keychain: { problem: 'the refresh token is kept in the Secret Service, which cannot be read now: the keyring is locked', fix: 'Unlock your keyring.', signInStops: false } });
+    expect(renew).toMatchObject({ underway: false, next: 'The refresh token is kept in the Secret Service, which cannot be read now: the keyring is locked. Unlock your keyring. The plugin then renews the token by itself.' });
   });
 
   it('the facts and their line', () => {

@@ -19,7 +19,7 @@ import { applyBearer } from '../mcpJson/entry.js';
 import { readMcpConfigFile, updateMcpConfigFile } from '../mcpJson/file.js';
 import type { CursorPaths } from '../server/paths.js';
 import { clearRefreshFile, readRefreshFile, refreshBelongsTo, refreshIdentity, type StoredRefresh } from './refreshStore.js';
-import { deleteRefreshSecrets, loadRefreshToken, saveRefresh, storeChoice } from '../credentials/credentialStore.js';
+import { deleteRefreshSecrets, loadRefreshToken, saveRefresh, storeChoice, type StoreOptions } from '../credentials/credentialStore.js';
 import { fileTokenRefusal } from '../credentials/storeFacts.js';
 import { clientAuthMethod, type ClientAuthMethod } from './clientAuth.js';
 import { recordRefusal } from '../snapshot/refusal.js';
@@ -36,6 +36,8 @@ export type RefreshOutcome =
 export interface TokenRefreshArgs {
   paths: CursorPaths;
   env: NodeJS.ProcessEnv;
+  /** The settings in effect with their origins (settings/effective.ts): where the refresh token is kept. */
+  settings?: StoreOptions['settings'];
   baseUrl: string;
   deadline: number;
   /** The Bearer this process saw when it decided to refresh (null: none). */
@@ -68,10 +70,10 @@ function authMethodOf(value: string | null | undefined): ClientAuthMethod | null
 async function refreshNow(args: TokenRefreshArgs, stored: StoredRefresh, startToken: string | null): Promise<string> {
   const now = args.now ?? Date.now;
   // An organization that requires the keychain: a token the file holds is never sent.
-  const refusal = fileTokenRefusal(storeChoice({ env: args.env }), stored);
+  const refusal = fileTokenRefusal(storeChoice({ env: args.env, settings: args.settings }), stored);
   if (refusal) throw new PluginError('keychain', refusal);
   // A token in the keychain is asked for while the OAuth code loads (a keychain call is a process of its own).
-  const loading = loadRefreshToken(stored, { env: args.env });
+  const loading = loadRefreshToken(stored, { env: args.env, settings: args.settings });
   loading.catch(() => { /* awaited below */ });
   const oauth = await import('./oauth.js');
   const timeoutMs = Math.max(500, Math.min(5_000, args.deadline - now() - 300));
@@ -98,7 +100,7 @@ async function refreshNow(args: TokenRefreshArgs, stored: StoredRefresh, startTo
   // credential is still the one this refresh started from (checked again under mcp.json's lock below).
   if (!stillCurrent(args.paths.refresh, stored, readMcpConfigFile(args.paths.mcpJson).config, startToken)) throw new Superseded();
   const { refresh_token: _old, ...record } = stored;
-  const saved = await saveRefresh({ env: args.env, paths: args.paths, previous: stored, record: {
+  const saved = await saveRefresh({ env: args.env, settings: args.settings, paths: args.paths, previous: stored, record: {
       ...record,
       refresh_token: tokens.refresh_token ?? refreshToken,
       scope: tokens.scope ?? stored.scope ?? null,
@@ -145,7 +147,7 @@ export async function refreshSingleFlight(args: TokenRefreshArgs): Promise<Refre
         if (isPluginError(error, 'invalid_grant')) {
           if (!stillCurrent(args.paths.refresh, stored, readMcpConfigFile(args.paths.mcpJson).config, gate.token)) return { kind: 'superseded' } as const;
           clearRefreshFile(args.paths.refresh);
-          await deleteRefreshSecrets(stored, null, { env: args.env, paths: args.paths });
+          await deleteRefreshSecrets(stored, null, { env: args.env, settings: args.settings, paths: args.paths });
           // The token the renewal was for is dead too: every view calls it a refused renewal, not an expiry.
           if (gate.token) {
             try {

@@ -15,7 +15,8 @@ import { systemKeychain } from '../../platform/keychain/system.js';
 import { KeychainError, type Keychain, type SecretKey } from '../../platform/keychain/types.js';
 import { writeRefreshFile, type StoredRefresh } from '../auth/refreshStore.js';
 import type { RefreshFile } from '../../schemas/state.js';
-import { CREDENTIAL_STORE_ENV } from '../settings/keys.js';
+import { credentialStoreIn } from '../settings/keys.js';
+import type { EffectiveSettings } from '../settings/effective.js';
 import { readManagedSettings, type ManagedOptions } from '../settings/managed.js';
 import type { CursorPaths } from '../server/paths.js';
 
@@ -35,15 +36,24 @@ export interface StoreChoice {
 
 export interface StoreOptions {
   env: NodeJS.ProcessEnv;
+  /**
+   * The settings in effect (settings/effective.ts): `credential-store` and who set it. Without them, the settings
+   * module reads the store from `env` (an environment with the settings applied) and the managed file.
+   */
+  settings?: Pick<EffectiveSettings, 'rows'>;
   /** The keychain to use (tests); this machine's otherwise. null: none. */
   keychain?: Keychain | null;
   managed?: ManagedOptions;
 }
 
-/** The store in effect: the environment as the settings left it (a managed value is already in it). */
+/** The store in effect, and the managed file that sets it, from the settings in effect. */
 export function storeChoice(options: StoreOptions): StoreChoice {
-  const raw = options.env[CREDENTIAL_STORE_ENV]?.trim().toLowerCase();
-  const mode: StoreMode = raw === 'keychain' || raw === 'file' ? raw : 'auto';
+  const row = options.settings?.rows.find((r) => r.key === 'credential-store');
+  if (row) {
+    const value = row.value?.trim().toLowerCase();
+    return { mode: value === 'keychain' || value === 'file' ? value : 'auto', managedBy: row.origin === 'managed' ? row.source : null };
+  }
+  const mode: StoreMode = credentialStoreIn(options.env);
   let managedBy: string | null = null;
   try {
     const managed = readManagedSettings(options.managed);

@@ -52,9 +52,12 @@ export interface ProxyOptions {
   noProxy?: string;
 }
 
-export interface AppliedSettings {
-  /** The environment with the settings filled in; pass it wherever `process.env` was passed. */
-  env: NodeJS.ProcessEnv;
+/**
+ * The settings in effect, each value with its origin (managed, environment, settings file, default): the one typed
+ * object the domain is handed. A view tells a value's origin from here, never from an environment, where a value
+ * from the settings file looks like its variable.
+ */
+export interface EffectiveSettings {
   /** Give these to the HTTP layer (platform/net/http.ts setProxyOptions): the proxy values in effect, as shown. */
   proxy: ProxyOptions;
   file: SettingsRead;
@@ -63,6 +66,16 @@ export interface AppliedSettings {
   rows: SettingRow[];
   /** Lines to show a person: a broken settings file, a value that was ignored. */
   problems: string[];
+}
+
+export interface AppliedSettings extends EffectiveSettings {
+  /** The environment with the settings filled in; pass it wherever `process.env` was passed. */
+  env: NodeJS.ProcessEnv;
+}
+
+/** The row of `key` in effect (every stored key has one). */
+export function settingOf(settings: Pick<EffectiveSettings, 'rows'>, key: StoredKey): SettingRow {
+  return settings.rows.find((r) => r.key === key) ?? { key, value: settingSpec(key).default, origin: 'default', source: null };
 }
 
 function rowFor(key: StoredKey, env: NodeJS.ProcessEnv, file: SettingsRead): SettingRow {
@@ -126,8 +139,8 @@ export function projectRow(env: NodeJS.ProcessEnv, pinPath = cursorPaths(env).pr
 }
 
 /** Every key in the documented order, the project pin included (for `config list` and diagnose). */
-export function settingsTable(env: NodeJS.ProcessEnv, options: { managed?: ManagedRead | ManagedOptions } = {}): { rows: SettingRow[]; file: SettingsRead; managed: ManagedRead; problems: string[] } {
-  const applied = applySettings(env, undefined, options);
+export function settingsTable(env: NodeJS.ProcessEnv, options: { managed?: ManagedRead | ManagedOptions; applied?: EffectiveSettings } = {}): { rows: SettingRow[]; file: SettingsRead; managed: ManagedRead; problems: string[] } {
+  const applied = options.applied ?? applySettings(env, undefined, options);
   const rows = SETTING_KEYS.map((key) => (key === 'project' ? projectRow(env) : applied.rows.find((r) => r.key === key)!));
   const problems = [...applied.problems, ...rows.flatMap((r) => (r.problem ? [r.problem] : []))];
   return { rows, file: applied.file, managed: applied.managed, problems };

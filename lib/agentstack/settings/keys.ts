@@ -175,6 +175,26 @@ export function scopePresetFrom(env: NodeJS.ProcessEnv): ScopePreset {
   return parseScopePreset(value, SCOPE_PRESET_ENV) as ScopePreset;
 }
 
+/**
+ * The base URL `env` (an environment with the settings applied) asks for: AGENTSTACK_BASE_URL or the `base-url`
+ * setting, normalized; null when neither is set. Throws `invalid_config` for a value that is not valid.
+ */
+export function baseUrlIn(env: NodeJS.ProcessEnv): string | null {
+  const value = readEnv(env, 'AGENTSTACK_BASE_URL')?.value;
+  return value ? parseBaseUrl(value) : null;
+}
+
+/** The project pin AGENTSTACK_PROJECT_ID sets in `env` (trimmed, unchecked), or null. */
+export function projectIdIn(env: NodeJS.ProcessEnv): string | null {
+  return readEnv(env, 'AGENTSTACK_PROJECT_ID')?.value ?? null;
+}
+
+/** Where the refresh token is kept in `env` (an environment with the settings applied): `auto` unless set otherwise. */
+export function credentialStoreIn(env: NodeJS.ProcessEnv): (typeof CREDENTIAL_STORES)[number] {
+  const value = readEnv(env, CREDENTIAL_STORE_ENV)?.value.toLowerCase();
+  return value === 'keychain' || value === 'file' ? value : 'auto';
+}
+
 /** Whether the hooks record calls in the activity journal, in `env` (an environment with the settings applied). */
 export function journalOn(env: NodeJS.ProcessEnv): boolean {
   return readEnv(env, JOURNAL_ENV)?.value.toLowerCase() !== 'off';

@@ -52,6 +52,7 @@ export function strictReading(key: StoredKey, raw: unknown): { value: string; me
     case 'debug': return { value: 'off', means: 'read as off, the strictest: no request is logged' };
     case 'scope-preset': return { value: 'readonly', means: 'read as readonly, the strictest: a sign-in asks for read capabilities only' };
     case 'no-proxy': return { value: '', means: 'read as empty, the strictest: no host bypasses the proxy' };
+    case 'credential-store': return { value: 'keychain', means: 'read as keychain, the strictest: the refresh token is kept only in the system keychain' };
     case 'base-url': case 'https-proxy': case 'oauth-client-id':
       return { value: typeof raw === 'string' ? raw : JSON.stringify(raw) ?? '', means: 'kept as it is: every sign-in and request stops with its error until it is fixed' };
     default: return null;

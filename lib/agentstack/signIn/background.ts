@@ -93,7 +93,7 @@ export async function startSignIn(args: SignInArgs): Promise<SignInOutcome> {
     return { kind: 'started', url: device.verification_uri_complete ?? device.verification_uri, code: device.user_code, expiresAt: held?.expires_at ?? new Date(issuedAt + device.expires_in * 1000).toISOString() };
   } catch (error) {
     lock?.release();
-    return { kind: 'failed', message: quoteShort((error as Error)?.message ?? 'unexpected failure', 300) };
+    return { kind: 'failed', message: quoteShort((error as Error)?.message ?? 'unexpected failure', 400), ...((error as { code?: unknown })?.code === 'keychain' ? { keychain: true } : {}) };
   } finally {
     if (log !== null) closeSync(log);
   }

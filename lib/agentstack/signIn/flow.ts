@@ -3,7 +3,8 @@
  * script, the session-start hook's detached poller and the tests all run the same code:
  * lock -> discover -> device code -> show + open -> poll -> mcp.json + refresh + snapshot -> unlock.
  */
-import { mcpUrlFor, resolveBaseUrl } from '../server/baseUrl.js';
+import { baseUrlIn } from '../settings/keys.js';
+import { mcpUrlFor } from '../server/baseUrl.js';
 import { assertOpenableUrl, openInBrowser, type Opener, type OpenOutcome } from './browser.js';
 import { MAX_DEVICE_LOCK_MS, acquireDeviceLock, markDeviceLockApproved, readDeviceLock, shownDeviceLock, signInOrigins, type HeldDeviceLock } from './lock.js';
 import { finishSignIn, type FinishResult } from './finish.js';
@@ -53,7 +54,7 @@ export interface DeviceFlowOptions extends FlowIo {
 export function prepareSignIn(env: NodeJS.ProcessEnv, baseUrl?: string): { baseUrl: string; paths: CursorPaths; projectId: number | null } {
   const paths = cursorPaths(env);
   const { config } = readMcpConfigFile(paths.mcpJson);
-  const envBase = env.AGENTSTACK_BASE_URL?.trim() ? resolveBaseUrl(env) : null;
+  const envBase = baseUrlIn(env);
   const servers = config.mcpServers as Record<string, unknown> | undefined;
   const chosen = baseUrl ?? chooseBaseUrl(servers?.[MCP_SERVER_KEY], envBase);
   return { baseUrl: chosen, paths, projectId: readProjectPin(env, paths.project).projectId };

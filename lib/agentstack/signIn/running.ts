@@ -11,7 +11,7 @@ import { isOpenableUrl } from './browser.js';
 export type SignInOutcome =
   | { kind: 'running'; url: string | null; code: string | null; expiresAt: string }
   | { kind: 'started'; url: string; code: string; expiresAt: string }
-  | { kind: 'failed'; message: string };
+  | { kind: 'failed'; message: string; /** The keychain stopped it: the message names it and its fix. */ keychain?: boolean };
 
 export type RunningFlow = Extract<SignInOutcome, { kind: 'running' }>;
 

@@ -8,7 +8,8 @@
 import { withLock } from '../../platform/fs/fileLock.js';
 import { PluginError, quoteShort } from '../../platform/errors.js';
 import { removeIfExists } from '../../platform/fs/secureFile.js';
-import { baseUrlFromMcpUrl, mcpUrlFor, resolveBaseUrl } from '../server/baseUrl.js';
+import { baseUrlFromMcpUrl, mcpUrlFor } from '../server/baseUrl.js';
+import { baseUrlIn } from '../settings/keys.js';
 import { cursorPaths, type CursorPaths } from '../server/paths.js';
 import { chooseBaseUrl, credentialsBelongTo } from '../mcpJson/entry.js';
 import { agentstackEntry, bearerOf, headerValue, type McpConfig } from '../mcpJson/credential.js';
@@ -56,6 +57,8 @@ export interface SignOutResult {
   revocation_endpoint: string | null;
   mcp_json: string;
   warnings: string[];
+  /** The keychain that still holds the refresh token (its entry could not be removed), or null when none does. */
+  refresh_kept_in: string | null;
 }
 
 export interface SignOutOptions {
@@ -78,6 +81,7 @@ interface Removed {
   refresh: StoredRefresh | null;
   hadApiKey: boolean;
   warnings: string[];
+  keptIn: string | null;
 }
 
 function hasApiKey(entry: unknown): boolean {
@@ -99,7 +103,7 @@ async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now
       try {
         refresh = { ...refresh, refresh_token: await loadRefreshToken(refresh, { env }) };
       } catch (error) {
-        warnings.push(`${(error as Error).message.replace(/;.*$/, '')}; it was removed without being revoked.`);
+        warnings.push(`${(error as Error).message.replace(/;.*$/, '')}; so it was not revoked.`);
       }
     }
     // mcp.json first (a file we cannot edit stops here with nothing changed), then the record, then the rest. The
@@ -123,7 +127,10 @@ async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now
         warnings.push(`${path} could not be removed (${(error as NodeJS.ErrnoException).code ?? 'error'}); remove it by hand.`);
       }
     }
-    warnings.push(...await deleteRefreshSecrets(refresh, mcpUrlFor(baseUrl), { env, paths }));
+    const kept = await deleteRefreshSecrets(refresh, mcpUrlFor(baseUrl), { env, paths });
+    warnings.push(...kept);
+    // Only the entry the record named is reported: that one held this sign-in's refresh token.
+    const keptIn = kept.length > 0 && refresh?.store === 'keychain' ? refresh.keychain ?? 'system keychain' : null;
     let running = null;
     try { running = readDeviceLock(paths.deviceLock); } catch { /* unreadable: no flow to name */ }
     if (running && !isStaleDeviceLock(running, now())) {
@@ -132,7 +139,7 @@ async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now
         : `A sign-in is still waiting for approval (pid ${running.pid}); approving its code signs this machine in again. Stop it with Ctrl-C in its window, or let it expire.`);
     }
     const bearer = bearerOf(before);
-    return { baseUrl, bearer, bearerBelongs: bearer !== null && credentialsBelongTo(entry, baseUrl, issuedFor(refresh)), refresh, hadApiKey: hasApiKey(entry), warnings };
+    return { baseUrl, bearer, bearerBelongs: bearer !== null && credentialsBelongTo(entry, baseUrl, issuedFor(refresh)), refresh, hadApiKey: hasApiKey(entry), warnings, keptIn };
   }, { timeoutMs: 10_000, staleMs: 20_000 });
 }
 
@@ -252,7 +259,7 @@ function clientFromEnvLite(env: NodeJS.ProcessEnv): string {
 export async function signOut(options: SignOutOptions): Promise<SignOutResult> {
   const now = options.now ?? Date.now;
   const paths = cursorPaths(options.env);
-  const envBaseUrl = options.env.AGENTSTACK_BASE_URL?.trim() ? resolveBaseUrl(options.env) : null;
+  const envBaseUrl = baseUrlIn(options.env);
   const removed = await signOutLocally(paths, envBaseUrl, now, options.env);
   const wasSignedIn = removed.bearer !== null || removed.refresh !== null || removed.hadApiKey;
   // The server gets one overall deadline (discovery may try four documents): a hanging server cannot hold the
@@ -286,5 +293,6 @@ export async function signOut(options: SignOutOptions): Promise<SignOutResult> {
     revocation_endpoint: revocation.endpoint ?? null,
     mcp_json: paths.mcpJson,
     warnings: removed.warnings,
+    refresh_kept_in: removed.keptIn,
   };
 }

@@ -60,6 +60,8 @@ export interface DeriveInput {
   hookRuns?: HookRuns;
   /** A Device Code sign-in waiting for approval. */
   waiting?: StoryFacts['waiting'];
+  /** The keychain as a view just found it, when it stops renewal or a sign-in. */
+  keychain?: StoryFacts['keychain'];
 }
 
 export function deriveState(s: DeriveInput, envBaseUrl: string | null): DerivedState {
@@ -90,6 +92,6 @@ export function deriveState(s: DeriveInput, envBaseUrl: string | null): DerivedS
   const who = view.token ? identityFor(s.identity, view.claims?.sub, serverUrl)?.who ?? null : null;
   const issuedAt = typeof view.claims?.iat === 'number' ? view.claims.iat * 1000 : null;
   const noCallSinceSignIn = isUsable(account.state) && !account.apiKey && noCallSince(issuedAt, s.hookRuns?.['pre-mcp']?.at);
-  const story = storyOf({ account, refreshable: ours, mcpJson: s.mcp.shown ?? '~/.cursor/mcp.json', mcpErrorAt: s.mcp.errorAt ?? null, mcpProblem: s.mcp.error, waiting: s.waiting ?? null });
+  const story = storyOf({ account, refreshable: ours, mcpJson: s.mcp.shown ?? '~/.cursor/mcp.json', mcpErrorAt: s.mcp.errorAt ?? null, mcpProblem: s.mcp.error, waiting: s.waiting ?? null, keychain: s.keychain ?? null });
   return { baseUrl, serverUrl, account, project, who, claims: view.claims, noCallSinceSignIn, story };
 }

@@ -21,7 +21,8 @@ import { bearerOf, type McpConfig } from '../mcpJson/credential.js';
 import { recordedExpiry } from '../auth/tokenFacts.js';
 import { readMcpConfigFile } from '../mcpJson/file.js';
 import { cursorPaths, type CursorPaths } from '../server/paths.js';
-import { credentialStoreFacts, type CredentialStoreFacts } from '../credentials/storeFacts.js';
+import { credentialStoreFacts, keychainBlock, type CredentialStoreFacts } from '../credentials/storeFacts.js';
+import type { KeychainLook } from '../credentials/keychainLook.js';
 import { issuedFor, placementOf, readRefreshFile, recordOf, refreshBelongsTo, type RefreshPlacement, type RefreshRecord } from '../auth/refreshStore.js';
 import { readIdentity, type Identity } from '../auth/identityCache.js';
 import { readProjectPin } from '../auth/projectPin.js';
@@ -29,7 +30,8 @@ import { isSignedOut } from '../auth/signedOut.js';
 import { CapabilitySnapshotSchema, DeviceLockSchema, type CapabilitySnapshot, type DeviceLock, type SnapshotFailure } from '../../schemas/state.js';
 import { readSnapshotFailure, readSnapshot } from '../snapshot/store.js';
 import { MCP_SERVER_KEY } from '../server/toolNames.js';
-import { settingsTable, type SettingRow } from '../settings/effective.js';
+import { settingsTable, type EffectiveSettings, type SettingRow } from '../settings/effective.js';
+import { projectIdIn } from '../settings/keys.js';
 import type { SettingsRead } from '../settings/file.js';
 import type { ManagedRead } from '../settings/managed.js';
 import { readHookRuns, type HookRuns } from '../plugin/hookRuns.js';
@@ -145,6 +147,10 @@ export interface ReadStateOptions {
   /** The base URL the environment and settings ask for (AGENTSTACK_BASE_URL, the `base-url` setting), or null. */
   envBaseUrl?: string | null;
   now?: number;
+  /** The settings in effect with their origins (settings/effective.ts); read from `env` when not given. */
+  settings?: EffectiveSettings;
+  /** The keychain as the view just found it (credentials/keychainLook.ts); the record's word alone without it. */
+  keychain?: KeychainLook | null;
 }
 
 export function readCursorState(options: ReadStateOptions = {}): CursorState {
@@ -160,7 +166,7 @@ export function readCursorState(options: ReadStateOptions = {}): CursorState {
   const bearer = mcp.config ? bearerOf(mcp.config) : null;
   let pinText: string | null = null;
   try { pinText = readTextIfExists(paths.project, { maxBytes: STATE_FILE_MAX_BYTES.project }); } catch { /* judged by its gate as unreadable */ }
-  const settings = { ...settingsTable(env), mode: fileMode(paths.settings) };
+  const settings = { ...settingsTable(env, { applied: options.settings }), mode: fileMode(paths.settings) };
   const read = {
     now,
     paths,
@@ -168,9 +174,9 @@ export function readCursorState(options: ReadStateOptions = {}): CursorState {
     bearer,
     jwtExpMs: bearer ? jwtExpiryMs(bearer) : null,
     refresh,
-    pin: { text: pinText, env: env.AGENTSTACK_PROJECT_ID?.trim() || null, mode: fileMode(paths.project) },
+    pin: { text: pinText, env: projectIdIn(env), mode: fileMode(paths.project) },
     settings,
-    credentialStore: credentialStoreFacts(settings.rows.find((row) => row.key === 'credential-store'), refresh.placement ?? null),
+    credentialStore: credentialStoreFacts(settings.rows.find((row) => row.key === 'credential-store'), refresh.placement ?? null, options.keychain),
     snapshot: readSnapshotState(paths.capabilities, paths.capabilitiesFailure),
     lock: readLockState(paths.deviceLock, signInOrigins(baseUrl, [recorded])),
     identity: readIdentity(paths.identity),
@@ -180,7 +186,7 @@ export function readCursorState(options: ReadStateOptions = {}): CursorState {
   const { lock } = read;
   const waiting = lock.data && !lock.data.approved_at && isLiveDeviceLock(lock.data, { holderAlive: lock.holderAlive, now }) ? running(lock.data, lock.origins) : null;
   const mcpShown = { ...mcp, shown: tilde(paths.mcpJson) };
-  return { ...read, derived: deriveState({ ...read, mcp: mcpShown, waiting }, options.envBaseUrl ?? null) };
+  return { ...read, derived: deriveState({ ...read, mcp: mcpShown, waiting, keychain: keychainBlock(read.credentialStore) }, options.envBaseUrl ?? null) };
 }
 
 /** The action names of the capability snapshot, or null when there is none (a small entry point for `config`). */

@@ -8,6 +8,7 @@
  */
 import { ACCOUNT_WORDS, type Account, type AccountState } from './account.js';
 import { pluginCommand } from '../plugin/root.js';
+import type { KeychainBlock } from '../credentials/storeFacts.js';
 
 /** The sign-in script of the copy of the plugin that runs. */
 export const DEVICE_CODE = pluginCommand('hooks/scripts/device-code.mjs');
@@ -38,6 +39,8 @@ export interface StoryFacts {
   mcpProblem?: string | null;
   /** A Device Code sign-in waiting for the person's approval (its code and page when they may be shown). */
   waiting: { url: string | null; code: string | null; expiresAt: string } | null;
+  /** A keychain that stops renewal or a sign-in now (credentials/storeFacts.ts keychainBlock), as a view found it. */
+  keychain?: KeychainBlock | null;
 }
 
 export interface Story {
@@ -82,8 +85,30 @@ export function waitingStep(w: NonNullable<StoryFacts['waiting']>): string {
   return `A sign-in is waiting for your approval: ${where} (until ${w.expiresAt}); Cursor picks up the new token by itself.`;
 }
 
+const sentence = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`;
+
+/** The next step where the keychain stops renewal or a sign-in: its fix, never a sign-in that would stop at once. */
+function keychainStep(f: StoryFacts, b: KeychainBlock): { next: string | null; underway: boolean } | null {
+  const state = f.account.state;
+  if (state === 'unreadable') return null;
+  const renewing = state === 'signed_in' || state === 'expiring' || state === 'expired_renewable' || state === 'refused_renewable';
+  if (renewing && f.refreshable) {
+    const then = state === 'signed_in' ? ' Renewal needs it before the token expires.' : ' The plugin then renews the token by itself.';
+    return { next: `${sentence(b.problem)} ${b.fix ?? `Sign in again with ${SIGN_IN_COMMAND}.`}${b.fix ? then : ''}`, underway: false };
+  }
+  if (state === 'signed_in' || !b.signInStops || f.waiting) return null;
+  return { next: keychainSignInStep(b), underway: false };
+}
+
+/** Where the keychain stops a sign-in: what is wrong, its fix, and the sign-in only after it. */
+export function keychainSignInStep(b: KeychainBlock): string {
+  return `${sentence(b.problem)} ${b.fix ?? ''}${b.fix ? ' ' : ''}Then sign in with ${SIGN_IN_COMMAND}.`;
+}
+
 function nextOf(f: StoryFacts): { next: string | null; underway: boolean } {
   const state = f.account.state;
+  const blocked = f.keychain ? keychainStep(f, f.keychain) : null;
+  if (blocked) return blocked;
   if (state === 'unreadable') {
     const where = f.mcpErrorAt ? `line ${f.mcpErrorAt.line}, column ${f.mcpErrorAt.column} of ${f.mcpJson}` : f.mcpJson;
     const fix = f.mcpErrorAt ? `Fix ${where}` : `Fix ${where} or move it aside`;

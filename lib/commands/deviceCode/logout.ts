@@ -61,10 +61,13 @@ export function signedOutLines(result: SignOutResult, context: { pinned?: boolea
     const rest = result.access_token_revoked || !expiresAt
       ? ''
       : ` The last access token stays valid until ${whenText(expiresAt)} unless the server checks revocation.`;
-    lines.push(`✓ Signed out of AgentStack (${server}); ${what}${rest}`);
+    const kept = result.refresh_kept_in ? ` Its copy in the ${result.refresh_kept_in} could not be removed (below).` : '';
+    lines.push(`✓ Signed out of AgentStack (${server}); ${what}${rest}${kept}`);
     if (result.revocation_endpoint) lines.push(`  Revoked at ${result.revocation_endpoint} (RFC 7009).`);
   } else {
-    lines.push(`✓ Signed out of AgentStack on this machine (${server}); no copy of the tokens is left here.`);
+    lines.push(result.refresh_kept_in
+      ? `✓ Signed out of AgentStack on this machine (${server}), except for the refresh token in the ${result.refresh_kept_in}: its entry could not be removed (below).`
+      : `✓ Signed out of AgentStack on this machine (${server}); no copy of the tokens is left here.`);
     const revokeThere = `Revoke the "${quoteShort(result.client_id, 60)}" sign-in in your account at ${result.revoke_at}`;
     if (result.reason === 'unsupported_token_type') {
       // RFC 7009 §2.2.1: the server's answer that it does not revoke this type of token, not a failure of ours.
@@ -108,12 +111,13 @@ export async function runLogout(options: LogoutOptions): Promise<number> {
         client_id: result.client_id,
         revocation_endpoint: result.revocation_endpoint,
         warnings: result.warnings,
+        refresh_kept_in: result.refresh_kept_in,
         journal: journal.state,
       })}\n`);
     }
     // A pin stays only when there is one: the one model's project (the pin the next sign-in writes).
     let pinned = false;
-    try { pinned = readStatus(settings.env).facts.project.nextSignIn !== null; } catch { /* none to name */ }
+    try { pinned = readStatus(settings.env, undefined, settings).facts.project.nextSignIn !== null; } catch { /* none to name */ }
     for (const line of [...signedOutLines(result, { pinned }), ...(journal.line ? [journal.line] : [])]) human.write(`${line}\n`);
     return 0;
   } catch (error) {

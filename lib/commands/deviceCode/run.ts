@@ -67,7 +67,7 @@ export async function runDeviceCode(request: DeviceCodeRequest, streams: OutputS
   try {
     // Under credential-store = keychain, a keychain that cannot keep a test entry stops the sign-in before any code
     // is asked for: no one approves a sign-in whose token could not be kept.
-    await assertStoreWorks({ env, paths: cursorPaths(env) });
+    await assertStoreWorks({ env, settings: request.settings, paths: cursorPaths(env) });
     // mcp.json that cannot be read: a sign-in could not write its entry, and the sign-in in it is not lost. The
     // account's story says what to do instead (fix the file).
     const story = unreadableStory(env);

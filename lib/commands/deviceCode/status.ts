@@ -6,10 +6,11 @@
  * The card is a list of sections (`STATUS_SECTIONS`), each a line and a JSON field from the same facts, so a new
  * fact (a rule in effect, say) is one more entry there.
  */
+import { baseUrlIn } from '../../agentstack/settings/keys.js';
 import { grantedScopes, uncoveredActions } from '../../agentstack/auth/scopes.js';
 import { maskSecret } from '../../platform/text/mask.js';
 import { quoteShort } from '../../platform/errors.js';
-import { applySettings } from '../../agentstack/settings/effective.js';
+import { applySettings, type EffectiveSettings } from '../../agentstack/settings/effective.js';
 import { NO_POLICY, policyInEffect } from '../../agentstack/policy/effective.js';
 import { describePolicy } from '../../agentstack/policy/describe.js';
 import { tilde } from '../../platform/text/tilde.js';
@@ -18,11 +19,12 @@ import { accountText, expiryText, isUsable, refusedState, type AccountState } fr
 import { storyOf, type Story } from '../../agentstack/state/story.js';
 import { nodeEndOfLifeText, nodePastEndOfLife } from '../../agentstack/plugin/nodeReleases.js';
 import { projectText, type Project } from '../../agentstack/state/project.js';
-import { mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
+import { mcpUrlFor } from '../../agentstack/server/baseUrl.js';
 import { cursorPaths } from '../../agentstack/server/paths.js';
 import { ENABLE_STEP } from '../../agentstack/plugin/cursorUi.js';
 import { placementText, type RefreshPlacement } from '../../agentstack/auth/refreshStore.js';
 import type { CredentialStoreFacts } from '../../agentstack/credentials/storeFacts.js';
+import { lookAtKeychainHere, type KeychainLook } from '../../agentstack/credentials/keychainLook.js';
 
 export interface StatusFacts {
   server_url: string;
@@ -70,7 +72,10 @@ export interface StatusSection {
 function renewalText(f: StatusFacts): string {
   if (!f.refresh_stored) return '';
   if (!f.credential_store.usable) return ` (no renewal: ${f.credential_store.reason})`;
-  return ` (a stored refresh token renews it${f.refresh_store ? `; kept in ${placementText(f.refresh_store)}` : ''})`;
+  // Where it is kept, as the credential store's facts say it now (the record's reason may be out of date).
+  const store = f.credential_store;
+  const kept = store.refresh_in ? `; kept in ${store.refresh_in}${store.reason ? `: ${store.reason}` : ''}` : f.refresh_store ? `; kept in ${placementText(f.refresh_store)}` : '';
+  return ` (a stored refresh token renews it${kept})`;
 }
 
 export const isSignedIn = (facts: StatusFacts) => isUsable(facts.state) && facts.online?.accepted !== false;
@@ -177,12 +182,16 @@ export function statusFacts(state: CursorState): { facts: StatusFacts; token: st
 }
 
 function envBaseUrl(env: NodeJS.ProcessEnv): string | null {
-  try { return env.AGENTSTACK_BASE_URL?.trim() ? resolveBaseUrl(env) : null; } catch { return null; }
+  try { return baseUrlIn(env); } catch { return null; }
 }
 
-/** Reads the state and its status facts (the environment with the settings applied). */
-export function readStatus(env: NodeJS.ProcessEnv, now = Date.now()): { facts: StatusFacts; token: string | null; baseUrl: string } {
-  return statusFacts(readCursorState({ env, envBaseUrl: envBaseUrl(env), now }));
+/**
+ * Reads the state and its status facts: `env` is the environment with the settings applied, `settings` the settings
+ * in effect with their origins (read again from `env` when not given, where a value of the settings file looks like
+ * its variable).
+ */
+export function readStatus(env: NodeJS.ProcessEnv, now = Date.now(), settings?: EffectiveSettings, keychain?: KeychainLook): { facts: StatusFacts; token: string | null; baseUrl: string } {
+  return statusFacts(readCursorState({ env, envBaseUrl: envBaseUrl(env), now, settings, keychain }));
 }
 
 /** The next step of the state's story (null: nothing to do). */
@@ -258,7 +267,7 @@ async function checkOnline(baseUrl: string, token: string): Promise<{ accepted: 
 
 export async function runStatus(options: StatusOptions): Promise<number> {
   const settings = applySettings(options.env);
-  const { facts, token, baseUrl } = readStatus(settings.env, options.now);
+  const { facts, token, baseUrl } = readStatus(settings.env, options.now, settings, await lookAtKeychainHere({ env: settings.env, settings }));
   facts.policy = describePolicy(policyInEffect(settings.rows, settings.file, settings.managed), (path) => tilde(path));
   facts.problems.unshift(...settings.problems);
   if (options.online && token && (facts.state === 'expired_renewable' || facts.state === 'expired' || facts.state === 'renewal_refused')) {

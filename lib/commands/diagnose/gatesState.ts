@@ -3,7 +3,7 @@
  * by state.ts (and `now`) and returns one Check. The token appears only masked, gh-style.
  */
 import { placementText } from '../../agentstack/auth/refreshStore.js';
-import { credentialStoreText, type CredentialStoreFacts } from '../../agentstack/credentials/storeFacts.js';
+import { credentialStoreText, keychainBlock, type CredentialStoreFacts } from '../../agentstack/credentials/storeFacts.js';
 import { maskSecret } from '../../platform/text/mask.js';
 import { parseProjectId } from '../../agentstack/mcpJson/entry.js';
 import { REFRESH_WINDOW_MS } from '../../agentstack/mcpJson/credential.js';
@@ -42,6 +42,8 @@ export function accountGate(s: Pick<LocalState, 'derived' | 'now'>): Check {
   // A renewal due: the plugin is on it. A sign-in waiting for approval, or a state the person chose: a WARN, never
   // a FAIL. Anything else that needs the person fails, with its one next step.
   if (story.underway && isUsable(account.state)) return pass(id, `${summary}. ${story.next}`, evidence);
+  // Signed in, with something to do before the token expires (a keychain renewal cannot read): a WARN.
+  if (account.state === 'signed_in') return warn(id, summary, story.next, evidence);
   if (story.underway || CHOSEN_STATES.has(account.state)) return warn(id, summary, story.next, evidence);
   return fail(id, `${summary}: ${story.truth}`, story.next, evidence);
 }
@@ -49,7 +51,7 @@ export function accountGate(s: Pick<LocalState, 'derived' | 'now'>): Check {
 /** States the person chose (never signed in, signed out): diagnose reports them, never as a failure. */
 export const CHOSEN_STATES: ReadonlySet<AccountState> = new Set<AccountState>(['never_signed_in', 'signed_out']);
 
-export function tokenExpiryGate(s: Pick<LocalState, 'bearer' | 'jwtExpMs' | 'refresh' | 'now'> & { derived?: Pick<LocalState['derived'], 'story'> }): Check {
+export function tokenExpiryGate(s: Pick<LocalState, 'bearer' | 'jwtExpMs' | 'refresh' | 'now'> & { derived?: Pick<LocalState['derived'], 'story'>; credentialStore?: CredentialStoreFacts }): Check {
   const id = 'token.expiry';
   if (!s.bearer) return notChecked(id, 'no Bearer token');
   const masked = maskSecret(s.bearer);
@@ -63,6 +65,8 @@ export function tokenExpiryGate(s: Pick<LocalState, 'bearer' | 'jwtExpMs' | 'ref
   if (left > REFRESH_WINDOW_MS) return pass(id, `token ${masked} valid for ${timeLeftText(left)} (until ${when}, ${source})`);
   const canRefresh = s.refresh.exists && !s.refresh.error;
   const state = left > 0 ? `expires in ${timeLeftText(left)}` : `expired ${timeLeftText(left)} ago`;
+  const block = canRefresh && s.credentialStore ? keychainBlock(s.credentialStore) : null;
+  if (block) return warn(id, `token ${masked} ${state}; ${block.problem}`, block.fix ?? SIGN_IN_STEP);
   if (canRefresh) return pass(id, `token ${masked} ${state}; a refresh token is stored. ${RENEWAL_STEP}`);
   // The account's one next step: a sign-in already waiting for approval is a WARN (the plugin is on it), as the account row says.
   const story = s.derived?.story;
@@ -72,6 +76,12 @@ export function tokenExpiryGate(s: Pick<LocalState, 'bearer' | 'jwtExpMs' | 'ref
 
 export function refreshFileGate(r: LocalState['refresh'], path: string, platform: NodeJS.Platform = process.platform, store?: CredentialStoreFacts, hasToken = true): Check {
   const id = 'refresh.file';
+  // The keychain that stops renewal or a sign-in is named here, with its fix (never a sign-in that would stop).
+  const block = store ? keychainBlock(store) : null;
+  if (block && !r.error) {
+    const what = `${r.exists ? `${tilde(path)} present; ` : ''}${block.problem}`;
+    return (block.signInStops ? fail : warn)(id, what, block.fix ?? SIGN_IN_STEP);
+  }
   if (!r.exists && !hasToken) return notChecked(id, 'no token and no refresh token stored');
   if (!r.exists) return warn(id, 'no refresh token stored: you sign in again when the token expires', SIGN_IN_STEP);
   if (r.error) return fail(id, r.error, SIGN_IN_STEP);
@@ -80,7 +90,7 @@ export function refreshFileGate(r: LocalState['refresh'], path: string, platform
   }
   if (r.legacy) return warn(id, `${tilde(path)} is in the plain-text form of versions before 0.5`, 'Nothing to do: the next refresh rewrites it as JSON');
   if (store && !store.usable) return warn(id, `${tilde(path)} present; ${credentialStoreText(store)}`, SIGN_IN_STEP);
-  const kept = r.placement ? `; refresh token in ${placementText(r.placement)}` : '';
+  const kept = store?.refresh_in ? `; refresh token in ${store.refresh_in}${store.reason ? `: ${store.reason}` : ''}` : r.placement ? `; refresh token in ${placementText(r.placement)}` : '';
   const setting = store && store.setting !== 'auto' ? `; ${credentialStoreText(store).split(';')[0]}` : '';
   return pass(id, `${tilde(path)} present, JSON${platform === 'win32' ? '' : ', mode 0600'}${kept}${setting}`);
 }

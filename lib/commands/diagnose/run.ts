@@ -1,5 +1,5 @@
 /** diagnose-local: read the state, apply the requested repairs, judge every gate, optionally go online. */
-import { resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
+import { baseUrlIn } from '../../agentstack/settings/keys.js';
 import type { Check } from '../../platform/report.js';
 import { staleCopiesCheck } from '../../agentstack/plugin/runtimeRefresh.js';
 import { approveSnapshotFile } from '../../agentstack/snapshot/approval.js';
@@ -9,6 +9,7 @@ import {
 } from './gatesConfig.js';
 import { accountGate, deviceLockGate, managedSettingsGate, projectPinGate, refreshFileGate, settingsFileGate, snapshotGate, tokenExpiryGate } from './gatesState.js';
 import { applySettings, type SettingRow } from '../../agentstack/settings/effective.js';
+import { lookAtKeychainHere } from '../../agentstack/credentials/keychainLook.js';
 import { policyGate } from './policyGate.js';
 import { enterpriseHooksGate } from './enterpriseGate.js';
 import { setProxyOptions } from '../../platform/net/http.js';
@@ -72,7 +73,7 @@ export function accountJson(state: Pick<LocalState, 'derived'>): Record<string, 
 }
 
 function envBaseUrl(env: NodeJS.ProcessEnv): string | null {
-  try { return env.AGENTSTACK_BASE_URL?.trim() ? resolveBaseUrl(env) : null; } catch { return null; }
+  try { return baseUrlIn(env); } catch { return null; }
 }
 
 export async function diagnose(options: DiagnoseOptions): Promise<DiagnoseResult> {
@@ -82,7 +83,8 @@ export async function diagnose(options: DiagnoseOptions): Promise<DiagnoseResult
   const settings = applySettings(options.env ?? process.env);
   const env = settings.env;
   setProxyOptions(settings.proxy);
-  const read = () => readLocalState({ env: options.env ?? process.env, source: options.source, envBaseUrl: envBaseUrl(env) });
+  const look = await lookAtKeychainHere({ env, settings });
+  const read = () => readLocalState({ env: options.env ?? process.env, source: options.source, envBaseUrl: envBaseUrl(env), settings, keychain: look });
   let state = read();
   const changes: string[] = [];
   if (options.approveActions) {

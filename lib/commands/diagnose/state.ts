@@ -11,6 +11,8 @@ import { activeCopy, inspectCopies, findInstalls, readManifest, type CopyKind, t
 import { MCP_SERVER_KEY } from '../../agentstack/server/toolNames.js';
 import { findOnPath } from '../../platform/findExecutable.js';
 import { readCursorState, type CursorState, type McpState } from '../../agentstack/state/read.js';
+import type { EffectiveSettings } from '../../agentstack/settings/effective.js';
+import type { KeychainLook } from '../../agentstack/credentials/keychainLook.js';
 
 export type { McpState };
 
@@ -46,6 +48,10 @@ export function readPluginState(name: string, env: NodeJS.ProcessEnv): PluginSta
 
 export interface ReadOptions {
   env?: NodeJS.ProcessEnv;
+  /** The settings in effect with their origins; read from `env` when not given. */
+  settings?: EffectiveSettings;
+  /** The keychain as diagnose just found it. */
+  keychain?: KeychainLook;
   /** The plugin copy this script runs from (caches are compared with it). */
   source: string;
   envBaseUrl?: string | null;
@@ -67,7 +73,7 @@ export function readLocalState(options: ReadOptions): LocalState {
   const env = options.env ?? process.env;
   const name = readManifest(options.source)?.name;
   return {
-    ...readCursorState({ env, envBaseUrl: options.envBaseUrl ?? null, now: options.now }),
+    ...readCursorState({ env, envBaseUrl: options.envBaseUrl ?? null, now: options.now, settings: options.settings, keychain: options.keychain }),
     nodeVersion: process.versions.node,
     hookNode: readHookNode(env),
     plugin: readPluginState(typeof name === 'string' ? name : MCP_SERVER_KEY, env),

@@ -5,12 +5,13 @@
  * Connect's own authorization may work: so the answer is `ask` (never `deny`), and at most once every ten minutes
  * per state (toldOnce.ts), so a person who works through Connect is not asked at every call.
  */
+import { baseUrlIn } from '../../agentstack/settings/keys.js';
 import { agentstackEntry, bearerOf, classifyCredential, type CredentialState, type McpConfig } from '../../agentstack/mcpJson/credential.js';
 import { recordedExpiry } from '../../agentstack/auth/tokenFacts.js';
 import { chooseBaseUrl, credentialsBelongTo } from '../../agentstack/mcpJson/entry.js';
 import { issuedFor, readRefreshFile, refreshBelongsTo, type StoredRefresh } from '../../agentstack/auth/refreshStore.js';
 import { isSignedOut } from '../../agentstack/auth/signedOut.js';
-import { mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
+import { mcpUrlFor } from '../../agentstack/server/baseUrl.js';
 import { CONNECT_SERVER_NAME, DEVICE_CODE_SERVER_NAME } from '../../agentstack/server/toolNames.js';
 import type { CursorPaths } from '../../agentstack/server/paths.js';
 import { readSnapshotFailure } from '../../agentstack/snapshot/store.js';
@@ -120,7 +121,7 @@ export interface NoticeArgs {
 export function credentialFacts(args: Omit<NoticeArgs, 'serverName' | 'log'>): { facts: CredentialFacts; baseUrl: string; stored: StoredRefresh | null } {
   const entry = agentstackEntry(args.config);
   let envBaseUrl: string | null = null;
-  try { envBaseUrl = args.env.AGENTSTACK_BASE_URL?.trim() ? resolveBaseUrl(args.env) : null; } catch { /* an invalid value names no server */ }
+  try { envBaseUrl = baseUrlIn(args.env); } catch { /* an invalid value names no server */ }
   const baseUrl = chooseBaseUrl(entry, envBaseUrl);
   const stored = entry ? readStored(args.paths.refresh) : null;
   const ours = stored !== null && refreshBelongsTo(stored, baseUrl);

@@ -5,6 +5,7 @@
 import type { McpConfig } from '../../agentstack/mcpJson/credential.js';
 import type { StoredRefresh } from '../../agentstack/auth/refreshStore.js';
 import type { CursorPaths } from '../../agentstack/server/paths.js';
+import type { EffectiveSettings } from '../../agentstack/settings/effective.js';
 import { quoteShort } from '../../platform/errors.js';
 import type { QuietRun } from './quick.js';
 
@@ -47,6 +48,8 @@ export interface Run {
   /** mcp.json could not be read. */
   unreadable: boolean;
   stored: StoredRefresh | null;
+  /** The settings in effect with their origins. */
+  settings?: Pick<EffectiveSettings, 'rows'>;
   net: () => Promise<NetModule | null>;
   /** mcp.json as it is now (after another writer's change); throws as readMcpConfigFile does. */
   readConfig: () => McpConfig;

@@ -54,7 +54,8 @@ export function decideSignIn(facts: SignInFacts): SignInDecision {
 
 /** The card's line for a device flow joined or started, or for a start that failed. */
 export function signInTodo(outcome: SignInOutcome, deviceLog: string): string {
-  if (outcome.kind === 'failed') return couldNotStart(outcome.message);
+  // The keychain's message carries its own fix (never a sign-in that would stop the same way).
+  if (outcome.kind === 'failed') return outcome.keychain ? stepBecause('', `automatic sign-in could not start: ${outcome.message}`).trimEnd() : couldNotStart(outcome.message);
   if (outcome.code && outcome.url) return `${waitingStep(outcome)} Progress is logged in ${tilde(deviceLog)}.`;
   return `A sign-in is starting in another window; run ${SIGN_IN_COMMAND} to see its code.`;
 }

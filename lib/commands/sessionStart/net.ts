@@ -11,3 +11,4 @@ export { recordRefusal } from '../../agentstack/snapshot/refusal.js';
 export { runDevicePoller } from '../../agentstack/signIn/poller.js';
 export { lookUpIdentity, mcpRefusesToken } from '../../agentstack/auth/identity.js';
 export { runRenewal } from '../../agentstack/renewal/run.js';
+export { keychainStopsSignIn } from './keychainStep.js';

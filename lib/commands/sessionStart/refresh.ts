@@ -33,7 +33,7 @@ export async function refreshStep(run: Run, gate: CredentialView, restore = fals
     }
   }
   if (!net) return { gate, config: null };
-  const outcome = await net.refreshSingleFlight({ paths: run.paths, env: run.env, baseUrl: run.baseUrl, deadline: ctx.deadline, seenToken: gate.token, refused: gate.state === 'expired', now: ctx.now });
+  const outcome = await net.refreshSingleFlight({ paths: run.paths, env: run.env, settings: run.settings, baseUrl: run.baseUrl, deadline: ctx.deadline, seenToken: gate.token, refused: gate.state === 'expired', now: ctx.now });
   if (pinged && outcome.kind !== 'refreshed' && outcome.kind !== 'superseded') {
     // The refused token stays in mcp.json: recorded as the catalog fetch records it, so no later view calls it signed in.
     try {

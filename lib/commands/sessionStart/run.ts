@@ -6,7 +6,7 @@
  * deadline.
  */
 import { readProjectPin } from '../../agentstack/auth/projectPin.js';
-import { mcpUrlFor, resolveBaseUrl } from '../../agentstack/server/baseUrl.js';
+import { mcpUrlFor } from '../../agentstack/server/baseUrl.js';
 import { agentstackEntry, classifyCredential, headerValue, refusedView, type CredentialView, type McpConfig, bearerOf, REFRESH_WINDOW_MS } from '../../agentstack/mcpJson/credential.js';
 import { chooseBaseUrl, credentialsBelongTo, normalizeMcpConfig, parseProjectId, type IssuedFor } from '../../agentstack/mcpJson/entry.js';
 import { isSignedOut } from '../../agentstack/auth/signedOut.js';
@@ -33,7 +33,7 @@ import { snapshotStep } from './snapshot.js';
 import { decideSignIn, signInTodo, type SignInFacts } from './decide.js';
 import { applySettings } from '../../agentstack/settings/effective.js';
 import { apiTraceOn } from '../../agentstack/debug/switch.js';
-import { AUTO_LOGIN_ENV, autoLoginDisabled, envValueOf } from '../../agentstack/settings/keys.js';
+import { AUTO_LOGIN_ENV, autoLoginDisabled, baseUrlIn, credentialStoreIn, envValueOf, projectIdIn } from '../../agentstack/settings/keys.js';
 import { policyInEffect } from '../../agentstack/policy/effective.js';
 import { policyNotice } from '../../agentstack/policy/describe.js';
 
@@ -74,7 +74,7 @@ function project(config: McpConfig, gate: CredentialView, pin: SignInFacts['pin'
   const pinned = 'projectId' in pin ? pin.projectId : null;
   return projectOf({
     header: parseProjectId(headerValue(agentstackEntry(config)?.headers, 'X-Project-ID')),
-    pin: { projectId: pinned, source: pinned === null ? 'none' : env.AGENTSTACK_PROJECT_ID?.trim() ? 'env' : 'file' },
+    pin: { projectId: pinned, source: pinned === null ? 'none' : projectIdIn(env) ? 'env' : 'file' },
     claimed: parseProjectId(gate.claims?.project_id),
   });
 }
@@ -117,13 +117,27 @@ function signInFacts(run: Run, gate: CredentialView): SignInFacts {
   };
 }
 
+/**
+ * Under `credential-store = keychain`, the keychain's own step where it cannot keep a token (a sign-in would stop at
+ * once); null otherwise. Looked at only where the card would suggest a sign-in under `keychain`.
+ */
+async function keychainTodo(run: Run): Promise<string | null> {
+  if (credentialStoreIn(run.env) !== 'keychain' || !run.settings || left(run.ctx) <= 1_500) return null;
+  const net = await run.net();
+  try {
+    return net ? await net.keychainStopsSignIn({ env: run.env, settings: run.settings, paths: run.paths, stored: run.stored, budgetMs: Math.min(2_000, left(run.ctx) - 1_000) }) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Returns the facts it decided on (the card shows the project pin they read). */
 async function signInStep(run: Run, gate: CredentialView): Promise<SignInFacts> {
   const facts = signInFacts(run, gate);
   const decision = decideSignIn(facts);
   if (decision.kind === 'none') return facts;
   if (decision.kind === 'tell') {
-    run.ctx.todo.push(decision.todo);
+    run.ctx.todo.push(await keychainTodo(run) ?? decision.todo);
     return facts;
   }
   let outcome: SignInOutcome = decision.kind === 'join' ? decision.flow : { kind: 'failed', message: 'the network steps could not start' };
@@ -182,7 +196,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
   let envBaseUrl: string | null = null;
   let offline = false;
   try {
-    envBaseUrl = env.AGENTSTACK_BASE_URL?.trim() ? resolveBaseUrl(env) : null;
+    envBaseUrl = baseUrlIn(env);
   } catch (error) {
     ctx.todo.push(`${errText(error)}; nothing was sent to any server.`);
     offline = true;
@@ -206,7 +220,7 @@ export async function runSessionStart(options: SessionStartOptions): Promise<str
     ctx.notes.push(`The plugin's network steps could not start (${errText(error)}); only local checks ran.`);
     return null;
   }));
-  const run: Run = { options, env, ctx, paths, baseUrl, offline, unreadable: normalized === null, stored, net, readConfig: () => readMcpConfigFile(paths.mcpJson).config };
+  const run: Run = { options, env, ctx, paths, baseUrl, offline, unreadable: normalized === null, stored, settings, net, readConfig: () => readMcpConfigFile(paths.mcpJson).config };
   if (normalized === null) ctx.todo.push(unreadableStory(paths, stored, baseUrl));
 
   // 2. gate: the file as it was (normalizing hides a placeholder Bearer), unless its credential was for another
