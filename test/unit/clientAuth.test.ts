@@ -63,7 +63,7 @@ describe('what an OAuth server answers, read before the protocol library', () =>
 const base: SignOutResult = {
   server_url: 'https://mcp.example/mcp', was_signed_in: true, revoked: false, access_token_revoked: false, reason: 'needs_client_auth',
   message: 'the authorization server https://login.example revokes only for clients that authenticate (HTTP 401, invalid_client: its revocation_endpoint_auth_methods_supported names client_secret_basic, not none), and the client "my-client" is a public client with no secret',
-  access_token_expires_at: null, revoke_at: 'https://login.example', client_id: 'my-client', revocation_endpoint: null, mcp_json: '/h/.cursor/mcp.json', warnings: [],
+  access_token_expires_at: null, revoke_at: 'https://login.example', client_id: 'my-client', revocation_endpoint: null, mcp_json: '/h/.cursor/mcp.json', warnings: [], refresh_kept_in: null,
 };
 
 describe('what --logout says when the server does not revoke', () => {

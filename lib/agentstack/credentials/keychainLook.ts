@@ -39,7 +39,8 @@ export function lookKind(problem: string): Exclude<KeychainLookState, 'usable' |
 }
 
 function kindOf(error: unknown): KeychainLook['state'] {
-  if (error instanceof KeychainError) return error.problem === 'timeout' ? 'locked' : error.problem;
+  // A value the keychain tool cannot take (refused) is a failure of this keychain for this token, not a lock.
+  if (error instanceof KeychainError) return error.problem === 'timeout' ? 'locked' : error.problem === 'refused' ? 'failed' : error.problem;
   return 'failed';
 }
 
