@@ -267,18 +267,33 @@ describe.skipIf(!asRoot || !isolated || !realRoot)('the organization\'s gate in 
     writeFileSync(catalog, JSON.stringify({ total_actions: server.length + 2, domains }));
     const mapPath = join(GATE_DIR, 'capabilities.json');
     const row = () => (JSON.parse(spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/diagnose-local.mjs'), '--json'], { env: personEnv(), encoding: 'utf8' }).stdout) as { checks: Array<{ id: string; status: string; summary: string; fix?: string }> }).checks.find((c) => c.id === 'settings.enterprise_hooks');
+    const gateFile = join(dir, 'agentstack-gate.json');
+    /** The enterprise hooks file edited after install: the plugin's own hook checks AgentStack's calls again. */
+    const hooksEdited = async () => {
+      await new Promise((r) => setTimeout(r, 20));
+      writeFileSync(HOOKS, readFileSync(HOOKS, 'utf8'));
+    };
     try {
       relabel('data:read');
+      rmSync(gateFile, { force: true });
       expect(managed(['install-hooks']).status).toBe(0);
       // Without the map the relabelled snapshot loosens the rule for a name that says nothing, and diagnose says so.
       expect(await runEnterprise('beforeMCPExecution', before('data.put'))).toEqual({});
       expect(row()).toMatchObject({ status: 'WARN', summary: expect.stringContaining('can be loosened'), fix: expect.stringContaining('install-hooks --catalog') });
+      await hooksEdited();
+      expect(await runPlugin(PRE_MCP_SCRIPT, before('data.put'))).toEqual({}); // and the plugin's hook compiles a gate passing it
+      expect(existsSync(gateFile)).toBe(true);
 
       const installed = managed(['install-hooks', '--catalog', catalog]);
       expect(installed.status, installed.stderr).toBe(0);
       expect(installed.stdout).toContain(`wrote the capability map ${mapPath}: ${server.length + 1} actions (1 malformed entry of the catalog skipped`);
       expect(levelsRootOnly(mapPath)).toEqual([]);
       expect(statSync(mapPath).mode & 0o777).toBe(0o644);
+      // The plugin's own hook, checking again: the gate compiled before the map is stale, and the map decides.
+      await hooksEdited();
+      expect((await runPlugin(PRE_MCP_SCRIPT, before('data.put'))).permission).toBe('deny');
+      expect(managed(['install-hooks']).status).toBe(0); // in place again (the map kept)
+      expect(existsSync(mapPath)).toBe(true);
       for (const cap of ['data:read', null]) {
         relabel(cap);
         const denied = await runEnterprise('beforeMCPExecution', before('data.put'));
@@ -304,8 +319,7 @@ describe.skipIf(!asRoot || !isolated || !realRoot)('the organization\'s gate in 
       expect(statSync(mapPath).ino).toBe(before1.ino);
 
       // The plugin's own hook, checking again (the hooks file changed after install), reads the map too.
-      await new Promise((r) => setTimeout(r, 20));
-      writeFileSync(HOOKS, readFileSync(HOOKS, 'utf8'));
+      await hooksEdited();
       relabel(null);
       expect((await runPlugin(PRE_MCP_SCRIPT, before('data.put'))).permission).toBe('deny');
       expect((await runPlugin(PRE_MCP_SCRIPT, before('auth.get_profile'))).permission).toBe('deny');
@@ -316,7 +330,7 @@ describe.skipIf(!asRoot || !isolated || !realRoot)('the organization\'s gate in 
       expect(existsSync(GATE_DIR)).toBe(false);
     } finally {
       writeFileSync(snapshotPath, saved);
-      rmSync(join(dir, 'agentstack-gate.json'), { force: true });
+      rmSync(gateFile, { force: true });
     }
   });
 

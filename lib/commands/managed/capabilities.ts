@@ -4,7 +4,9 @@
  * as `action → required_cap`, a root-owned 0644 file. A reinstall with the same list changes nothing; remove-hooks
  * removes it; status says whether it is in place, with how many actions and when it was written.
  */
-import { chmodSync, lstatSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, readFileSync, rmSync, utimesSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { managedSettingsPath } from '../../agentstack/settings/managedPath.js';
 import { readCatalog, flattenCatalog } from '../../agentstack/snapshot/catalog.js';
 import { parseCapabilityMap, type CapabilityMapFile } from '../../agentstack/policy/capabilityMap.js';
 import { writeFileAtomic } from '../../platform/fs/secureFile.js';
@@ -46,20 +48,31 @@ function readIfFile(path: string): string | null {
 }
 
 /** Writes the map (0644, atomically) unless the file already holds the same actions; the lines to print. */
-export function writeCapabilityMap(path: string, map: { file: CapabilityMapFile; skippedReason: string | null }): string[] {
+export function writeCapabilityMap(path: string, map: { file: CapabilityMapFile; skippedReason: string | null }, platform: NodeJS.Platform = process.platform): string[] {
   const count = Object.keys(map.file.actions).length;
   const skipped = map.file.skipped ? ` (${map.file.skipped} malformed entr${map.file.skipped === 1 ? 'y' : 'ies'} of the catalog skipped: ${map.skippedReason ?? 'malformed'})` : '';
   const current = readIfFile(path);
   if (sameMap(map.file, current) && (lstatSync(path).mode & 0o777) === 0o644) return [`the capability map ${path} already holds these ${count} actions${skipped}`];
   writeFileAtomic(path, `${JSON.stringify(map.file)}\n`, { mode: 0o644 });
   chmodSync(path, 0o644);
+  touchManagedFolder(platform);
   return [`wrote the capability map ${path}: ${count} actions${skipped}; the organization's capability rules judge actions by it`];
 }
 
-export function removeCapabilityMap(path: string): boolean {
+export function removeCapabilityMap(path: string, platform: NodeJS.Platform = process.platform): boolean {
   const had = readIfFile(path) !== null;
   rmSync(path, { force: true });
+  if (had) touchManagedFolder(platform);
   return had;
+}
+
+/**
+ * The plugin's compiled fast-path gates stamp the managed settings' folder, not the map: its times are renewed (only
+ * its times; nothing in it changes) so that every gate compiled before the map changed is stale at the next call.
+ */
+function touchManagedFolder(platform: NodeJS.Platform): void {
+  const now = new Date();
+  try { utimesSync(dirname(managedSettingsPath(platform)), now, now); } catch { /* no managed settings: no managed rules to compile */ }
 }
 
 export interface MapStatus {

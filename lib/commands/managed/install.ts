@@ -110,7 +110,7 @@ export function installHooks(o: InstallOptions): ManagedResult {
     const problem = platform === 'win32' ? null : [root, join(root, 'hooks'), scripts, ...[...files.keys()].map((n) => join(scripts, n))].map(chainProblem).find((p) => p !== null) ?? null;
     if (problem) return fail(`managed install-hooks: the copy in ${root} can be changed by others (${problem}); fix its folders' owner and mode, then run install-hooks again. The hooks file was not changed.`);
     lines.push(copied.length ? `copied the gate to ${scripts} (${copied.length} file${copied.length === 1 ? '' : 's'} changed)` : `the copy in ${scripts} is up to date`);
-    const mapLines = map ? writeCapabilityMap(capabilityMapPath(platform), map) : [];
+    const mapLines = map ? writeCapabilityMap(capabilityMapPath(platform), map, platform) : [];
     lines.push(...mapLines);
 
     const entries: GateEntries = {
@@ -179,7 +179,7 @@ export function removeHooks(o: { platform?: NodeJS.Platform }): ManagedResult {
         lines.push(`took the gate's entries out of ${hooksPath} (every other entry kept as it was)`);
       } else lines.push(`${hooksPath} holds no entry of the gate`);
     }
-    if (removeCapabilityMap(capabilityMapPath(platform))) lines.push(`removed the capability map ${capabilityMapPath(platform)}`);
+    if (removeCapabilityMap(capabilityMapPath(platform), platform)) lines.push(`removed the capability map ${capabilityMapPath(platform)}`);
     const removed = removeCopy(orgGateDir(platform), scripts);
     lines.push(removed.length ? `removed the copy in ${orgGateDir(platform)}` : 'there was no copy to remove');
     lines.push('The organization\'s gate is removed: the organization\'s rules now hold only while the plugin\'s own hooks run.');
