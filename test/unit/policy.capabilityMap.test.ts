@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { NO_POLICY, type Policy, type PolicyInEffect } from '../../lib/agentstack/policy/effective.js';
 import { hasManagedCapabilityRules, mapReading, parseCapabilityMap, withCapabilityMap, type CapabilityMap } from '../../lib/agentstack/policy/capabilityMap.js';
 import { decidePolicy, type PolicyStep } from '../../lib/commands/preMcp/policy.js';
-import { mapOfCatalog } from '../../lib/commands/managed/capabilities.js';
+import { mapOfCatalog, type MapStatus } from '../../lib/commands/managed/capabilities.js';
+import type { GateStatus } from '../../lib/commands/managed/status.js';
+import { enterpriseHooksGate } from '../../lib/commands/diagnose/enterpriseGate.js';
 
 const MANAGED = '/etc/agentstack/managed-settings.json';
 const MAP: CapabilityMap = { actions: new Map<string, string | null>([['data.put', 'data:write'], ['data.query', 'data:read'], ['system.ping', null]]), writtenAt: '2026-12-07T00:00:00.000Z' };
@@ -97,5 +99,25 @@ describe('the organization\'s capability rules judge by its capability map when 
     expect(map.actions.get('system.ping')).toBeNull();
     expect(() => mapOfCatalog('not json')).toThrow('not JSON');
     expect(() => mapOfCatalog('{"actions": []}')).toThrow();
+  });
+});
+
+describe('diagnose\'s settings.enterprise_hooks row and the capability map', () => {
+  const status = (map: Partial<MapStatus>): GateStatus => ({
+    in_place: true, installed: true, version: '1.0.0', plugin_version: '1.0.0', hooks_file: '/etc/cursor/hooks.json', folder: '/usr/local/lib/agentstack-cursor', node: '/usr/bin/node', problems: [],
+    capability_map: { path: '/usr/local/lib/agentstack-cursor/capabilities.json', in_place: false, actions: null, written_at: null, problem: null, ...map },
+  });
+  it('WARNs while the organization has a capability rule and no map, naming the command; PASSes with one', () => {
+    const rules = { exists: true, values: { 'deny-actions': 'projects.delete,*:write' } };
+    const warned = enterpriseHooksGate(rules, status({}));
+    expect(warned.status).toBe('WARN');
+    expect(warned.summary).toContain('can be loosened');
+    expect(warned.fix).toContain('install-hooks --catalog -');
+    expect(enterpriseHooksGate({ exists: true, values: { policy: 'readonly' } }, status({})).status).toBe('WARN');
+    const passed = enterpriseHooksGate(rules, status({ in_place: true, actions: 12, written_at: '2026-12-07T00:00:00.000Z' }));
+    expect(passed.status).toBe('PASS');
+    expect(passed.summary).toContain('12 actions, written 2026-12-07T00:00:00.000Z');
+    // No capability rule: nothing a snapshot could loosen, no word of the map.
+    expect(enterpriseHooksGate({ exists: true, values: { 'deny-actions': 'projects.delete' } }, status({}))).toMatchObject({ status: 'PASS' });
   });
 });
