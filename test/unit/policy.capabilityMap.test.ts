@@ -99,6 +99,8 @@ describe('the organization\'s capability rules judge by its capability map when 
     expect(map.actions.get('system.ping')).toBeNull();
     expect(() => mapOfCatalog('not json')).toThrow('not JSON');
     expect(() => mapOfCatalog('{"actions": []}')).toThrow();
+    expect(() => mapOfCatalog('{"domains": {}}')).toThrow('lists no action');
+    expect(() => mapOfCatalog('{"domains": {"data": [{"required_cap": "data:read"}]}}')).toThrow('1 malformed entries skipped');
   });
 });
 

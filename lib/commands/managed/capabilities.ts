@@ -26,6 +26,8 @@ export function mapOfCatalog(text: string, now = new Date()): { file: Capability
     // The first entry of an action listed twice decides, as in the snapshot's index.
     if (!Object.hasOwn(actions, a.action)) Object.defineProperty(actions, a.action, { value: a.required_cap, enumerable: true, writable: true, configurable: true });
   }
+  // A list with no action would give every action the strictest reading: an empty or wrong body, not a server's list.
+  if (Object.keys(actions).length === 0) throw new Error(`the catalog lists no action${read.skipped ? ` (${read.skipped} malformed entries skipped: ${read.skippedReason ?? 'malformed'})` : ''}; give the body of GET <server>/mcp/actions`);
   return { file: { v: 1, written_at: now.toISOString(), skipped: read.skipped, actions }, skippedReason: read.skippedReason };
 }
 
