@@ -246,6 +246,94 @@ describe.skipIf(!asRoot || !isolated || !realRoot)('the organization\'s gate in 
     expect(await runPlugin(PRE_MCP_SCRIPT, before('projects.create'))).toEqual({});
   });
 
+  it('with the organization\'s capability map, a relabelled action whose name says nothing (data.put) stays denied by *:write, in the copy and in the plugin\'s hook; an action the map lacks is denied; a read passes; without it diagnose WARNs', async () => {
+    mkdirSync(dirname(MANAGED), { recursive: true, mode: 0o755 });
+    writeFileSync(MANAGED, JSON.stringify({ 'deny-actions': '*:write' }));
+    chmodSync(MANAGED, 0o644);
+    const snapshotPath = join(dir, 'agentstack-capabilities.json');
+    const saved = readFileSync(snapshotPath, 'utf8');
+    const relabel = (cap: string | null) => {
+      const snapshot = JSON.parse(saved) as { actions: Array<{ action: string; domain: string; required_cap: string | null }>; total_actions: number };
+      snapshot.actions.push({ action: 'data.put', domain: 'data', required_cap: cap });
+      snapshot.total_actions = snapshot.actions.length;
+      writeFileSync(snapshotPath, `${JSON.stringify(snapshot, null, 2)}\n`);
+    };
+    // The server's list as GET /mcp/actions gives it: data.put needs data:write; auth.get_profile is left out; one entry is malformed.
+    const server = (JSON.parse(saved) as { actions: Array<{ action: string; domain: string; required_cap: string | null }> }).actions.filter((a) => a.action !== 'auth.get_profile');
+    const domains: Record<string, unknown[]> = {};
+    for (const a of server) (domains[a.domain] ??= []).push({ action: a.action, required_cap: a.required_cap });
+    (domains.data ??= []).push({ action: 'data.put', required_cap: 'data:write' }, { required_cap: 'data:write' });
+    const catalog = join(tmp.path, 'catalog.json');
+    writeFileSync(catalog, JSON.stringify({ total_actions: server.length + 2, domains }));
+    const mapPath = join(GATE_DIR, 'capabilities.json');
+    const row = () => (JSON.parse(spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/diagnose-local.mjs'), '--json'], { env: personEnv(), encoding: 'utf8' }).stdout) as { checks: Array<{ id: string; status: string; summary: string; fix?: string }> }).checks.find((c) => c.id === 'settings.enterprise_hooks');
+    const gateFile = join(dir, 'agentstack-gate.json');
+    /** The enterprise hooks file edited after install: the plugin's own hook checks AgentStack's calls again. */
+    const hooksEdited = async () => {
+      await new Promise((r) => setTimeout(r, 20));
+      writeFileSync(HOOKS, readFileSync(HOOKS, 'utf8'));
+    };
+    try {
+      relabel('data:read');
+      rmSync(gateFile, { force: true });
+      expect(managed(['install-hooks']).status).toBe(0);
+      // Without the map the relabelled snapshot loosens the rule for a name that says nothing, and diagnose says so.
+      expect(await runEnterprise('beforeMCPExecution', before('data.put'))).toEqual({});
+      expect(row()).toMatchObject({ status: 'WARN', summary: expect.stringContaining('can be loosened'), fix: expect.stringContaining('install-hooks --catalog') });
+      await hooksEdited();
+      expect(await runPlugin(PRE_MCP_SCRIPT, before('data.put'))).toEqual({}); // and the plugin's hook compiles a gate passing it
+      expect(existsSync(gateFile)).toBe(true);
+
+      const installed = managed(['install-hooks', '--catalog', catalog]);
+      expect(installed.status, installed.stderr).toBe(0);
+      expect(installed.stdout).toContain(`wrote the capability map ${mapPath}: ${server.length + 1} actions (1 malformed entry of the catalog skipped`);
+      expect(levelsRootOnly(mapPath)).toEqual([]);
+      expect(statSync(mapPath).mode & 0o777).toBe(0o644);
+      // The plugin's own hook, checking again: the gate compiled before the map is stale, and the map decides.
+      await hooksEdited();
+      expect((await runPlugin(PRE_MCP_SCRIPT, before('data.put'))).permission).toBe('deny');
+      expect(managed(['install-hooks']).status).toBe(0); // in place again (the map kept)
+      expect(existsSync(mapPath)).toBe(true);
+      for (const cap of ['data:read', null]) {
+        relabel(cap);
+        const denied = await runEnterprise('beforeMCPExecution', before('data.put'));
+        expect(denied.permission).toBe('deny');
+        expect(String(denied.user_message)).toContain(`set by your organization in ${MANAGED}`);
+      }
+      const absent = await runEnterprise('beforeMCPExecution', before('auth.get_profile'));
+      expect(absent.permission).toBe('deny');
+      expect(String(absent.user_message)).toContain('the organization\'s capability map does not list it');
+      expect(await runEnterprise('beforeMCPExecution', before('projects.list'))).toEqual({});
+      const status = JSON.parse(managed(['status', '--json']).stdout) as { capability_map: { in_place: boolean; actions: number; written_at: string } };
+      expect(status.capability_map).toMatchObject({ in_place: true, actions: server.length + 1 });
+      expect(Date.parse(status.capability_map.written_at)).toBeGreaterThan(Date.now() - 600_000);
+      expect(managed(['status']).stdout).toContain(`The capability map: in place in ${mapPath} (${server.length + 1} actions, written `);
+      expect(row()).toMatchObject({ status: 'PASS', summary: expect.stringContaining('the capability map: in place') });
+
+      // A reinstall with the same catalog (from stdin) changes nothing.
+      const before1 = statSync(mapPath);
+      const again = spawnSync(process.execPath, [join(plugin, 'scripts/managed.mjs'), 'install-hooks', '--catalog', '-'], { input: readFileSync(catalog), encoding: 'utf8' });
+      expect(again.status, again.stderr).toBe(0);
+      expect(again.stdout).toContain('nothing changed');
+      expect(statSync(mapPath).mtimeMs).toBe(before1.mtimeMs);
+      expect(statSync(mapPath).ino).toBe(before1.ino);
+
+      // The plugin's own hook, checking again (the hooks file changed after install), reads the map too.
+      await hooksEdited();
+      relabel(null);
+      expect((await runPlugin(PRE_MCP_SCRIPT, before('data.put'))).permission).toBe('deny');
+      expect((await runPlugin(PRE_MCP_SCRIPT, before('auth.get_profile'))).permission).toBe('deny');
+      expect(await runPlugin(PRE_MCP_SCRIPT, before('projects.list'))).toEqual({});
+
+      expect(managed(['remove-hooks']).stdout).toContain(`removed the capability map ${mapPath}`);
+      expect(existsSync(mapPath)).toBe(false);
+      expect(existsSync(GATE_DIR)).toBe(false);
+    } finally {
+      writeFileSync(snapshotPath, saved);
+      rmSync(gateFile, { force: true });
+    }
+  });
+
   it('both gates on one call, in either order: the same answer, one journal record', async () => {
     mkdirSync(dirname(MANAGED), { recursive: true, mode: 0o755 });
     writeFileSync(MANAGED, JSON.stringify({ 'deny-actions': 'projects.create' }));

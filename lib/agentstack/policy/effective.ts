@@ -7,6 +7,7 @@
 import type { SettingOrigin, SettingRow } from '../settings/effective.js';
 import type { SettingsRead } from '../settings/file.js';
 import type { ManagedRead } from '../settings/managed.js';
+import type { CapabilityMap } from './capabilityMap.js';
 import { DEFAULT_POLICY, POLICY_ENV, parsePolicyPreset, parseRuleList, ruleEntries, type PolicyPreset } from './rules.js';
 
 export const POLICY_KEYS = ['policy', 'ask-actions', 'deny-actions'] as const;
@@ -24,7 +25,7 @@ export interface Policy {
   deny: string[];
   from: Record<PolicyKey, RuleSource>;
   /** What the organization's managed file decides: its preset (when it is the stricter) and its rules. */
-  managed?: { path: string; preset: boolean; ask: string[]; deny: string[] };
+  managed?: { path: string; preset: boolean; ask: string[]; deny: string[]; capabilities?: CapabilityMap };
 }
 
 /**

@@ -13,6 +13,8 @@ import { enterpriseHooksPath, orgGateDir, orgMarkerPath, orgScriptsDir } from '.
 import { chainProblem, chainProblemOfNearest } from './trust.js';
 import { hookCommand, unsafePath } from './commandLine.js';
 import { addGateEntries, newHooksText, removeGateEntries, type GateEntries } from './hooksFile.js';
+import { capabilityMapPath } from '../../agentstack/policy/capabilityMap.js';
+import { mapOfCatalog, removeCapabilityMap, writeCapabilityMap } from './capabilities.js';
 import { gateFiles, makeFolders, readMarker, removeCopy, sha256, syncFiles, type Marker } from './copy.js';
 
 /** Exit codes: 0 done, 1 failed or refused (nothing half-done is left in the hooks file), 2 bad usage, 3 not an administrator. */
@@ -25,6 +27,8 @@ export interface InstallOptions {
   node?: string;
   version: string;
   platform?: NodeJS.Platform;
+  /** `--catalog`: the text of the server's `GET /mcp/actions`, kept as the organization's capability map. */
+  catalog?: string;
 }
 
 /** The pre-MCP hook's timeout in the enterprise file (seconds), as in the plugin's hooks.json. */
@@ -93,6 +97,12 @@ export function installHooks(o: InstallOptions): ManagedResult {
     const problem = chainProblemOfNearest(p, platform);
     if (problem) return fail(`managed install-hooks: refused: ${p} sits in a folder others can change (${problem}). Nothing was changed.`);
   }
+  let map: ReturnType<typeof mapOfCatalog> | null = null;
+  try {
+    map = o.catalog === undefined ? null : mapOfCatalog(o.catalog);
+  } catch (error) {
+    return fail(`managed install-hooks: refused: ${(error as Error).message}. Nothing was changed.`);
+  }
   const lines: string[] = [];
   try {
     const files = gateFiles(join(o.pluginRoot, 'hooks', 'scripts'));
@@ -100,6 +110,8 @@ export function installHooks(o: InstallOptions): ManagedResult {
     const problem = platform === 'win32' ? null : [root, join(root, 'hooks'), scripts, ...[...files.keys()].map((n) => join(scripts, n))].map(chainProblem).find((p) => p !== null) ?? null;
     if (problem) return fail(`managed install-hooks: the copy in ${root} can be changed by others (${problem}); fix its folders' owner and mode, then run install-hooks again. The hooks file was not changed.`);
     lines.push(copied.length ? `copied the gate to ${scripts} (${copied.length} file${copied.length === 1 ? '' : 's'} changed)` : `the copy in ${scripts} is up to date`);
+    const mapLines = map ? writeCapabilityMap(capabilityMapPath(platform), map, platform) : [];
+    lines.push(...mapLines);
 
     const entries: GateEntries = {
       beforeMCPExecution: { command: hookCommand(node, scriptPaths.pre), timeout: GATE_TIMEOUT_S, failClosed: true },
@@ -136,7 +148,7 @@ export function installHooks(o: InstallOptions): ManagedResult {
       utimesSync(markerPath, now, now);
       markerSame = false;
     }
-    const nothing = !copied.length && markerSame && lines.some((l) => l.includes('already holds'));
+    const nothing = !copied.length && !mapLines.some((l) => l.startsWith('wrote')) && markerSame && lines.some((l) => l.includes('already holds'));
     lines.push(nothing ? 'The organization\'s gate was already in place: nothing changed.' : `The organization's gate ${o.version} is in place: Cursor runs it for every MCP call, and blocks the call when it fails.`);
     return { code: 0, stdout: `${lines.join('\n')}\n`, stderr: '' };
   } catch (error) {
@@ -167,6 +179,7 @@ export function removeHooks(o: { platform?: NodeJS.Platform }): ManagedResult {
         lines.push(`took the gate's entries out of ${hooksPath} (every other entry kept as it was)`);
       } else lines.push(`${hooksPath} holds no entry of the gate`);
     }
+    if (removeCapabilityMap(capabilityMapPath(platform), platform)) lines.push(`removed the capability map ${capabilityMapPath(platform)}`);
     const removed = removeCopy(orgGateDir(platform), scripts);
     lines.push(removed.length ? `removed the copy in ${orgGateDir(platform)}` : 'there was no copy to remove');
     lines.push('The organization\'s gate is removed: the organization\'s rules now hold only while the plugin\'s own hooks run.');

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { enterpriseHooksPath, orgGateDir, orgGateInPlace, orgMarkerPath, orgScriptsDir } from '../../agentstack/plugin/orgGate.js';
 import { readMarker, sha256 } from './copy.js';
 import { gateEntriesIn } from './hooksFile.js';
+import { capabilityMapPath } from '../../agentstack/policy/capabilityMap.js';
+import { capabilityMapStatus, type MapStatus } from './capabilities.js';
 import { chainProblem } from './trust.js';
 
 export interface GateStatus {
@@ -23,6 +25,8 @@ export interface GateStatus {
   node: string | null;
   /** What is wrong with an installed gate (empty when in place or not installed). */
   problems: string[];
+  /** The organization's capability map (install-hooks --catalog): in place, how many actions, when written. */
+  capability_map: MapStatus;
 }
 
 /** What holds without the organization's gate, said wherever its absence is. */
@@ -33,7 +37,7 @@ export function gateStatus(pluginVersion: string, platform: NodeJS.Platform = pr
   const marker = readMarker(markerPath);
   const hooksFile = enterpriseHooksPath(platform);
   const scripts = orgScriptsDir(platform);
-  const base: GateStatus = { in_place: false, installed: marker !== null, version: marker?.version ?? null, plugin_version: pluginVersion, hooks_file: hooksFile, folder: orgGateDir(platform), node: marker?.node ?? null, problems: [] };
+  const base: GateStatus = { in_place: false, installed: marker !== null, version: marker?.version ?? null, plugin_version: pluginVersion, hooks_file: hooksFile, folder: orgGateDir(platform), node: marker?.node ?? null, problems: [], capability_map: capabilityMapStatus(capabilityMapPath(platform), platform) };
   if (!marker) return base;
   const problems: string[] = [];
   if (platform !== 'win32' && !orgGateInPlace(markerPath, platform, hooksFile)) {
@@ -83,7 +87,17 @@ export function gateSummary(s: GateStatus): string {
   return `in place in ${s.hooks_file} (${versions}): Cursor runs it for every MCP call, failing closed, even with the plugin turned off`;
 }
 
+/** The one line said of the capability map. */
+export function mapSummary(m: MapStatus): string {
+  if (m.in_place) return `in place in ${m.path} (${m.actions} actions, written ${m.written_at ?? 'at an unknown time'}): the organization's capability rules judge actions by it, not by the person's capability snapshot`;
+  if (m.problem) return `not in place: ${m.problem}`;
+  return `none (install-hooks --catalog installs one): ${WITHOUT_MAP}`;
+}
+
+/** What holds without the capability map, said wherever its absence is. */
+export const WITHOUT_MAP = 'the organization\'s capability rules read an action\'s name and the person\'s capability snapshot, which the person can edit: an action whose name says nothing (data.query) relabelled there can slip out of them';
+
 export function renderGateStatus(s: GateStatus, json: boolean): string {
-  if (json) return `${JSON.stringify({ ...s, summary: gateSummary(s) }, null, 2)}\n`;
-  return [`The organization's gate: ${gateSummary(s)}.`, `  hooks file  ${s.hooks_file}`, `  copy        ${s.folder}`, ...(s.node ? [`  node        ${s.node}`] : [])].join('\n') + '\n';
+  if (json) return `${JSON.stringify({ ...s, summary: gateSummary(s), capability_map_summary: mapSummary(s.capability_map) }, null, 2)}\n`;
+  return [`The organization's gate: ${gateSummary(s)}.`, `The capability map: ${mapSummary(s.capability_map)}.`, `  hooks file  ${s.hooks_file}`, `  copy        ${s.folder}`, ...(s.node ? [`  node        ${s.node}`] : [])].join('\n') + '\n';
 }

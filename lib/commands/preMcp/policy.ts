@@ -9,6 +9,7 @@ import { capabilityKind, isReadCapability } from '../../agentstack/auth/capabili
 import { isNoPolicy, type Policy, type PolicyInEffect, type PolicyKey, type RuleSource } from '../../agentstack/policy/effective.js';
 import { isCapabilityRule, ruleMatches } from '../../agentstack/policy/rules.js';
 import { matchesByName } from '../../agentstack/policy/nameReading.js';
+import { mapReading } from '../../agentstack/policy/capabilityMap.js';
 import type { SnapshotRead } from '../../agentstack/snapshot/actionIndex.js';
 import type { PreMcpAnswer } from './answer.js';
 import type { ParsedExecuteArgs } from './decide.js';
@@ -71,35 +72,53 @@ function matches(rule: string, step: PolicyStep): boolean | null {
 
 const needs = (step: PolicyStep) => (step.cap === null ? 'needs no capability' : `needs "${step.cap}"`);
 
+/**
+ * The step as the organization's capability rules see it: by the organization's capability map when one is in place
+ * (an action it does not list is unknown: the strictest reading), else as the snapshot says. `mapped`: the map decided.
+ */
+function orgStepOf(policy: Policy, step: PolicyStep): { step: PolicyStep; mapped: boolean } {
+  const map = policy.managed?.capabilities;
+  return map ? { step: { action: step.action, ...mapReading(map, step.action) }, mapped: true } : { step, mapped: false };
+}
+
 function judgeStep(policy: Policy, step: PolicyStep): Verdict | null {
   const { action } = step;
   const managed = policy.managed;
-  const unknown = `its capability cannot be known (${step.unknown ?? 'not in the snapshot'})`;
+  const org = orgStepOf(policy, step);
+  const unknownOf = (s: PolicyStep) => `its capability cannot be known (${s.unknown ?? 'not in the snapshot'})`;
+  // Repairing the snapshot helps only where the snapshot was read.
+  const repair = org.mapped ? {} : { snapshot: true as const };
   let unsure: string | null = null;
   for (const rule of policy.deny) {
-    const m = matches(rule, step);
+    const isOrg = managed?.deny.includes(rule) === true;
+    const s = isOrg ? org.step : step;
+    const m = matches(rule, s);
     if (m === true) return { permission: 'deny', action, why: `rule "${rule}" in deny-actions`, key: 'deny-actions', rule };
     // The organization's capability rule with no capability to judge by: the strictest reading.
-    if (m === null && managed?.deny.includes(rule)) return { permission: 'deny', action, why: `rule "${rule}" in deny-actions may apply and ${unknown}`, key: 'deny-actions', rule, snapshot: true };
-    // The organization's capability rule never rests on the snapshot's word alone (a file the person can edit).
-    if (managed?.deny.includes(rule) && matchesByName(rule, action)) return { permission: 'deny', action, why: `rule "${rule}" in deny-actions: its name says it needs such a capability, whatever the snapshot says`, key: 'deny-actions', rule };
+    if (m === null && isOrg) return { permission: 'deny', action, why: `rule "${rule}" in deny-actions may apply and ${unknownOf(s)}`, key: 'deny-actions', rule, ...repair };
+    // Without the organization's map, its capability rule never rests on the snapshot's word alone (a file the person can edit).
+    if (isOrg && !org.mapped && matchesByName(rule, action)) return { permission: 'deny', action, why: `rule "${rule}" in deny-actions: its name says it needs such a capability, whatever the snapshot says`, key: 'deny-actions', rule };
     if (m === null) unsure ??= rule;
   }
   const managedPreset = managed?.preset === true;
-  const read = readsOnly(step, managedPreset);
-  const byName = managedPreset && step.known && isReadCapability(step.cap) && !read;
-  const what = byName ? `the snapshot says it ${needs(step)}, but its name says it changes something`
-    : step.known ? `it ${needs(step)}, which is not a read capability` : unknown;
+  const p = managedPreset ? org.step : step;
+  const read = readsOnly(p, managedPreset && !org.mapped);
+  const byName = managedPreset && !org.mapped && p.known && isReadCapability(p.cap) && !read;
+  const what = byName ? `the snapshot says it ${needs(p)}, but its name says it changes something`
+    : p.known ? `it ${needs(p)}${managedPreset && org.mapped ? ' (the organization\'s capability map)' : ''}, which is not a read capability` : unknownOf(p);
   if (policy.preset === 'readonly' && !read) {
-    if (step.known) return { permission: 'deny', action, why: `policy readonly: ${what}`, key: 'policy', rule: null };
-    if (managedPreset) return { permission: 'deny', action, why: `policy readonly: ${what}`, key: 'policy', rule: null, snapshot: true };
+    if (p.known) return { permission: 'deny', action, why: `policy readonly: ${what}`, key: 'policy', rule: null };
+    if (managedPreset) return { permission: 'deny', action, why: `policy readonly: ${what}`, key: 'policy', rule: null, ...repair };
     return { permission: 'ask', action, why: 'policy readonly: its capability is unknown (not in the snapshot)', key: 'policy', rule: null };
   }
   if (unsure !== null) return { permission: 'ask', action, why: `rule "${unsure}" in deny-actions may apply: its capability is unknown (not in the snapshot)`, key: 'deny-actions', rule: unsure };
-  const asked = policy.ask.find((rule) => matches(rule, step) !== false || (managed?.ask.includes(rule) === true && matchesByName(rule, action)));
+  const asked = policy.ask.find((rule) => {
+    const isOrg = managed?.ask.includes(rule) === true;
+    return matches(rule, isOrg ? org.step : step) !== false || (isOrg && !org.mapped && matchesByName(rule, action));
+  });
   if (asked !== undefined) return { permission: 'ask', action, why: `rule "${asked}" in ask-actions`, key: 'ask-actions', rule: asked };
   if (policy.preset === 'confirm-writes' && !read) {
-    return { permission: 'ask', action, why: `policy confirm-writes: ${step.known ? what : 'its capability is unknown (not in the snapshot)'}`, key: 'policy', rule: null };
+    return { permission: 'ask', action, why: `policy confirm-writes: ${p.known ? what : managedPreset && org.mapped ? unknownOf(p) : 'its capability is unknown (not in the snapshot)'}`, key: 'policy', rule: null };
   }
   return null;
 }

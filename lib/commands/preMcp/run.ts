@@ -22,6 +22,7 @@ import { renewIfDue } from './renew.js';
 import { listIndex } from './suggest.js';
 import { isNoPolicy, policyInEffect, type PolicyInEffect } from '../../agentstack/policy/effective.js';
 import { decidePolicy, policySteps, strictest } from './policy.js';
+import { withCapabilityMap } from '../../agentstack/policy/capabilityMap.js';
 import { because } from './reason.js';
 import { DeadlineExceeded, checkDeadline } from '../../platform/hookIo.js';
 
@@ -157,7 +158,8 @@ function checkExecuteCall(raw: Record<string, unknown> | null, options: RunPreMc
   const place = placeCall(identity, bases);
   if (place === 'other' || (place === 'unplaced' && !namesExecuteTool(identity))) return NEUTRAL;
   // The person's per-action rules (settings `policy`, `ask-actions`, `deny-actions`) can only make it stricter.
-  const policy = policyInEffect(settings.rows, settings.file, settings.managed);
+  // The organization's capability map is read only while its rules include a capability rule.
+  const policy = withCapabilityMap(policyInEffect(settings.rows, settings.file, settings.managed));
   if (place === 'unplaced') return shownSafely(unplacedCall(identity, policy, log));
   if (!namesExecuteTool(identity)) {
     const what = `its tool ${toolShown(identity)} is not one AgentStack lists`;
