@@ -128,7 +128,7 @@ describe('wrong types in every field the plugin reads (hostile server)', () => {
     const poll = await pollDeviceToken({ endpoints: legacy(hostile.baseUrl), client, deviceCode: 'dc', timeoutMs: 3_000 });
     expect(poll).toMatchObject({ kind: 'error', transient: false });
     if (poll.kind === 'error') expect(poll.error.code).toBe('invalid_response');
-    const error = await failure(refreshAccessToken({ tokenEndpoint: `${hostile.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken: 'rt', resource: `${hostile.baseUrl}/mcp`, timeoutMs: 3_000 }));
+    const error = await failure(refreshAccessToken({ tokenEndpoint: `${hostile.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken: 'rt', resource: `${hostile.baseUrl}/mcp`, mcpUrl: `${hostile.baseUrl}/mcp`, timeoutMs: 3_000 }));
     expect(error.code).toBe('invalid_response');
   });
 
@@ -265,15 +265,15 @@ describe('redirects to another origin: never followed, the Bearer never leaves',
     const slices = (secret: string) => Array.from({ length: secret.length - 11 }, (_, i) => secret.slice(i, i + 12));
     const leaks = (error: PluginError, secret: string) => slices(secret).filter((s) => `${error.message} ${JSON.stringify(error.details ?? {})}`.includes(s));
     hostile.route('POST /api/oauth2/token', json({ error: 'invalid_grant', error_description: `${'padding '.repeat(8)}bad token ${refreshToken}` }, 400));
-    const refresh = await failure(refreshAccessToken({ tokenEndpoint: `${hostile.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken, resource: `${hostile.baseUrl}/mcp`, timeoutMs: 3_000 }));
+    const refresh = await failure(refreshAccessToken({ tokenEndpoint: `${hostile.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken, resource: `${hostile.baseUrl}/mcp`, mcpUrl: `${hostile.baseUrl}/mcp`, timeoutMs: 3_000 }));
     expect(refresh.code).toBe('invalid_grant');
     expect(leaks(refresh, refreshToken)).toEqual([]);
     hostile.route('POST /api/oauth2/token', json({ error: refreshToken, error_description: 'echo in the error code' }, 400));
-    const inCode = await failure(refreshAccessToken({ tokenEndpoint: `${hostile.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken, resource: `${hostile.baseUrl}/mcp`, timeoutMs: 3_000 }));
+    const inCode = await failure(refreshAccessToken({ tokenEndpoint: `${hostile.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken, resource: `${hostile.baseUrl}/mcp`, mcpUrl: `${hostile.baseUrl}/mcp`, timeoutMs: 3_000 }));
     expect(leaks(inCode, refreshToken)).toEqual([]);
     // The cut at 160 characters would leave the token's first 10: masking the raw text first leaves none of it.
     hostile.route('POST /api/oauth2/token', json({ error: 'invalid_grant', error_description: `${'x'.repeat(150)}${refreshToken}` }, 400));
-    const atCut = await failure(refreshAccessToken({ tokenEndpoint: `${hostile.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken, resource: `${hostile.baseUrl}/mcp`, timeoutMs: 3_000 }));
+    const atCut = await failure(refreshAccessToken({ tokenEndpoint: `${hostile.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken, resource: `${hostile.baseUrl}/mcp`, mcpUrl: `${hostile.baseUrl}/mcp`, timeoutMs: 3_000 }));
     expect(atCut.message).not.toContain(refreshToken.slice(0, 8));
     expect(atCut.message).toContain('****');
     const deviceCode = `device-code-${'Kp4'.repeat(60)}`;
@@ -285,7 +285,7 @@ describe('redirects to another origin: never followed, the Bearer never leaves',
 
   it('token endpoint redirects a refresh (307, body and all) elsewhere: refused, the refresh token never travels', async () => {
     hostile.route('POST /api/oauth2/token', redirect(`${elsewhere.baseUrl}/token`, 307));
-    const error = await failure(refreshAccessToken({ tokenEndpoint: `${hostile.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken: 'rt-must-not-travel', resource: `${hostile.baseUrl}/mcp`, timeoutMs: 3_000 }));
+    const error = await failure(refreshAccessToken({ tokenEndpoint: `${hostile.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken: 'rt-must-not-travel', resource: `${hostile.baseUrl}/mcp`, mcpUrl: `${hostile.baseUrl}/mcp`, timeoutMs: 3_000 }));
     expect(error.code).toBe('invalid_response');
     expect(elsewhere.requests).toEqual([]);
   });
@@ -323,7 +323,7 @@ describe('a server that hangs: every call bounded', () => {
     const call = () => route === 'me' ? httpRequest({ url: `${core.baseUrl}/api/auth/me`, timeoutMs: 400 })
       : route === 'actions' ? fetchCatalog({ baseUrl: core.baseUrl, token: 't', timeoutMs: 400 })
       : route === 'device' ? requestDeviceCode({ endpoints: legacy(core.baseUrl), client, scope: 'openid', timeoutMs: 400 })
-      : refreshAccessToken({ tokenEndpoint: `${core.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken: 'r', resource: `${core.baseUrl}/mcp`, timeoutMs: 400 });
+      : refreshAccessToken({ tokenEndpoint: `${core.baseUrl}/api/oauth2/token`, clientId: 'cursor-plugin', refreshToken: 'r', resource: `${core.baseUrl}/mcp`, mcpUrl: `${core.baseUrl}/mcp`, timeoutMs: 400 });
     // Beside it, a request the core answers: what a round trip costs this process now.
     const [{ value: error, ms, baselineMs }, deadlineMs] = await Promise.all([
       besideBaseline(() => failure(call()), () => httpRequest({ url: `${core.baseUrl}/mcp/health`, timeoutMs: 10_000 })),

@@ -44,7 +44,7 @@ describe('oauth kernel against the reference core', () => {
     const result = await pollDeviceToken({ endpoints, client, deviceCode: device.device_code });
     if (result.kind !== 'success') throw new Error(`expected success, got ${JSON.stringify(result)}`);
     expect(result.tokens.refresh_token).toBeTruthy();
-    const args = { tokenEndpoint: endpoints.tokenEndpoint, clientId: 'cursor-plugin', resource: endpoints.resource };
+    const args = { tokenEndpoint: endpoints.tokenEndpoint, clientId: 'cursor-plugin', resource: endpoints.resource, mcpUrl: core.mcpUrl };
     const next = await refreshAccessToken({ ...args, refreshToken: result.tokens.refresh_token! });
     expect(next.access_token).not.toBe(result.tokens.access_token);
     const replay = await refreshAccessToken({ ...args, refreshToken: result.tokens.refresh_token! }).catch((e) => e);

@@ -7,6 +7,9 @@ import { acquireDeviceLock, readDeviceLock } from '../../lib/agentstack/signIn/l
 import { PRIVATE_MODE } from '../helpers/platform.js';
 import { NEVER_A_PID } from '../helpers/deadPid.js';
 
+// The loosest MCP URL: plain http on loopback (loopbackRule.test.ts holds the rule for an https one).
+const LOOPBACK_MCP = 'http://127.0.0.1:8080/mcp';
+
 const HOSTILE_URLS = [
   'file:///etc/passwd',
   'javascript:alert(1)',
@@ -24,23 +27,23 @@ const HOSTILE_URLS = [
 
 describe('safe browser opening', () => {
   it.each(HOSTILE_URLS)('refuses %j and never calls the opener', async (url) => {
-    expect(isOpenableUrl(url)).toBe(false);
+    expect(isOpenableUrl(url, LOOPBACK_MCP)).toBe(false);
     const calls: string[] = [];
-    await expect(openInBrowser(url, { opener: async (u) => void calls.push(u), env: { DISPLAY: ':0' } })).rejects.toMatchObject({ code: 'unsafe_url' });
+    await expect(openInBrowser(url, { mcpUrl: LOOPBACK_MCP, opener: async (u) => void calls.push(u), env: { DISPLAY: ':0' } })).rejects.toMatchObject({ code: 'unsafe_url' });
     expect(calls).toEqual([]);
   });
 
   it.each(['https://agentstack.tech/activate?user_code=ABCD-EFGH', 'http://127.0.0.1:8080/activate', 'http://localhost/x?a=1&b=2'])('opens %s', async (url) => {
     const calls: string[] = [];
-    expect(await openInBrowser(url, { opener: async (u) => void calls.push(u), env: { DISPLAY: ':0' }, platform: 'linux' })).toBe('opened');
+    expect(await openInBrowser(url, { mcpUrl: LOOPBACK_MCP, opener: async (u) => void calls.push(u), env: { DISPLAY: ':0' }, platform: 'linux' })).toBe('opened');
     expect(calls).toEqual([url]);
   });
 
   it('does not open without a display, and reports a failing opener', async () => {
     const calls: string[] = [];
-    expect(await openInBrowser('https://a.tech/x', { opener: async (u) => void calls.push(u), env: {}, platform: 'linux' })).toBe('no_display');
+    expect(await openInBrowser('https://a.tech/x', { mcpUrl: 'https://a.tech/mcp', opener: async (u) => void calls.push(u), env: {}, platform: 'linux' })).toBe('no_display');
     expect(calls).toEqual([]);
-    expect(await openInBrowser('https://a.tech/x', { opener: async () => { throw new Error('no xdg-open'); }, env: { WAYLAND_DISPLAY: 'w' }, platform: 'linux' })).toBe('failed');
+    expect(await openInBrowser('https://a.tech/x', { mcpUrl: 'https://a.tech/mcp', opener: async () => { throw new Error('no xdg-open'); }, env: { WAYLAND_DISPLAY: 'w' }, platform: 'linux' })).toBe('failed');
     expect(hasDisplay({}, 'darwin')).toBe(true);
   });
 });

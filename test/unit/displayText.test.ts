@@ -31,9 +31,9 @@ describe('user codes and URLs shown to a person', () => {
   it.each(['WDJB-MJHT', 'ABCD1234', 'abc def', 'X'])('%s is a displayable code', (code) => expect(isDisplayableUserCode(code)).toBe(true));
   it.each(['', ' AB', 'AB ', 'A'.repeat(33), 'AB\u001bCD', 'ÄBC', 'AB\u200bCD', 5, null])('%s is not', (code) => expect(isDisplayableUserCode(code)).toBe(false));
   it('a URL with a bidi or zero-width character is not openable; the plain one is', () => {
-    expect(isOpenableUrl('https://agentstack.tech/activate')).toBe(true);
-    expect(isOpenableUrl('https://agentstack.tech/activate\u202egpj')).toBe(false);
-    expect(isOpenableUrl('https://agentstack.tech/acti\u200bvate')).toBe(false);
-    expect(isOpenableUrl('https://agentstack.tech/\u0085')).toBe(false);
+    expect(isOpenableUrl('https://agentstack.tech/activate', 'https://agentstack.tech/mcp')).toBe(true);
+    expect(isOpenableUrl('https://agentstack.tech/activate\u202egpj', 'https://agentstack.tech/mcp')).toBe(false);
+    expect(isOpenableUrl('https://agentstack.tech/acti\u200bvate', 'https://agentstack.tech/mcp')).toBe(false);
+    expect(isOpenableUrl('https://agentstack.tech/\u0085', 'https://agentstack.tech/mcp')).toBe(false);
   });
 });

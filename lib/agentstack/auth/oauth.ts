@@ -6,7 +6,7 @@
  * messages quote the server only through its OAuth `error`/`error_description`, cut short.
  */
 import * as o from 'oauth4webapi';
-import { isLoopbackHost, isSafeWebUrl } from '../server/baseUrl.js';
+import { isLoopbackHost, mayRequestFor } from '../server/baseUrl.js';
 import { PluginError, quoteShort, redactError } from '../../platform/errors.js';
 import { scrubSecrets } from '../../platform/text/scrub.js';
 import { boundedFetch } from '../../platform/net/http.js';
@@ -274,6 +274,8 @@ export interface RefreshGrantArgs extends RequestOptions {
   clientSecret?: string;
   refreshToken: string;
   resource: string;
+  /** The MCP URL the refresh record belongs to: plain http to loopback only when it is itself plain http on loopback. */
+  mcpUrl: string;
   /**
    * How the client authenticates (chosen from the metadata at sign-in and kept in the refresh record). Absent for a
    * record written before the method was kept: client_secret_post, the way that token was obtained.
@@ -283,8 +285,12 @@ export interface RefreshGrantArgs extends RequestOptions {
 
 /** The refresh grant. `invalid_grant` means the stored refresh token is dead: clear it and sign in again. */
 export async function refreshAccessToken(args: RefreshGrantArgs): Promise<TokenSet> {
-  if (!isSafeWebUrl(args.tokenEndpoint)) {
-    throw new PluginError('unsafe_url', `The stored token endpoint is not https: ${quoteShort(args.tokenEndpoint, 120)}`);
+  // The endpoint may come from a refresh record written by an older version, which allowed plain http to any loopback.
+  if (!mayRequestFor(args.tokenEndpoint, args.mcpUrl)) {
+    throw new PluginError(
+      'unsafe_url',
+      `The stored token endpoint is not https: ${quoteShort(args.tokenEndpoint, 120)} (plain http only to loopback, and only for an MCP server on plain http to loopback); sign in again`,
+    );
   }
   const as = asFor({ issuer: new URL(args.tokenEndpoint).origin, tokenEndpoint: args.tokenEndpoint });
   const client: OAuthClient = { clientId: args.clientId, ...(args.clientSecret ? { clientSecret: args.clientSecret } : {}) };

@@ -3,8 +3,8 @@
  * protocol step (oauth.ts).
  */
 import * as o from 'oauth4webapi';
-import { isSafeWebUrl } from '../server/baseUrl.js';
-import { PluginError } from '../../platform/errors.js';
+import { mayRequestFor } from '../server/baseUrl.js';
+import { PluginError, quoteShort } from '../../platform/errors.js';
 import { oauthErrorFirst } from '../../platform/net/oauthResponse.js';
 import { asFor, attempt, clientAuth, requestOptions, type OAuthClient, type OAuthEndpoints, type RequestOptions } from './oauth.js';
 
@@ -13,6 +13,8 @@ export interface RevokeArgs extends RequestOptions {
   client: OAuthClient;
   token: string;
   tokenTypeHint: 'refresh_token' | 'access_token';
+  /** The MCP URL the token was issued for: plain http to loopback only when it is itself plain http on loopback. */
+  mcpUrl: string;
 }
 
 /**
@@ -21,7 +23,10 @@ export interface RevokeArgs extends RequestOptions {
  */
 export async function revokeToken(args: RevokeArgs): Promise<void> {
   const endpoint = args.endpoints.revocationEndpoint;
-  if (!endpoint || !isSafeWebUrl(endpoint)) throw new PluginError('invalid_config', 'The server names no usable revocation endpoint');
+  if (!endpoint) throw new PluginError('invalid_config', 'The server names no usable revocation endpoint');
+  if (!mayRequestFor(endpoint, args.mcpUrl)) {
+    throw new PluginError('unsafe_url', `The revocation endpoint is not https: ${quoteShort(endpoint, 120)} (plain http only to loopback, and only for an MCP server on plain http to loopback)`);
+  }
   const as: o.AuthorizationServer = { ...asFor(args.endpoints), revocation_endpoint: endpoint };
   const oclient: o.Client = { client_id: args.client.clientId };
   await attempt('Revoking the token', async () => {

@@ -92,6 +92,7 @@ async function refreshNow(args: TokenRefreshArgs, stored: StoredRefresh, startTo
     clientSecret,
     refreshToken,
     resource,
+    mcpUrl: mcpUrlFor(args.baseUrl),
     authMethod,
     timeoutMs,
   });

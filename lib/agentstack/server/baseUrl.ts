@@ -10,7 +10,10 @@ export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK_HOSTS.has(hostname.toLowerCase());
 }
 
-/** True for `https:` URLs, and `http:` only to a loopback host. The same rule guards what we open in a browser. */
+/**
+ * True for `https:` URLs, and `http:` only to a loopback host: the rule for the MCP URL (or base URL) itself, which
+ * a local server runs on plain http. A URL a server hands us (an endpoint, a verification page) takes mayRequestFor.
+ */
 export function isSafeWebUrl(value: string): boolean {
   let url: URL;
   try {

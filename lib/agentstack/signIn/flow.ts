@@ -65,8 +65,9 @@ export async function startDeviceFlow(args: { baseUrl: string; client: OAuthClie
   const endpoints = await discoverEndpoints(args.baseUrl, { signal: args.signal });
   const scope = resolveScopes(args.scopes, endpoints);
   const device = await requestDeviceCode({ endpoints, client: args.client, scope, signal: args.signal });
-  assertOpenableUrl(device.verification_uri, 'verification URL');
-  if (device.verification_uri_complete !== undefined) assertOpenableUrl(device.verification_uri_complete, 'verification URL');
+  const mcpUrl = mcpUrlFor(args.baseUrl);
+  assertOpenableUrl(device.verification_uri, 'verification URL', mcpUrl);
+  if (device.verification_uri_complete !== undefined) assertOpenableUrl(device.verification_uri_complete, 'verification URL', mcpUrl);
   return { endpoints, device };
 }
 
@@ -180,7 +181,7 @@ export async function runDeviceFlow(options: DeviceFlowOptions): Promise<DeviceF
       interval: device.interval ?? 5,
     });
     const url = device.verification_uri_complete ?? device.verification_uri;
-    const outcome = options.openBrowser === false ? 'skipped' : await openInBrowser(url, { opener: options.opener, env: options.env, platform: options.platform });
+    const outcome = options.openBrowser === false ? 'skipped' : await openInBrowser(url, { mcpUrl: mcpUrlFor(baseUrl), opener: options.opener, env: options.env, platform: options.platform });
     options.onEvent?.({ event: 'browser', outcome, url });
     const result = await completeDeviceFlow({ ...options, device, endpoints, client, baseUrl, paths, projectId, issuedAt });
     return { kind: 'authorized', result };

@@ -10,7 +10,8 @@ import { unlinkSync } from 'node:fs';
 import { PluginError } from '../../platform/errors.js';
 import { LOCK_CLOCK_SKEW_MS, breakStaleLock, isBeingWritten, isLockHolderAlive, parseLockText, readLockFile, unwritableReason } from '../../platform/fs/fileLock.js';
 import { processStartTime } from '../../platform/processStart.js';
-import { isOpenableUrl } from './browser.js';
+import { isPlainLink } from './browser.js';
+import { mayRequestFor, mcpUrlFor } from '../server/baseUrl.js';
 import { DeviceLockSchema, type DeviceLock } from '../../schemas/state.js';
 import { createExclusive, readTextIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
 import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
@@ -56,18 +57,23 @@ export function isStaleDeviceLock(holder: DeviceLock | null, now = Date.now()): 
   return !holder || !isLiveDeviceLock(holder, { holderAlive: isLockHolderAlive(holder.pid, holder.pid_start), now });
 }
 
-/** The origins whose pages a device lock may send a person to: the server's, and its authorization server's. */
+/**
+ * The origins whose pages a device lock may send a person to: the server's, and its authorization server's when the
+ * plugin may request it for the server's MCP URL (https; plain http to loopback only for an MCP server on plain http
+ * to loopback), which a stored endpoint written by an older version may not be.
+ */
 export function signInOrigins(baseUrl: string, authorizationUrls: ReadonlyArray<string | null | undefined> = []): string[] {
   const origins = new Set<string>();
-  for (const url of [baseUrl, ...authorizationUrls]) {
+  const mcpUrl = mcpUrlFor(baseUrl);
+  for (const url of [baseUrl, ...authorizationUrls.filter((u) => u && mayRequestFor(u, mcpUrl))]) {
     try { if (url) origins.add(new URL(url).origin); } catch { /* not a URL: adds nothing */ }
   }
   return [...origins];
 }
 
-/** `url` when it may be shown as the page of a running sign-in: openable and on one of `origins`; else null. */
+/** `url` when it may be shown as the page of a running sign-in: a plain link on one of `origins`; else null. */
 export function shownSignInUrl(url: unknown, origins: readonly string[]): string | null {
-  if (!isOpenableUrl(url)) return null;
+  if (!isPlainLink(url)) return null;
   return origins.includes(new URL(url).origin) ? url : null;
 }
 

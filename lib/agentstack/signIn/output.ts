@@ -10,7 +10,7 @@ import type { FlowEvent } from './flow.js';
 import { PluginError, quoteShort, type PluginErrorCode } from '../../platform/errors.js';
 import type { DeviceLock } from '../../schemas/state.js';
 import { isDisplayableUserCode } from './userCode.js';
-import { isOpenableUrl } from './browser.js';
+import { isPlainLink } from './browser.js';
 import { ENABLE_STEP } from '../plugin/cursorUi.js';
 import { projectOf, projectText } from '../state/project.js';
 
@@ -178,8 +178,8 @@ export function createReporter(options: { json: boolean; streams: OutputStreams;
       // The lock is a file anyone with this account can write: show only a code and links that pass the same rules
       // as a server's.
       const shown = {
-        verification_uri: isOpenableUrl(holder.verification_uri) ? holder.verification_uri : null,
-        verification_uri_complete: isOpenableUrl(holder.verification_uri_complete) ? holder.verification_uri_complete : null,
+        verification_uri: isPlainLink(holder.verification_uri) ? holder.verification_uri : null,
+        verification_uri_complete: isPlainLink(holder.verification_uri_complete) ? holder.verification_uri_complete : null,
         user_code: isDisplayableUserCode(holder.user_code) ? holder.user_code : null,
       };
       if (holder.approved_at) {

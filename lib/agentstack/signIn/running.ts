@@ -6,7 +6,7 @@ import { quoteShort } from '../../platform/errors.js';
 import { isStaleDeviceLock, readDeviceLock, shownDeviceLock } from './lock.js';
 import type { DeviceLock } from '../../schemas/state.js';
 import { isDisplayableUserCode } from './userCode.js';
-import { isOpenableUrl } from './browser.js';
+import { isPlainLink } from './browser.js';
 
 export type SignInOutcome =
   | { kind: 'running'; url: string | null; code: string | null; expiresAt: string }
@@ -19,7 +19,7 @@ export type RunningFlow = Extract<SignInOutcome, { kind: 'running' }>;
  * link only when it is on one of `origins`. */
 export function running(holder: DeviceLock, origins: readonly string[]): RunningFlow {
   const shown = shownDeviceLock(holder, origins);
-  const url = [shown.verification_uri_complete, shown.verification_uri].find((u) => isOpenableUrl(u)) ?? null;
+  const url = [shown.verification_uri_complete, shown.verification_uri].find((u) => isPlainLink(u)) ?? null;
   return { kind: 'running', url, code: isDisplayableUserCode(holder.user_code) ? holder.user_code : null, expiresAt: quoteShort(shown.expires_at, 40) };
 }
 

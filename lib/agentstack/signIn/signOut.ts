@@ -198,14 +198,14 @@ async function revokeAtServer(removed: Removed, options: SignOutOptions): Promis
     methods = client.clientSecret || publicClientAccepted(endpoints.revocationAuthMethods) ? null : endpoints.revocationAuthMethods ?? null;
     let revoked = false;
     if (refresh?.refresh_token) {
-      await revokeToken({ endpoints, client, token: refresh.refresh_token, tokenTypeHint: 'refresh_token', ...request });
+      await revokeToken({ endpoints, client, token: refresh.refresh_token, tokenTypeHint: 'refresh_token', mcpUrl: mcpUrlFor(server), ...request });
       revoked = true;
     }
     let accessRevoked = false;
     if (bearer && removed.bearerBelongs && server === removed.baseUrl) {
       // Many servers cannot revoke a JWT access token (RFC 7009 lets them refuse with unsupported_token_type).
       try {
-        await revokeToken({ endpoints, client, token: bearer, tokenTypeHint: 'access_token', ...request });
+        await revokeToken({ endpoints, client, token: bearer, tokenTypeHint: 'access_token', mcpUrl: mcpUrlFor(server), ...request });
         accessRevoked = true;
       } catch (error) {
         if (!refresh?.refresh_token) {
