@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exitCodeFor, fail, pass, renderJson, renderTable, warn } from '../../lib/platform/report.js';
 import { canonicalJson } from '../../lib/commands/verify/fetchJson.js';
-import { authorizationServerUrls, connectReadinessCheck, protectedResourceUrls } from '../../lib/commands/verify/oauthChecks.js';
+import { authorizationServerUrls, connectReadinessCheck, invalidEndpoints, protectedResourceUrls } from '../../lib/commands/verify/oauthChecks.js';
 import { challengeResourceMetadata, resourceCovers } from '../../lib/agentstack/auth/resourceMetadata.js';
 import { bearerFromEnv, bearerFromMcpJson } from '../../lib/commands/verify/bearerSource.js';
 import { describeRowDrift } from '../../lib/commands/verify/restChecks.js';
@@ -74,11 +74,20 @@ describe('discovery URLs and Connect readiness', () => {
 
   it('needs authorization code, PKCE S256 and a registration endpoint', () => {
     const good = { authorization_endpoint: 'https://a/auth', response_types_supported: ['code'], grant_types_supported: ['authorization_code'], code_challenge_methods_supported: ['S256'], registration_endpoint: 'https://a/reg' };
-    expect(connectReadinessCheck(good).status).toBe('PASS');
+    const mcp = 'https://h.example/mcp';
+    expect(connectReadinessCheck(good, mcp).status).toBe('PASS');
     const { registration_endpoint: _r, ...noReg } = good;
-    expect(connectReadinessCheck(noReg).summary).toMatch(/registration_endpoint/);
-    expect(connectReadinessCheck({ ...good, code_challenge_methods_supported: ['plain'] }).summary).toMatch(/S256/);
-    expect(connectReadinessCheck(undefined).status).toBe('FAIL');
+    expect(connectReadinessCheck(noReg, mcp).summary).toMatch(/registration_endpoint/);
+    expect(connectReadinessCheck({ ...good, code_challenge_methods_supported: ['plain'] }, mcp).summary).toMatch(/S256/);
+    expect(connectReadinessCheck(undefined, mcp).status).toBe('FAIL');
+  });
+
+  it('plain http to loopback in the AS metadata only for an MCP server that is itself plain http on loopback', () => {
+    const md = { token_endpoint: 'http://127.0.0.1:9/token', device_authorization_endpoint: 'https://a/device', registration_endpoint: 'http://localhost:9/reg' };
+    expect(invalidEndpoints(md, ['token_endpoint', 'device_authorization_endpoint'], 'https://h.example/mcp')).toEqual(['token_endpoint']);
+    expect(invalidEndpoints(md, ['token_endpoint', 'device_authorization_endpoint'], 'http://127.0.0.1:8787/mcp')).toEqual([]);
+    expect(invalidEndpoints(md, ['registration_endpoint'], 'https://h.example/mcp')).toEqual(['registration_endpoint']);
+    expect(invalidEndpoints({ token_endpoint: 'http://as.example/token' }, ['token_endpoint'], 'http://127.0.0.1:8787/mcp')).toEqual(['token_endpoint']);
   });
 
   it('compares JSON documents whatever the key order', () => {

@@ -5,7 +5,7 @@
  * when the server offers RFC 7592 management, the client is deleted again. The browser sign-in that follows needs a
  * person and is not run here; the test suite runs it against the reference core with the SDK's own client.
  */
-import { isSafeWebUrl } from '../../agentstack/server/baseUrl.js';
+import { mayRequestFor } from '../../agentstack/server/baseUrl.js';
 import { quoteShort } from '../../platform/errors.js';
 import { fail, pass, type Check } from '../../platform/report.js';
 import { requestJson, statusLine, type VerifyContext } from './fetchJson.js';
@@ -28,7 +28,7 @@ export function connectRegistrationRequest(scopes: readonly string[] | undefined
 async function deleteRegistration(ctx: VerifyContext, registrationEndpoint: string, body: Record<string, unknown>): Promise<void> {
   const uri = body.registration_client_uri;
   const token = body.registration_access_token;
-  if (typeof uri !== 'string' || typeof token !== 'string' || !isSafeWebUrl(uri)) return;
+  if (typeof uri !== 'string' || typeof token !== 'string' || !mayRequestFor(uri, ctx.mcpUrl)) return;
   if (new URL(uri).origin !== new URL(registrationEndpoint).origin) return;
   await requestJson({ ...ctx, bearer: token }, uri, { method: 'DELETE', auth: true });
 }

@@ -5,7 +5,7 @@
  * PKCE S256 + dynamic registration), the 401 challenge, and the anti-pattern of a home-made Connect endpoint under
  * /mcp/.well-known/.
  */
-import { isSafeWebUrl } from '../../agentstack/server/baseUrl.js';
+import { mayRequestFor } from '../../agentstack/server/baseUrl.js';
 import { webUrlProblemText } from '../../platform/net/webUrl.js';
 import { quoteShort } from '../../platform/errors.js';
 import { fail, pass, warn, type Check } from '../../platform/report.js';
@@ -52,7 +52,7 @@ async function protectedResourceCheck(ctx: VerifyContext, fromChallenge: string 
     const { resource, authorization_servers } = read.metadata;
     const issuer = authorization_servers?.[0];
     if (!issuer) return { check: fail(id, `${new URL(url).pathname} names no authorization_servers`, 'list the authorization server issuer in authorization_servers') };
-    if (!isSafeWebUrl(issuer)) {
+    if (!mayRequestFor(issuer, ctx.mcpUrl)) {
       return { check: fail(id, `${new URL(url).pathname} names the authorization server ${JSON.stringify(quoteShort(issuer, 120))}, which is not a valid https URL`, 'list the issuer as an absolute https URL in authorization_servers') };
     }
     const scopes = scopesSupportedOf(read.metadata);
@@ -75,7 +75,7 @@ async function authorizationServerCheck(ctx: VerifyContext, issuer: string): Pro
     if (!issuerMatches(md.issuer, issuer)) return { check: fail(id, `${where} says issuer ${JSON.stringify(quoteShort(md.issuer ?? '', 120))}, not ${issuer} (RFC 8414 §3.3)`, 'make issuer equal the URL named in authorization_servers'), metadata: md };
     const missing = ['token_endpoint', 'device_authorization_endpoint'].filter((k) => typeof md[k] !== 'string');
     if (missing.length) return { check: fail(id, `${where} has no ${missing.join(' or ')}: the plugin's device-code sign-in needs it`, 'enable the device authorization grant (RFC 8628) and advertise its endpoint'), metadata: md };
-    const invalid = invalidEndpoints(md, ['token_endpoint', 'device_authorization_endpoint']);
+    const invalid = invalidEndpoints(md, ['token_endpoint', 'device_authorization_endpoint'], ctx.mcpUrl);
     if (invalid.length) {
       return { check: fail(id, `${where}: ${invalid.join(', ')} ${invalid.length === 1 ? 'is not a valid https URL' : 'are not valid https URLs'}`, 'advertise every endpoint as an absolute https URL'), metadata: md };
     }
@@ -84,13 +84,16 @@ async function authorizationServerCheck(ctx: VerifyContext, issuer: string): Pro
   return { check: fail(id, `no authorization server metadata for ${issuer} (${tried.join('; ')})`, 'serve /.well-known/oauth-authorization-server for the issuer', { tried }) };
 }
 
-/** The named metadata fields present but not an absolute https (or loopback http) URL. */
-export function invalidEndpoints(md: Record<string, unknown>, keys: readonly string[]): string[] {
-  return keys.filter((k) => md[k] !== undefined && (typeof md[k] !== 'string' || !isSafeWebUrl(md[k] as string)));
+/**
+ * The named metadata fields present but not an absolute https URL (plain http only to loopback, and only for an MCP
+ * server that is itself plain http on loopback: the rule discovery applies).
+ */
+export function invalidEndpoints(md: Record<string, unknown>, keys: readonly string[], mcpUrl: string): string[] {
+  return keys.filter((k) => md[k] !== undefined && (typeof md[k] !== 'string' || !mayRequestFor(md[k] as string, mcpUrl)));
 }
 
 /** What Cursor's Connect button needs from the authorization server. */
-export function connectReadinessCheck(md: Record<string, unknown> | undefined): Check {
+export function connectReadinessCheck(md: Record<string, unknown> | undefined, mcpUrl: string): Check {
   const id = 'oauth.connect_ready';
   if (!md) return fail(id, 'not ready for Cursor\'s Connect: no authorization server metadata (see oauth.as_metadata)');
   const list = (k: string) => (Array.isArray(md[k]) ? (md[k] as unknown[]).filter((v): v is string => typeof v === 'string') : null);
@@ -102,7 +105,7 @@ export function connectReadinessCheck(md: Record<string, unknown> | undefined): 
   if (grants && !grants.includes('authorization_code')) missing.push('grant authorization_code');
   if (!list('code_challenge_methods_supported')?.includes('S256')) missing.push('PKCE S256 in code_challenge_methods_supported');
   if (typeof md.registration_endpoint !== 'string') missing.push('registration_endpoint (dynamic client registration)');
-  const invalid = invalidEndpoints(md, ['authorization_endpoint', 'registration_endpoint']).filter((k) => typeof md[k] === 'string');
+  const invalid = invalidEndpoints(md, ['authorization_endpoint', 'registration_endpoint'], mcpUrl).filter((k) => typeof md[k] === 'string');
   if (invalid.length) missing.push(`${invalid.join(' and ')} as a valid https URL`);
   if (missing.length) return fail(id, `not ready for Cursor's Connect: missing ${missing.join(', ')}`, 'Connect registers itself as a public client and runs authorization code + PKCE S256');
   return pass(id, 'ready for Cursor\'s Connect: authorization code, PKCE S256, dynamic registration');
@@ -122,7 +125,7 @@ async function challengeCheck(ctx: VerifyContext): Promise<{ check: Check; metad
   const header = answer.res.headers.get('www-authenticate') ?? '';
   if (!/resource_metadata=/i.test(header)) return none(warn(id, 'the 401 from /mcp has no WWW-Authenticate resource_metadata', 'add resource_metadata="<base>/.well-known/oauth-protected-resource/mcp" to the challenge'));
   const url = challengeResourceMetadata(header, ctx.mcpUrl);
-  if (!url || !isSafeWebUrl(url)) {
+  if (!url || !mayRequestFor(url, ctx.mcpUrl)) {
     return none(warn(id, 'the 401 from /mcp names a resource_metadata that is not an https URL', 'name the metadata as an absolute https URL in resource_metadata'));
   }
   return { check: pass(id, `POST /mcp without a token: 401 with WWW-Authenticate resource_metadata ${quoteShort(url, 120)}`), metadataUrl: url };
@@ -152,7 +155,7 @@ export async function oauthChecks(ctx: VerifyContext): Promise<Check[]> {
   } else {
     checks.push(fail('oauth.as_metadata', 'not checked: the protected-resource metadata names no authorization server', 'fix oauth.protected_resource first'));
   }
-  const ready = connectReadinessCheck(md);
+  const ready = connectReadinessCheck(md, ctx.mcpUrl);
   // Metadata is necessary, not sufficient: the registration Connect sends is run too (see connectCheck.ts).
   checks.push(ready.status === 'PASS' && md ? await connectRegistrationCheck(ctx, md.registration_endpoint as string, resource.scopes) : ready, await connectAntipatternCheck(ctx));
   return checks;
