@@ -83,7 +83,8 @@ describe('per-action rules in the pre-MCP hook', { timeout: 90_000 }, () => {
       expect(await answers()).toEqual([undefined, 'deny', 'deny']);
       const deny = await hook([ADMIN]);
       expect(deny.json.user_message).toContain(`projects.delete (policy readonly: it needs "projects:admin", which is not a read capability, set in ${settingsPath()})`);
-      expect(deny.json.user_message).toContain('scripts/config.mjs" set policy … (or unset policy)');
+      // The way back names the config script of the copy that runs (this repository's, here).
+      expect(deny.json.user_message).toContain(`To change that: node ${REPO_ROOT}/scripts/config.mjs set policy … (or unset policy)`);
       // The environment wins over the file, as for every setting.
       expect(await answers({ AGENTSTACK_POLICY: 'default' })).toEqual([undefined, undefined, undefined]);
     } finally {
