@@ -1,5 +1,6 @@
 import { PluginError } from '../../platform/errors.js';
 import { readWebUrl } from '../../platform/net/webUrl.js';
+import { settingFromEnv } from '../settings/variables.js';
 
 export const DEFAULT_BASE_URL = 'https://agentstack.tech';
 export const MCP_PATH = '/mcp';
@@ -69,8 +70,8 @@ export function parseBaseUrl(value: string, source = 'AGENTSTACK_BASE_URL'): str
 
 /** The base URL from the environment, or the default. */
 export function resolveBaseUrl(env: NodeJS.ProcessEnv = process.env): string {
-  const fromEnv = env.AGENTSTACK_BASE_URL;
-  return fromEnv && fromEnv.trim() ? parseBaseUrl(fromEnv) : DEFAULT_BASE_URL;
+  const fromEnv = settingFromEnv(env, 'base-url');
+  return fromEnv ? parseBaseUrl(fromEnv) : DEFAULT_BASE_URL;
 }
 
 export function mcpUrlFor(baseUrl: string): string {

@@ -10,6 +10,7 @@ import { PluginError, quoteShort } from '../../platform/errors.js';
 import { removeIfExists } from '../../platform/fs/secureFile.js';
 import { baseUrlFromMcpUrl, mcpUrlFor } from '../server/baseUrl.js';
 import { baseUrlIn } from '../settings/keys.js';
+import { settingFromEnv } from '../settings/variables.js';
 import { cursorPaths, type CursorPaths } from '../server/paths.js';
 import { chooseBaseUrl, credentialsBelongTo } from '../mcpJson/entry.js';
 import { agentstackEntry, bearerOf, headerValue, type McpConfig } from '../mcpJson/credential.js';
@@ -253,7 +254,7 @@ function revokeAt(baseUrl: string, issuer: string | undefined): string {
 }
 
 function clientFromEnvLite(env: NodeJS.ProcessEnv): string {
-  return env.AGENTSTACK_OAUTH_CLIENT_ID?.trim() || DEFAULT_CLIENT_ID;
+  return settingFromEnv(env, 'oauth-client-id') ?? DEFAULT_CLIENT_ID;
 }
 
 export async function signOut(options: SignOutOptions): Promise<SignOutResult> {
