@@ -132,12 +132,17 @@ describe('one reader of the settings', () => {
     // the values are fingerprinted, never interpreted.
     'lib/commands/sessionStart/quick.ts': "envFingerprint(…, 'AGENTSTACK_')",
     'lib/commands/preMcp/gate/gate.ts': "envFingerprint(…, 'AGENTSTACK_')",
+    // The placeholder a hand-written mcp.json puts where the token goes; the plugin never reads such a variable.
+    'lib/agentstack/mcpJson/credential.ts': 'AGENTSTACK_ACCESS_TOKEN',
   };
   const OWNERS = [join(LIB, 'agentstack', 'settings') + '/', join(LIB, 'platform', 'env.ts')];
   /** Code without its comments (strings are kept: a read by a quoted name counts). */
   const codeOf = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
-  /** `env.AGENTSTACK_X`, `env['AGENTSTACK_X']`, a prefix fingerprint, or the platform's environment readers. */
-  const READS = [/\.\s*AGENTSTACK_\w+/, /\[\s*['"`]AGENTSTACK_\w*/, /envFingerprint\([^)]*AGENTSTACK_/, /from\s+['"][./]*platform\/env\.js['"]/];
+  /**
+   * `env.AGENTSTACK_X`, `env['AGENTSTACK_X']`, a variable's name on its own (a constant read elsewhere), a prefix
+   * fingerprint, or the platform's environment readers.
+   */
+  const READS = [/\.\s*AGENTSTACK_\w+/, /\[\s*['"`]AGENTSTACK_\w*/, /['"`]AGENTSTACK_[A-Z_]*['"`]/, /envFingerprint\([^)]*AGENTSTACK_/, /from\s+['"][./]*platform\/env\.js['"]/];
 
   it('no module outside lib/agentstack/settings/ reads an AGENTSTACK_ setting from the environment', () => {
     const readers: string[] = [];

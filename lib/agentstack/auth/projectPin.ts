@@ -9,7 +9,7 @@ import { parseProjectId } from '../mcpJson/entry.js';
 import { SECRET_FILE_MODE, readTextIfExists, removeIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
 import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
 import { pluginCommand } from '../plugin/root.js';
-import { settingFromEnv } from '../settings/variables.js';
+import { SETTING_ENV, settingFromEnv } from '../settings/variables.js';
 
 export interface ProjectPin {
   projectId: number | null;
@@ -36,7 +36,7 @@ export function readProjectPin(env: NodeJS.ProcessEnv, pinPath: string): Project
   const fromEnv = settingFromEnv(env, 'project');
   if (fromEnv) {
     const id = parseProjectId(fromEnv);
-    if (id === null) throw invalid(fromEnv, 'AGENTSTACK_PROJECT_ID');
+    if (id === null) throw invalid(fromEnv, SETTING_ENV.project[0]);
     return { projectId: id, source: 'env' };
   }
   const text = readTextIfExists(pinPath, { maxBytes: STATE_FILE_MAX_BYTES.project })?.trim();

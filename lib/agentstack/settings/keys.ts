@@ -9,8 +9,8 @@ import { maskUrlCredentials, parseNoProxy, parseProxyUrl } from '../../platform/
 import { DEFAULT_BASE_URL, parseBaseUrl } from '../server/baseUrl.js';
 import { DEFAULT_SCOPE_PRESET, SCOPE_PRESETS, isScopePreset, type ScopePreset } from '../auth/scopes.js';
 import { parsePinArgument } from '../auth/projectPin.js';
-import { DEFAULT_POLICY, POLICY_ENV, parsePolicyPreset, parseRuleList } from '../policy/rules.js';
-import { SETTING_ENV } from './variables.js';
+import { DEFAULT_POLICY, parsePolicyPreset, parseRuleList } from '../policy/rules.js';
+import { SETTING_ENV, settingFromEnv } from './variables.js';
 
 export const SETTING_KEYS = ['base-url', 'auto-login', 'scope-preset', 'project', 'https-proxy', 'no-proxy', 'oauth-client-id', 'policy', 'ask-actions', 'deny-actions', 'debug', 'journal', 'credential-store'] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
@@ -19,14 +19,14 @@ export type StoredKey = Exclude<SettingKey, 'project'>;
 
 export const DEFAULT_CLIENT_ID = 'cursor-plugin';
 /** The variable that picks the scope preset when `--scope-preset` is not given. */
-export const SCOPE_PRESET_ENV = 'AGENTSTACK_SCOPE_PRESET';
+export const SCOPE_PRESET_ENV = SETTING_ENV['scope-preset'][0];
 /** The variable that turns the activity journal off (`off`) or on (`on`). */
-export const JOURNAL_ENV = 'AGENTSTACK_JOURNAL';
+export const JOURNAL_ENV = SETTING_ENV.journal[0];
 /** Where the refresh token is kept: `auto` (the system keychain where it works, else the file), `keychain`, `file`. */
-export const CREDENTIAL_STORE_ENV = 'AGENTSTACK_CREDENTIAL_STORE';
+export const CREDENTIAL_STORE_ENV = SETTING_ENV['credential-store'][0];
 export const CREDENTIAL_STORES = ['auto', 'keychain', 'file'] as const;
 /** The variable that turns automatic sign-in off when set to 1. */
-export const AUTO_LOGIN_ENV = 'AGENTSTACK_DISABLE_AUTO_LOGIN';
+export const AUTO_LOGIN_ENV = SETTING_ENV['auto-login'][0];
 
 export interface SettingSpec {
   key: SettingKey;
@@ -123,15 +123,15 @@ const SPECS: Record<SettingKey, SettingSpec> = {
   // The per-action rules the pre-MCP hook applies (policy/rules.ts).
   policy: {
     key: 'policy', env: SETTING_ENV['policy'], parse: parsePolicyPreset, fromEnv: same, show: same, stored: 'string',
-    toEnv: (v) => ({ [POLICY_ENV.policy]: v }), default: DEFAULT_POLICY,
+    toEnv: (v) => ({ [SETTING_ENV.policy[0]]: v }), default: DEFAULT_POLICY,
   },
   'ask-actions': {
     key: 'ask-actions', env: SETTING_ENV['ask-actions'], parse: parseRuleList, fromEnv: same, show: same, stored: 'string',
-    toEnv: (v) => ({ [POLICY_ENV.ask]: v }), default: null,
+    toEnv: (v) => ({ [SETTING_ENV['ask-actions'][0]]: v }), default: null,
   },
   'deny-actions': {
     key: 'deny-actions', env: SETTING_ENV['deny-actions'], parse: parseRuleList, fromEnv: same, show: same, stored: 'string',
-    toEnv: (v) => ({ [POLICY_ENV.deny]: v }), default: null,
+    toEnv: (v) => ({ [SETTING_ENV['deny-actions'][0]]: v }), default: null,
   },
   debug: {
     key: 'debug', env: SETTING_ENV['debug'], parse: parseDebug, fromEnv: same, show: same, stored: 'string',
@@ -181,13 +181,13 @@ export function scopePresetFrom(env: NodeJS.ProcessEnv): ScopePreset {
  * setting, normalized; null when neither is set. Throws `invalid_config` for a value that is not valid.
  */
 export function baseUrlIn(env: NodeJS.ProcessEnv): string | null {
-  const value = readEnv(env, 'AGENTSTACK_BASE_URL')?.value;
+  const value = settingFromEnv(env, 'base-url');
   return value ? parseBaseUrl(value) : null;
 }
 
 /** The project pin AGENTSTACK_PROJECT_ID sets in `env` (trimmed, unchecked), or null. */
 export function projectIdIn(env: NodeJS.ProcessEnv): string | null {
-  return readEnv(env, 'AGENTSTACK_PROJECT_ID')?.value ?? null;
+  return settingFromEnv(env, 'project') ?? null;
 }
 
 /** Where the refresh token is kept in `env` (an environment with the settings applied): `auto` unless set otherwise. */
