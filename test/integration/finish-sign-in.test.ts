@@ -241,6 +241,17 @@ describe('finishSignIn against the core', () => {
     expect((error as Error).message).toMatch(new RegExp(`^Could not save the sign-in to ${named.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(EISDIR\\); check that ${dir.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is writable, then sign in again\\.$`));
   });
 
+  it('keeps the refresh token where the settings it is handed say, not where the environment would', async () => {
+    // The environment asks for the keychain; the settings the caller read (a managed file fixing `file`) win, so the
+    // token goes to the file and no keychain is asked.
+    const settings = { rows: [{ key: 'credential-store' as const, value: 'file', origin: 'managed' as const, source: join(dir.path, 'managed.json') }] };
+    const env = { AGENTSTACK_CURSOR_DIR: dir.path, AGENTSTACK_CREDENTIAL_STORE: 'keychain' };
+    const tokens = await issue();
+    const result = await finishSignIn(args(tokens, { env, settings }));
+    expect(result.refresh_store).toBe('file');
+    expect(readRefreshFile(paths.refresh)).toMatchObject({ refresh_token: tokens.refresh_token, store: 'file' });
+  });
+
   it('an mcp.json that is not JSON: its own error, unchanged', async () => {
     writeFileSync(paths.mcpJson, '{"mcpServers": {');
     await expect(finishSignIn(args(await issue()))).rejects.toMatchObject({ code: 'malformed_file' });

@@ -117,3 +117,48 @@ describe('one reader of the local state', () => {
     for (const path of readers) expect(path).toMatch(/^commands\/(preMcp|sessionStart)\//);
   });
 });
+
+describe('one reader of the settings', () => {
+  /**
+   * The settings reach the domain through the settings module alone (settings/variables.ts reads the variables, the
+   * rest of lib/agentstack/settings/ works out what is in effect). Anywhere else, reading an `AGENTSTACK_` variable
+   * would let what runs differ from what `config` shows. These are the only other modules that may touch one, each
+   * for a variable (or a use) that is not a setting.
+   */
+  const EXCEPTIONS: Record<string, string> = {
+    // Where the settings file itself lives: the settings file cannot set it, so it is a location, not a setting.
+    'lib/agentstack/server/paths.ts': 'AGENTSTACK_CURSOR_DIR',
+    // The fast gates key their cache on every AGENTSTACK_ variable, so that changing any of them recompiles the gate;
+    // the values are fingerprinted, never interpreted.
+    'lib/commands/sessionStart/quick.ts': "envFingerprint(…, 'AGENTSTACK_')",
+    'lib/commands/preMcp/gate/gate.ts': "envFingerprint(…, 'AGENTSTACK_')",
+    // The placeholder a hand-written mcp.json puts where the token goes; the plugin never reads such a variable.
+    'lib/agentstack/mcpJson/credential.ts': 'AGENTSTACK_ACCESS_TOKEN',
+  };
+  const OWNERS = [join(LIB, 'agentstack', 'settings') + '/', join(LIB, 'platform', 'env.ts')];
+  /** Code without its comments (strings are kept: a read by a quoted name counts). */
+  const codeOf = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+  /**
+   * `env.AGENTSTACK_X`, `env['AGENTSTACK_X']`, a variable's name on its own (a constant read elsewhere), a prefix
+   * fingerprint, or the platform's environment readers.
+   */
+  const READS = [/\.\s*AGENTSTACK_\w+/, /\[\s*['"`]AGENTSTACK_\w*/, /['"`]AGENTSTACK_[A-Z_]*['"`]/, /envFingerprint\([^)]*AGENTSTACK_/, /from\s+['"][./]*platform\/env\.js['"]/];
+
+  it('no module outside lib/agentstack/settings/ reads an AGENTSTACK_ setting from the environment', () => {
+    const readers: string[] = [];
+    for (const file of files) {
+      if (OWNERS.some((owner) => file === owner || file.startsWith(owner))) continue;
+      const code = codeOf(readFileSync(file, 'utf8'));
+      const hit = READS.map((re) => code.match(re)?.[0]).find(Boolean);
+      if (hit) readers.push(`${relative(REPO_ROOT, file)}: ${hit}`);
+    }
+    expect(readers.filter((r) => !(r.split(':')[0]! in EXCEPTIONS))).toEqual([]);
+  });
+
+  it('lists only exceptions that are still needed', () => {
+    for (const path of Object.keys(EXCEPTIONS)) {
+      const code = codeOf(readFileSync(join(REPO_ROOT, path), 'utf8'));
+      expect(READS.some((re) => re.test(code)), path).toBe(true);
+    }
+  });
+});

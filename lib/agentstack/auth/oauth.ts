@@ -14,6 +14,7 @@ import { DeviationError, deviceAuthorizationAccepted, oauthErrorFirst } from '..
 import { clientAuthMethod, type ClientAuthMethod } from './clientAuth.js';
 import type { DiscoveredEndpoints } from './discovery.js';
 import { DEFAULT_CLIENT_ID } from '../settings/keys.js';
+import { clientSecretFromEnv, settingFromEnv } from '../settings/variables.js';
 import { USER_CODE_MAX_LENGTH, isDisplayableUserCode } from '../signIn/userCode.js';
 
 export { DEFAULT_CLIENT_ID };
@@ -42,8 +43,8 @@ export interface RequestOptions {
 }
 
 export function clientFromEnv(env: NodeJS.ProcessEnv = process.env): OAuthClient {
-  const clientId = env.AGENTSTACK_OAUTH_CLIENT_ID?.trim() || DEFAULT_CLIENT_ID;
-  const clientSecret = env.AGENTSTACK_OAUTH_CLIENT_SECRET?.trim() || undefined;
+  const clientId = settingFromEnv(env, 'oauth-client-id') ?? DEFAULT_CLIENT_ID;
+  const clientSecret = clientSecretFromEnv(env);
   return clientSecret ? { clientId, clientSecret } : { clientId };
 }
 

@@ -9,6 +9,7 @@ import { parseProjectId } from '../mcpJson/entry.js';
 import { SECRET_FILE_MODE, readTextIfExists, removeIfExists, writeFileAtomic } from '../../platform/fs/secureFile.js';
 import { STATE_FILE_MAX_BYTES } from '../server/fileLimits.js';
 import { pluginCommand } from '../plugin/root.js';
+import { SETTING_ENV, settingFromEnv } from '../settings/variables.js';
 
 export interface ProjectPin {
   projectId: number | null;
@@ -32,10 +33,10 @@ export function ignoredPinMessage(pinPath: string, text: string): string {
 }
 
 export function readProjectPin(env: NodeJS.ProcessEnv, pinPath: string): ProjectPin {
-  const fromEnv = env.AGENTSTACK_PROJECT_ID?.trim();
+  const fromEnv = settingFromEnv(env, 'project');
   if (fromEnv) {
     const id = parseProjectId(fromEnv);
-    if (id === null) throw invalid(fromEnv, 'AGENTSTACK_PROJECT_ID');
+    if (id === null) throw invalid(fromEnv, SETTING_ENV.project[0]);
     return { projectId: id, source: 'env' };
   }
   const text = readTextIfExists(pinPath, { maxBytes: STATE_FILE_MAX_BYTES.project })?.trim();
@@ -78,5 +79,5 @@ export function savePin(env: NodeJS.ProcessEnv, pinPath: string, projectId: numb
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     throw new PluginError('io', `Cannot write the project pin ${pinPath} (${code}); check that the folder is writable.`);
   }
-  return { notice: env.AGENTSTACK_PROJECT_ID?.trim() ? 'AGENTSTACK_PROJECT_ID is set and overrides the pin file.' : null };
+  return { notice: settingFromEnv(env, 'project') ? 'AGENTSTACK_PROJECT_ID is set and overrides the pin file.' : null };
 }

@@ -9,12 +9,13 @@ import { setHttpTrace } from '../../platform/net/http.js';
 import { httpTraceFormatter } from '../../platform/text/httpTrace.js';
 import { cursorPaths } from '../server/paths.js';
 import { applySettings } from '../settings/effective.js';
+import { clientSecretFromEnv } from '../settings/variables.js';
 import { apiTraceOn } from './switch.js';
 
 /** Secrets the environment holds before any exchange: the OAuth client secret and any proxy password. */
 export function environmentSecrets(env: NodeJS.ProcessEnv): string[] {
   const out: string[] = [];
-  const secret = env.AGENTSTACK_OAUTH_CLIENT_SECRET?.trim();
+  const secret = clientSecretFromEnv(env);
   if (secret) out.push(secret);
   for (const name of ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY']) {
     const password = /^[a-z][a-z0-9+.-]*:\/\/[^/@\s:]*:([^/@\s]+)@/i.exec(env[name] ?? '')?.[1];

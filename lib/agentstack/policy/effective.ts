@@ -8,7 +8,8 @@ import type { SettingOrigin, SettingRow } from '../settings/effective.js';
 import type { SettingsRead } from '../settings/file.js';
 import type { ManagedRead } from '../settings/managed.js';
 import type { CapabilityMap } from './capabilityMap.js';
-import { DEFAULT_POLICY, POLICY_ENV, parsePolicyPreset, parseRuleList, ruleEntries, type PolicyPreset } from './rules.js';
+import { SETTING_ENV } from '../settings/variables.js';
+import { DEFAULT_POLICY, parsePolicyPreset, parseRuleList, ruleEntries, type PolicyPreset } from './rules.js';
 
 export const POLICY_KEYS = ['policy', 'ask-actions', 'deny-actions'] as const;
 export type PolicyKey = (typeof POLICY_KEYS)[number];
@@ -46,7 +47,7 @@ export function isNoPolicy(policy: Policy): boolean {
   return policy.preset === DEFAULT_POLICY && policy.ask.length === 0 && policy.deny.length === 0;
 }
 
-const ENV_OF: Record<PolicyKey, string> = { policy: POLICY_ENV.policy, 'ask-actions': POLICY_ENV.ask, 'deny-actions': POLICY_ENV.deny };
+const ENV_OF: Record<PolicyKey, string> = { policy: SETTING_ENV.policy[0], 'ask-actions': SETTING_ENV['ask-actions'][0], 'deny-actions': SETTING_ENV['deny-actions'][0] };
 
 /** The managed file's part in the policy, or why it cannot be read (every AgentStack call then asks). */
 function managedPart(managed: ManagedPolicyRead | undefined): { part: NonNullable<Policy['managed']> | null; unreadable?: string } {

@@ -11,9 +11,6 @@ export const POLICY_PRESETS = ['default', 'confirm-writes', 'readonly'] as const
 export type PolicyPreset = (typeof POLICY_PRESETS)[number];
 export const DEFAULT_POLICY: PolicyPreset = 'default';
 
-/** The environment variables of the three settings. */
-export const POLICY_ENV = { policy: 'AGENTSTACK_POLICY', ask: 'AGENTSTACK_ASK_ACTIONS', deny: 'AGENTSTACK_DENY_ACTIONS' } as const;
-
 export const MAX_RULES = 100;
 const MAX_RULE_LENGTH = 200;
 

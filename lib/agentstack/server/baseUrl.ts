@@ -1,5 +1,6 @@
 import { PluginError } from '../../platform/errors.js';
 import { readWebUrl } from '../../platform/net/webUrl.js';
+import { SETTING_ENV, settingFromEnv } from '../settings/variables.js';
 
 export const DEFAULT_BASE_URL = 'https://agentstack.tech';
 export const MCP_PATH = '/mcp';
@@ -46,7 +47,7 @@ export function mayRequestFor(value: string, mcpUrl: string): boolean {
  * no query or fragment. The MCP URL (`<base>/mcp`, what the server prints and mcp.json holds) is read as its base:
  * kept as given, every request would go to `<base>/mcp/mcp`. Throws `invalid_config` before any request is made.
  */
-export function parseBaseUrl(value: string, source = 'AGENTSTACK_BASE_URL'): string {
+export function parseBaseUrl(value: string, source: string = SETTING_ENV['base-url'][0]): string {
   let url: URL;
   try {
     url = new URL(value.trim());
@@ -72,8 +73,8 @@ export function parseBaseUrl(value: string, source = 'AGENTSTACK_BASE_URL'): str
 
 /** The base URL from the environment, or the default. */
 export function resolveBaseUrl(env: NodeJS.ProcessEnv = process.env): string {
-  const fromEnv = env.AGENTSTACK_BASE_URL;
-  return fromEnv && fromEnv.trim() ? parseBaseUrl(fromEnv) : DEFAULT_BASE_URL;
+  const fromEnv = settingFromEnv(env, 'base-url');
+  return fromEnv ? parseBaseUrl(fromEnv) : DEFAULT_BASE_URL;
 }
 
 export function mcpUrlFor(baseUrl: string): string {

@@ -9,7 +9,8 @@ import { maskUrlCredentials, parseNoProxy, parseProxyUrl } from '../../platform/
 import { DEFAULT_BASE_URL, parseBaseUrl } from '../server/baseUrl.js';
 import { DEFAULT_SCOPE_PRESET, SCOPE_PRESETS, isScopePreset, type ScopePreset } from '../auth/scopes.js';
 import { parsePinArgument } from '../auth/projectPin.js';
-import { DEFAULT_POLICY, POLICY_ENV, parsePolicyPreset, parseRuleList } from '../policy/rules.js';
+import { DEFAULT_POLICY, parsePolicyPreset, parseRuleList } from '../policy/rules.js';
+import { SETTING_ENV, settingFromEnv } from './variables.js';
 
 export const SETTING_KEYS = ['base-url', 'auto-login', 'scope-preset', 'project', 'https-proxy', 'no-proxy', 'oauth-client-id', 'policy', 'ask-actions', 'deny-actions', 'debug', 'journal', 'credential-store'] as const;
 export type SettingKey = (typeof SETTING_KEYS)[number];
@@ -18,14 +19,14 @@ export type StoredKey = Exclude<SettingKey, 'project'>;
 
 export const DEFAULT_CLIENT_ID = 'cursor-plugin';
 /** The variable that picks the scope preset when `--scope-preset` is not given. */
-export const SCOPE_PRESET_ENV = 'AGENTSTACK_SCOPE_PRESET';
+export const SCOPE_PRESET_ENV = SETTING_ENV['scope-preset'][0];
 /** The variable that turns the activity journal off (`off`) or on (`on`). */
-export const JOURNAL_ENV = 'AGENTSTACK_JOURNAL';
+export const JOURNAL_ENV = SETTING_ENV.journal[0];
 /** Where the refresh token is kept: `auto` (the system keychain where it works, else the file), `keychain`, `file`. */
-export const CREDENTIAL_STORE_ENV = 'AGENTSTACK_CREDENTIAL_STORE';
+export const CREDENTIAL_STORE_ENV = SETTING_ENV['credential-store'][0];
 export const CREDENTIAL_STORES = ['auto', 'keychain', 'file'] as const;
 /** The variable that turns automatic sign-in off when set to 1. */
-export const AUTO_LOGIN_ENV = 'AGENTSTACK_DISABLE_AUTO_LOGIN';
+export const AUTO_LOGIN_ENV = SETTING_ENV['auto-login'][0];
 
 export interface SettingSpec {
   key: SettingKey;
@@ -91,59 +92,59 @@ function parseProject(value: string, source: string): string {
 
 const SPECS: Record<SettingKey, SettingSpec> = {
   'base-url': {
-    key: 'base-url', env: ['AGENTSTACK_BASE_URL'], parse: parseBaseUrl, fromEnv: same, show: same, stored: 'string',
+    key: 'base-url', env: SETTING_ENV['base-url'], parse: parseBaseUrl, fromEnv: same, show: same, stored: 'string',
     toEnv: (v) => ({ AGENTSTACK_BASE_URL: v }), default: DEFAULT_BASE_URL,
   },
   'auto-login': {
-    key: 'auto-login', env: [AUTO_LOGIN_ENV], parse: parseBoolean, show: same, stored: 'boolean',
+    key: 'auto-login', env: SETTING_ENV['auto-login'], parse: parseBoolean, show: same, stored: 'boolean',
     fromEnv: (raw) => (envFlag({ [AUTO_LOGIN_ENV]: raw }, AUTO_LOGIN_ENV) ? 'false' : 'true'),
     toEnv: (v): Record<string, string> => (v === 'false' ? { [AUTO_LOGIN_ENV]: '1' } : {}), default: 'true',
   },
   'scope-preset': {
-    key: 'scope-preset', env: [SCOPE_PRESET_ENV], parse: parseScopePreset, fromEnv: same, show: same, stored: 'string',
+    key: 'scope-preset', env: SETTING_ENV['scope-preset'], parse: parseScopePreset, fromEnv: same, show: same, stored: 'string',
     toEnv: (v) => ({ [SCOPE_PRESET_ENV]: v }), default: DEFAULT_SCOPE_PRESET,
   },
   project: {
-    key: 'project', env: ['AGENTSTACK_PROJECT_ID'], parse: parseProject, fromEnv: same, show: same, stored: 'string',
+    key: 'project', env: SETTING_ENV['project'], parse: parseProject, fromEnv: same, show: same, stored: 'string',
     toEnv: () => ({}), default: null,
   },
   'https-proxy': {
-    key: 'https-proxy', env: ['https_proxy', 'HTTPS_PROXY'], parse: parseProxyUrl, fromEnv: same, show: maskUrlCredentials, stored: 'string',
+    key: 'https-proxy', env: SETTING_ENV['https-proxy'], parse: parseProxyUrl, fromEnv: same, show: maskUrlCredentials, stored: 'string',
     toEnv: (v) => ({ HTTPS_PROXY: v }), default: null,
   },
   'no-proxy': {
-    key: 'no-proxy', env: ['no_proxy', 'NO_PROXY'], parse: parseNoProxy, fromEnv: same, show: same, stored: 'string',
+    key: 'no-proxy', env: SETTING_ENV['no-proxy'], parse: parseNoProxy, fromEnv: same, show: same, stored: 'string',
     toEnv: (v) => ({ NO_PROXY: v }), default: null,
   },
   'oauth-client-id': {
-    key: 'oauth-client-id', env: ['AGENTSTACK_OAUTH_CLIENT_ID'], parse: parseClientId, fromEnv: same, show: same, stored: 'string',
+    key: 'oauth-client-id', env: SETTING_ENV['oauth-client-id'], parse: parseClientId, fromEnv: same, show: same, stored: 'string',
     toEnv: (v) => ({ AGENTSTACK_OAUTH_CLIENT_ID: v }), default: DEFAULT_CLIENT_ID,
   },
   // The per-action rules the pre-MCP hook applies (policy/rules.ts).
   policy: {
-    key: 'policy', env: [POLICY_ENV.policy], parse: parsePolicyPreset, fromEnv: same, show: same, stored: 'string',
-    toEnv: (v) => ({ [POLICY_ENV.policy]: v }), default: DEFAULT_POLICY,
+    key: 'policy', env: SETTING_ENV['policy'], parse: parsePolicyPreset, fromEnv: same, show: same, stored: 'string',
+    toEnv: (v) => ({ [SETTING_ENV.policy[0]]: v }), default: DEFAULT_POLICY,
   },
   'ask-actions': {
-    key: 'ask-actions', env: [POLICY_ENV.ask], parse: parseRuleList, fromEnv: same, show: same, stored: 'string',
-    toEnv: (v) => ({ [POLICY_ENV.ask]: v }), default: null,
+    key: 'ask-actions', env: SETTING_ENV['ask-actions'], parse: parseRuleList, fromEnv: same, show: same, stored: 'string',
+    toEnv: (v) => ({ [SETTING_ENV['ask-actions'][0]]: v }), default: null,
   },
   'deny-actions': {
-    key: 'deny-actions', env: [POLICY_ENV.deny], parse: parseRuleList, fromEnv: same, show: same, stored: 'string',
-    toEnv: (v) => ({ [POLICY_ENV.deny]: v }), default: null,
+    key: 'deny-actions', env: SETTING_ENV['deny-actions'], parse: parseRuleList, fromEnv: same, show: same, stored: 'string',
+    toEnv: (v) => ({ [SETTING_ENV['deny-actions'][0]]: v }), default: null,
   },
   debug: {
-    key: 'debug', env: ['AGENTSTACK_DEBUG'], parse: parseDebug, fromEnv: same, show: same, stored: 'string',
+    key: 'debug', env: SETTING_ENV['debug'], parse: parseDebug, fromEnv: same, show: same, stored: 'string',
     toEnv: (v): Record<string, string> => (v === 'api' ? { AGENTSTACK_DEBUG: v } : {}), default: 'off',
   },
   // The local activity journal (agentstack-journal.jsonl) the MCP hooks append to.
   journal: {
-    key: 'journal', env: [JOURNAL_ENV], parse: parseOnOff, fromEnv: same, show: same, stored: 'string',
+    key: 'journal', env: SETTING_ENV['journal'], parse: parseOnOff, fromEnv: same, show: same, stored: 'string',
     toEnv: (v): Record<string, string> => (v === 'off' ? { [JOURNAL_ENV]: v } : {}), default: 'on',
   },
   // Where the refresh token is kept (credentials/credentialStore.ts).
   'credential-store': {
-    key: 'credential-store', env: [CREDENTIAL_STORE_ENV], parse: parseCredentialStore, fromEnv: same, show: same, stored: 'string',
+    key: 'credential-store', env: SETTING_ENV['credential-store'], parse: parseCredentialStore, fromEnv: same, show: same, stored: 'string',
     toEnv: (v) => ({ [CREDENTIAL_STORE_ENV]: v }), default: 'auto',
   },
 };
@@ -180,13 +181,13 @@ export function scopePresetFrom(env: NodeJS.ProcessEnv): ScopePreset {
  * setting, normalized; null when neither is set. Throws `invalid_config` for a value that is not valid.
  */
 export function baseUrlIn(env: NodeJS.ProcessEnv): string | null {
-  const value = readEnv(env, 'AGENTSTACK_BASE_URL')?.value;
+  const value = settingFromEnv(env, 'base-url');
   return value ? parseBaseUrl(value) : null;
 }
 
 /** The project pin AGENTSTACK_PROJECT_ID sets in `env` (trimmed, unchecked), or null. */
 export function projectIdIn(env: NodeJS.ProcessEnv): string | null {
-  return readEnv(env, 'AGENTSTACK_PROJECT_ID')?.value ?? null;
+  return settingFromEnv(env, 'project') ?? null;
 }
 
 /** Where the refresh token is kept in `env` (an environment with the settings applied): `auto` unless set otherwise. */

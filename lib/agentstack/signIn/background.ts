@@ -18,10 +18,13 @@ import { scopePresetFrom } from '../settings/keys.js';
 import { openRegularFileForAppend, writeFileAtomic } from '../../platform/fs/secureFile.js';
 import type { DevicePollerHandoff } from './poller.js';
 import type { HeldDeviceLock } from './lock.js';
+import type { EffectiveSettings } from '../settings/effective.js';
 
 export interface SignInArgs {
   paths: CursorPaths;
   env: NodeJS.ProcessEnv;
+  /** The settings in effect, as the caller read them (where the refresh token is kept); read again when absent. */
+  settings?: Pick<EffectiveSettings, 'rows'>;
   baseUrl: string;
   /** The origins a running flow's page may be on (lock.ts signInOrigins). */
   origins: string[];
@@ -78,7 +81,7 @@ export async function startSignIn(args: SignInArgs): Promise<SignInOutcome> {
     log = openLog(args.paths.deviceLog);
     // Under credential-store = keychain, a keychain that cannot keep the token stops this before any code is asked for.
     const { assertStoreWorks, STORE_CHECK_BUDGET_MS } = await import('../credentials/storeCheck.js');
-    await assertStoreWorks({ env: args.env, paths: args.paths, budgetMs: Math.max(500, Math.min(STORE_CHECK_BUDGET_MS, args.deadline - now() - 3_000)) });
+    await assertStoreWorks({ env: args.env, settings: args.settings, paths: args.paths, budgetMs: Math.max(500, Math.min(STORE_CHECK_BUDGET_MS, args.deadline - now() - 3_000)) });
     const { beginDeviceFlow } = await import('./flow.js');
     const { clientFromEnv } = await import('../auth/oauth.js');
     const client = clientFromEnv(args.env);

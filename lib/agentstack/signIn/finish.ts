@@ -21,6 +21,7 @@ import { PluginError, quoteShort } from '../../platform/errors.js';
 import { mcpUrlFor } from '../server/baseUrl.js';
 import { clearSignedOut, isSignedOut, signedOutAt } from '../auth/signedOut.js';
 import { removeIfExists } from '../../platform/fs/secureFile.js';
+import type { EffectiveSettings } from '../settings/effective.js';
 
 export interface FinishArgs {
   tokens: TokenSet;
@@ -37,6 +38,8 @@ export interface FinishArgs {
   approvedAt?: number;
   /** The settings in effect (credential-store: where the refresh token is kept); process.env when absent. */
   env?: NodeJS.ProcessEnv;
+  /** The settings in effect, as the caller read them once (credential-store and who set it); read again when absent. */
+  settings?: Pick<EffectiveSettings, 'rows'>;
 }
 
 export interface FinishResult {
@@ -92,7 +95,7 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
     let store: 'keychain' | 'file' | null = null;
     let fellBack: string | null = null;
     if (tokens.refresh_token) {
-      const saved = await saveRefresh({ env, paths, previous, onFallback: (reason) => { fellBack = reason; }, record: {
+      const saved = await saveRefresh({ env, settings: args.settings, paths, previous, onFallback: (reason) => { fellBack = reason; }, record: {
         refresh_token: tokens.refresh_token,
         scope: tokens.scope ?? null,
         token_type: tokens.token_type,
@@ -108,7 +111,7 @@ export async function finishSignIn(args: FinishArgs): Promise<FinishResult> {
       clearTokenFacts(paths.token);
     } else {
       clearRefreshFile(paths.refresh);
-      await deleteRefreshSecrets(previous, null, { env, paths });
+      await deleteRefreshSecrets(previous, null, { env, settings: args.settings, paths });
       // The token's end is kept even without a refresh token (`expires_in`, else the JWT's `exp`).
       writeTokenFacts(paths.token, { expires_at: expiresAt, access_token_sha256: tokenFingerprint(tokens.access_token), resource: args.endpoints.resource });
     }

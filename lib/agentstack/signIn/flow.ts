@@ -15,6 +15,7 @@ import { clientFromEnv, discoverEndpoints, discoverServer, requestDeviceCode, ty
 import { cursorPaths, type CursorPaths } from '../server/paths.js';
 import { readProjectPin } from '../auth/projectPin.js';
 import type { DeviceLock } from '../../schemas/state.js';
+import type { EffectiveSettings } from '../settings/effective.js';
 import { MCP_SERVER_KEY } from '../server/toolNames.js';
 import { resolveScopes, type ScopeRequest } from '../auth/scopes.js';
 
@@ -40,6 +41,8 @@ export interface FlowIo {
 
 export interface DeviceFlowOptions extends FlowIo {
   env: NodeJS.ProcessEnv;
+  /** The settings in effect, as the caller read them once (credential-store and who set it); read again when absent. */
+  settings?: Pick<EffectiveSettings, 'rows'>;
   /** What to ask for: a preset or an explicit list, matched to what the server advertises after discovery. */
   scopes: ScopeRequest;
   /** The server; default: AGENTSTACK_BASE_URL, else the agentstack entry's URL in mcp.json, else the default. */
@@ -122,6 +125,8 @@ export interface CompleteArgs extends FlowIo {
   issuedAt: number;
   /** The settings in effect (where the refresh token is kept); process.env when absent. */
   env?: NodeJS.ProcessEnv;
+  /** The settings in effect, as the caller read them once (credential-store and who set it); read again when absent. */
+  settings?: Pick<EffectiveSettings, 'rows'>;
 }
 
 /** Polls an already-issued device code to the end and finishes the sign-in (the detached poller reuses this). */
@@ -141,7 +146,7 @@ export async function completeDeviceFlow(args: CompleteArgs): Promise<FinishResu
   args.onEvent?.({ event: 'approved' });
   const approvedAt = (args.now ?? Date.now)();
   markDeviceLockApproved(args.paths.deviceLock, { userCode: args.device.user_code, at: new Date(approvedAt) });
-  const result = await finishSignIn({ tokens, baseUrl: args.baseUrl, endpoints: args.endpoints, client: args.client, paths: args.paths, projectId: args.projectId, signal: args.signal, now: args.now, approvedAt, env: args.env });
+  const result = await finishSignIn({ tokens, baseUrl: args.baseUrl, endpoints: args.endpoints, client: args.client, paths: args.paths, projectId: args.projectId, signal: args.signal, now: args.now, approvedAt, env: args.env, settings: args.settings });
   args.onEvent?.({ event: 'authorized', ...result });
   return result;
 }

@@ -69,6 +69,9 @@ export async function runDevicePoller(env: NodeJS.ProcessEnv = process.env): Pro
   line({ event: 'poller_started', user_code: handoff.device.user_code, server_url: mcpUrlFor(handoff.baseUrl) });
   try {
     const { completeDeviceFlow } = await import('./flow.js');
+    const { applySettings } = await import('../settings/effective.js');
+    // Read once here and handed down: the save does not read them again.
+    const settings = applySettings(env);
     const { clientFromEnv } = await import('../auth/oauth.js');
     const fromEnv = clientFromEnv(env);
     const client = fromEnv.clientId === handoff.clientId ? fromEnv : { clientId: handoff.clientId };
@@ -80,7 +83,8 @@ export async function runDevicePoller(env: NodeJS.ProcessEnv = process.env): Pro
       paths,
       projectId: handoff.projectId,
       issuedAt: handoff.issuedAt,
-      env,
+      env: settings.env,
+      settings,
       signal: controller.signal,
       onEvent: (event) => { if (event.event !== 'authorized') line(event as unknown as Record<string, unknown>); },
     });

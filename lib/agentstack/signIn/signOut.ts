@@ -10,6 +10,8 @@ import { PluginError, quoteShort } from '../../platform/errors.js';
 import { removeIfExists } from '../../platform/fs/secureFile.js';
 import { baseUrlFromMcpUrl, mcpUrlFor } from '../server/baseUrl.js';
 import { baseUrlIn } from '../settings/keys.js';
+import { settingFromEnv } from '../settings/variables.js';
+import type { EffectiveSettings } from '../settings/effective.js';
 import { cursorPaths, type CursorPaths } from '../server/paths.js';
 import { chooseBaseUrl, credentialsBelongTo } from '../mcpJson/entry.js';
 import { agentstackEntry, bearerOf, headerValue, type McpConfig } from '../mcpJson/credential.js';
@@ -63,6 +65,8 @@ export interface SignOutResult {
 
 export interface SignOutOptions {
   env: NodeJS.ProcessEnv;
+  /** The settings in effect, as the caller read them once (where the refresh token is kept); read again when absent. */
+  settings?: Pick<EffectiveSettings, 'rows'>;
   signal?: AbortSignal;
   now?: () => number;
   /** Deadline of each request to the server. */
@@ -89,7 +93,8 @@ function hasApiKey(entry: unknown): boolean {
 }
 
 /** The local sign-out, under the credential lock; returns what was removed (the tokens stay in memory only). */
-async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now: () => number, env: NodeJS.ProcessEnv): Promise<Removed> {
+async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now: () => number, store: Pick<SignOutOptions, 'env' | 'settings'>): Promise<Removed> {
+  const { env, settings } = store;
   return withLock(paths.refreshLock, async () => {
     const warnings: string[] = [];
     let refresh: StoredRefresh | null = null;
@@ -101,7 +106,7 @@ async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now
     // A token kept in the keychain is read (bounded) so it can be revoked; the entry is removed below either way.
     if (refresh && !refresh.refresh_token) {
       try {
-        refresh = { ...refresh, refresh_token: await loadRefreshToken(refresh, { env }) };
+        refresh = { ...refresh, refresh_token: await loadRefreshToken(refresh, { env, settings }) };
       } catch (error) {
         warnings.push(`${(error as Error).message.replace(/;.*$/, '')}; so it was not revoked.`);
       }
@@ -127,7 +132,7 @@ async function signOutLocally(paths: CursorPaths, envBaseUrl: string | null, now
         warnings.push(`${path} could not be removed (${(error as NodeJS.ErrnoException).code ?? 'error'}); remove it by hand.`);
       }
     }
-    const kept = await deleteRefreshSecrets(refresh, mcpUrlFor(baseUrl), { env, paths });
+    const kept = await deleteRefreshSecrets(refresh, mcpUrlFor(baseUrl), { env, settings, paths });
     warnings.push(...kept);
     // Only the entry the record named is reported: that one held this sign-in's refresh token.
     const keptIn = kept.length > 0 && refresh?.store === 'keychain' ? refresh.keychain ?? 'system keychain' : null;
@@ -253,14 +258,14 @@ function revokeAt(baseUrl: string, issuer: string | undefined): string {
 }
 
 function clientFromEnvLite(env: NodeJS.ProcessEnv): string {
-  return env.AGENTSTACK_OAUTH_CLIENT_ID?.trim() || DEFAULT_CLIENT_ID;
+  return settingFromEnv(env, 'oauth-client-id') ?? DEFAULT_CLIENT_ID;
 }
 
 export async function signOut(options: SignOutOptions): Promise<SignOutResult> {
   const now = options.now ?? Date.now;
   const paths = cursorPaths(options.env);
   const envBaseUrl = baseUrlIn(options.env);
-  const removed = await signOutLocally(paths, envBaseUrl, now, options.env);
+  const removed = await signOutLocally(paths, envBaseUrl, now, options);
   const wasSignedIn = removed.bearer !== null || removed.refresh !== null || removed.hadApiKey;
   // The server gets one overall deadline (discovery may try four documents): a hanging server cannot hold the
   // person's terminal, and the sign-out is already done.

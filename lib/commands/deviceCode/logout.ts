@@ -95,7 +95,7 @@ export async function runLogout(options: LogoutOptions): Promise<number> {
     // Environment > settings file > default, as for signing in: the same server, the same proxy.
     const settings = applySettings(options.env);
     setProxyOptions(settings.proxy);
-    const result = await signOut({ env: settings.env, signal: controller.signal });
+    const result = await signOut({ env: settings.env, settings, signal: controller.signal });
     const journal = settleJournal(settings.env, options.purgeJournal === true);
     if (json) {
       streams.stdout.write(`${JSON.stringify({

@@ -78,7 +78,7 @@ export async function runDeviceCode(request: DeviceCodeRequest, streams: OutputS
       if (notice) streams.stderr.write(`! ${notice}\n`);
     }
     for (const line of notices(request)) streams.stderr.write(`! ${line}\n`);
-    const outcome = await runDeviceFlow({ env, scopes: request.scopes, openBrowser: request.openBrowser, signal: controller.signal, onEvent: reporter.onEvent });
+    const outcome = await runDeviceFlow({ env, settings: request.settings, scopes: request.scopes, openBrowser: request.openBrowser, signal: controller.signal, onEvent: reporter.onEvent });
     if (outcome.kind === 'already_running') {
       following = outcome.holder;
       return await followToTheEnd(outcome.holder, env, reporter, controller.signal);

@@ -144,7 +144,7 @@ async function signInStep(run: Run, gate: CredentialView): Promise<SignInFacts> 
   if (decision.kind === 'start') {
     if ('ignored' in facts.pin && facts.pin.ignored) run.ctx.todo.push(facts.pin.ignored);
     const net = await run.net();
-    if (net) outcome = await net.startSignIn({ paths: run.paths, env: run.env, baseUrl: run.baseUrl, origins: pageOrigins(run), projectId: decision.projectId, deadline: run.ctx.deadline, script: run.options.script, now: run.ctx.now });
+    if (net) outcome = await net.startSignIn({ paths: run.paths, env: run.env, settings: run.settings, baseUrl: run.baseUrl, origins: pageOrigins(run), projectId: decision.projectId, deadline: run.ctx.deadline, script: run.options.script, now: run.ctx.now });
   }
   run.ctx.todo.push(signInTodo(outcome, run.paths.deviceLog));
   return facts;
