@@ -15,6 +15,7 @@ import { secretServiceKeychain, sessionBusProblem } from '../../lib/platform/key
 import { systemKeychain } from '../../lib/platform/keychain/system.js';
 import { tempDir } from '../helpers/repo.js';
 import { expectWithinDeadline, timed, timerMs } from '../helpers/deadline.js';
+import { notRunWhen } from '../helpers/notRun.js';
 
 const SECRET = 'rt_Zq9-example.refresh~token_0123456789abcdef';
 const KEY = { service: 'agentstack-cursor', server: 'https://agentstack.example/mcp', account: '/home/a person/.cursor' };
@@ -51,7 +52,7 @@ describe('macOS Keychain through security (recording stand-in)', () => {
   *) exit 2 ;;
 esac`;
 
-  it.skipIf(!findOnPath('xxd'))('put goes through security -i with the secret hex-encoded on stdin; get and delete name the entry only', async () => {
+  it('put goes through security -i with the secret hex-encoded on stdin; get and delete name the entry only', notRunWhen(!findOnPath('xxd') && 'xxd is not installed (the stand-in security decodes with it)'), async () => {
     const { path, env } = standIn('security', body);
     const keychain = macKeychain({ command: path, env });
     await keychain.put(KEY, SECRET, 'AgentStack refresh token');
@@ -109,7 +110,7 @@ case "$script" in
   *) exit 2 ;;
 esac`;
 
-  it.skipIf(!findOnPath('iconv') || !findOnPath('base64'))('put, get and delete: the scripts call CredWriteW / CredReadW / CredDeleteW, the secret only on stdin', async () => {
+  it('put, get and delete: the scripts call CredWriteW / CredReadW / CredDeleteW, the secret only on stdin', notRunWhen((!findOnPath('iconv') || !findOnPath('base64')) && 'iconv or base64 is not installed (the stand-in PowerShell decodes with them)'), async () => {
     const { path, env } = standIn('powershell', body);
     const keychain = windowsCredentialManager({ command: path, env });
     await keychain.put(KEY, SECRET, 'AgentStack refresh token');
