@@ -156,6 +156,21 @@ export const MODULES = [
     tests: ['chunkLoader.test.ts', 'chunkLoader.folders.test.ts', 'chunkLoader.oddFiles.test.ts'],
   },
   {
+    // Each account state's word, its story (what is true, its one next step) and the projection every view reads.
+    name: 'account state and its story',
+    files: ['lib/agentstack/state/account.ts', 'lib/agentstack/state/story.ts', 'lib/agentstack/state/project.ts'],
+    tests: ['accountState.test.ts', 'story.expiring.test.ts', 'sessionStart.card.test.ts', 'fastPathText.test.ts'],
+  },
+  {
+    // Where the refresh token is kept (file or system keychain) and the managed store check, against stand-in
+    // keychains and real files.
+    name: 'credential store',
+    io: true,
+    files: ['lib/agentstack/credentials/credentialStore.ts', 'lib/agentstack/credentials/storeCheck.ts', 'lib/agentstack/credentials/storeFacts.ts'],
+    tests: ['credentialStore.test.ts', 'storeCheck.test.ts', 'diagnose.gates.test.ts'],
+  },
+  { name: 'snapshot refusal record', io: true, files: ['lib/agentstack/snapshot/refusal.ts'], tests: ['snapshotRefusal.test.ts'] },
+  {
     // The credential writers besides refresh: finishing a sign-in and signing out, against the reference core.
     name: 'sign-in finish and sign-out',
     io: true,
