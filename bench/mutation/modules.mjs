@@ -158,8 +158,8 @@ export const MODULES = [
   {
     // Each account state's word, its story (what is true, its one next step) and the projection every view reads.
     name: 'account state and its story',
-    files: ['lib/agentstack/state/account.ts', 'lib/agentstack/state/story.ts', 'lib/agentstack/state/project.ts'],
-    tests: ['accountState.test.ts', 'story.expiring.test.ts', 'sessionStart.card.test.ts', 'fastPathText.test.ts'],
+    files: ['lib/agentstack/state/account.ts', 'lib/agentstack/state/story.ts', 'lib/agentstack/state/project.ts', 'lib/agentstack/state/derive.ts'],
+    tests: ['accountState.test.ts', 'story.expiring.test.ts', 'deriveState.test.ts', 'sessionStart.card.test.ts', 'fastPathText.test.ts'],
   },
   {
     // Where the refresh token is kept (file or system keychain) and the managed store check, against stand-in
