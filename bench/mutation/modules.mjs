@@ -167,7 +167,7 @@ export const MODULES = [
     name: 'credential store',
     io: true,
     files: ['lib/agentstack/credentials/credentialStore.ts', 'lib/agentstack/credentials/storeCheck.ts', 'lib/agentstack/credentials/storeFacts.ts'],
-    tests: ['credentialStore.test.ts', 'storeCheck.test.ts', 'diagnose.gates.test.ts'],
+    tests: ['credentialStore.test.ts', 'credentialStore.views.test.ts', 'storeCheck.test.ts', 'diagnose.gates.test.ts'],
   },
   { name: 'snapshot refusal record', io: true, files: ['lib/agentstack/snapshot/refusal.ts'], tests: ['snapshotRefusal.test.ts'] },
   {
