@@ -224,7 +224,8 @@ export function mutateEntries(module, root) {
 
 /** The module a mutated file belongs to (a file appears in one module only). */
 export function moduleOfFile(file, root) {
-  return MODULES.find((module) => filesOf(module, root).includes(file)) ?? null;
+  // A module that names the file wins over one that takes a whole folder (snapshot/refusal.ts is not the folder's).
+  return MODULES.find((module) => module.files?.includes(file)) ?? MODULES.find((module) => filesOf(module, root).includes(file)) ?? null;
 }
 
 /** A module's short name, for file names and MUTATION_MODULE: "pre-MCP decision" -> "pre-mcp-decision". */
