@@ -25,12 +25,33 @@ describe('the credential store as the views tell it', () => {
     expect(credentialStoreText(bySettings)).toBe('credential-store keychain (set by settings); refresh token in keychain');
   });
 
+  it('the organization sets file or auto: nothing is required, a token in the file is used', () => {
+    for (const value of ['file', 'auto']) {
+      expect(credentialStoreFacts({ value, origin: 'managed', source: '/etc/agentstack/managed-settings.json' }, { store: 'file', keychain: null, reason: null })).toMatchObject({ required: false, usable: true });
+    }
+  });
+
   it('an organization\'s keychain with no file named: the refusal of a token in the file still holds', () => {
     expect(credentialStoreFacts({ value: 'keychain', origin: 'managed', source: null }, { store: 'file', keychain: null, reason: null })).toMatchObject({ required: true, usable: false });
   });
 });
 
 describe('the keychain check', () => {
+  it('its entry says what it is; a put that fails leaves nothing to delete', async () => {
+    const labels: string[] = [];
+    const calls: string[] = [];
+    const keychain: Keychain = {
+      name: 'Memory Keychain',
+      unavailable: () => null,
+      async put(_key, _secret, label) { calls.push('put'); labels.push(label ?? ''); throw new Error('the keyring is locked'); },
+      async get() { calls.push('get'); return null; },
+      async delete() { calls.push('delete'); return false; },
+    };
+    expect(await tryKeychain(keychain, checkKey({ dir: '/tmp/cursor' }))).toBe('the keyring is locked');
+    expect(labels).toEqual(['AgentStack keychain check (removed at once)']);
+    expect(calls).toEqual(['put']);
+  });
+
   it('a keychain that gives back another secret: the check says so, and its test entry is removed', async () => {
     const items = new Map<string, string>();
     const calls: string[] = [];
