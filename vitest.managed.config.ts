@@ -12,6 +12,6 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 1,
     fileParallelism: false,
-    reporters: process.env.CI ? ['dot', ['json', { outputFile: 'test-output/vitest-managed.json' }]] : ['default'],
+    reporters: process.env.CI ? ['dot', ['json', { outputFile: 'test-output/vitest-managed.json' }], 'test/helpers/notRunReporter.ts'] : ['default', 'test/helpers/notRunReporter.ts'],
   },
 });

@@ -8,6 +8,10 @@ export default defineConfig({
     // Spawns writers racing on one file: it belongs with the process-level tests.
     exclude: ['test/unit/debugLog.test.ts', 'node_modules/**'],
     setupFiles: ['test/helpers/noProxyForLoopback.ts', 'test/helpers/noSystemKeychain.ts'],
+    // Refused where the machine's /etc/agentstack or /etc/cursor can be seen (node test/withoutMachineEtc.mjs hides
+    // them); ends naming what did not run, and why.
+    globalSetup: ['test/helpers/machineEtc.ts'],
+    reporters: ['default', 'test/helpers/notRunReporter.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -156,6 +156,21 @@ export const MODULES = [
     tests: ['chunkLoader.test.ts', 'chunkLoader.folders.test.ts', 'chunkLoader.oddFiles.test.ts'],
   },
   {
+    // Each account state's word, its story (what is true, its one next step) and the projection every view reads.
+    name: 'account state and its story',
+    files: ['lib/agentstack/state/account.ts', 'lib/agentstack/state/story.ts', 'lib/agentstack/state/project.ts', 'lib/agentstack/state/derive.ts'],
+    tests: ['accountState.test.ts', 'story.expiring.test.ts', 'deriveState.test.ts', 'sessionStart.card.test.ts', 'fastPathText.test.ts'],
+  },
+  {
+    // Where the refresh token is kept (file or system keychain) and the managed store check, against stand-in
+    // keychains and real files.
+    name: 'credential store',
+    io: true,
+    files: ['lib/agentstack/credentials/credentialStore.ts', 'lib/agentstack/credentials/storeCheck.ts', 'lib/agentstack/credentials/storeFacts.ts'],
+    tests: ['credentialStore.test.ts', 'credentialStore.views.test.ts', 'storeCheck.test.ts', 'diagnose.gates.test.ts'],
+  },
+  { name: 'snapshot refusal record', io: true, files: ['lib/agentstack/snapshot/refusal.ts'], tests: ['snapshotRefusal.test.ts'] },
+  {
     // The credential writers besides refresh: finishing a sign-in and signing out, against the reference core.
     name: 'sign-in finish and sign-out',
     io: true,
@@ -209,7 +224,8 @@ export function mutateEntries(module, root) {
 
 /** The module a mutated file belongs to (a file appears in one module only). */
 export function moduleOfFile(file, root) {
-  return MODULES.find((module) => filesOf(module, root).includes(file)) ?? null;
+  // A module that names the file wins over one that takes a whole folder (snapshot/refusal.ts is not the folder's).
+  return MODULES.find((module) => module.files?.includes(file)) ?? MODULES.find((module) => filesOf(module, root).includes(file)) ?? null;
 }
 
 /** A module's short name, for file names and MUTATION_MODULE: "pre-MCP decision" -> "pre-mcp-decision". */

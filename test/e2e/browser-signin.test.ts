@@ -9,6 +9,7 @@ import { chromiumUnavailableReason, launchChromium } from '../helpers/browser.js
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { spawnJsonLines } from '../helpers/spawnJson.js';
 import { baseChildEnv } from '../helpers/platform.js';
+import { notRunWhen } from '../helpers/notRun.js';
 
 const DEVICE_CODE = join(REPO_ROOT, 'hooks/scripts/device-code.mjs');
 const OUTPUT_DIR = join(REPO_ROOT, 'test-output');
@@ -16,7 +17,7 @@ const unavailable = chromiumUnavailableReason();
 if (unavailable && process.env.CI) throw new Error(`The real-browser test must run in CI: ${unavailable}`);
 if (unavailable) console.warn(`[browser-signin] skipped: ${unavailable}`);
 
-describe.skipIf(unavailable !== null)('device-code sign-in through a real browser', () => {
+describe('device-code sign-in through a real browser', notRunWhen(unavailable), () => {
   let core: RunningCore;
   beforeAll(async () => {
     core = await startCore({ interval: 1 });

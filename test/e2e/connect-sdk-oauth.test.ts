@@ -18,6 +18,7 @@ import { decodeJwt } from '../../core/testing.js';
 import type { Check } from '../../lib/platform/report.js';
 import { chromiumUnavailableReason, launchChromium } from '../helpers/browser.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
+import { notRunWhen } from '../helpers/notRun.js';
 
 const unavailable = chromiumUnavailableReason();
 if (unavailable && process.env.CI) throw new Error(`The real-browser test must run in CI: ${unavailable}`);
@@ -86,7 +87,7 @@ async function verifyConnectReady(core: RunningCore): Promise<Check> {
   }
 }
 
-describe.skipIf(unavailable !== null)('Connect with the MCP SDK\'s OAuth client through a real browser', () => {
+describe('Connect with the MCP SDK\'s OAuth client through a real browser', notRunWhen(unavailable), () => {
   let core: RunningCore;
   beforeAll(async () => {
     core = await startCore({ port: 0 });

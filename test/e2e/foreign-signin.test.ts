@@ -11,13 +11,14 @@ import { FOREIGN_PROFILES, startForeignDeployment, type ForeignDeployment } from
 import { chromiumUnavailableReason, launchChromium } from '../helpers/browser.js';
 import { REPO_ROOT } from '../helpers/repo.js';
 import { bearer, DEVICE_GRANT, foreignHome, logout, mcpStatus, requestsTo, scopesOf, signIn, startSession, status, type ForeignHome } from '../helpers/foreignSignIn.js';
+import { notRunWhen } from '../helpers/notRun.js';
 
 const OUTPUT_DIR = join(REPO_ROOT, 'test-output');
 const unavailable = chromiumUnavailableReason();
 if (unavailable && process.env.CI) throw new Error(`The real-browser test must run in CI: ${unavailable}`);
 if (unavailable) console.warn(`[foreign-signin] skipped: ${unavailable}`);
 
-describe.skipIf(unavailable !== null)('device sign-in against a foreign oidc-provider deployment, approved in Chromium', () => {
+describe('device sign-in against a foreign oidc-provider deployment, approved in Chromium', notRunWhen(unavailable), () => {
   let browser: Browser;
   let deployment: ForeignDeployment | undefined;
   let home: ForeignHome | undefined;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCore, type RunningCore } from '../../core/index.js';
 import { decodeJwt, pollToken, startDevice } from '../../core/testing.js';
 import { CHROMIUM_PATH, chromiumUnavailableReason } from '../helpers/browser.js';
+import { notRunWhen } from '../helpers/notRun.js';
 
 const CHROMIUM = CHROMIUM_PATH;
 const ARGS = ['--headless', '--no-proxy-server', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
@@ -18,7 +19,7 @@ const unavailable = chromiumUnavailableReason();
 if (unavailable && process.env.CI) throw new Error(`The browser smoke test must run in CI: ${unavailable}`);
 if (unavailable) console.warn(`[core.browser] skipped: ${unavailable}`);
 
-describe.skipIf(unavailable !== null)('verification pages in a real browser (smoke)', () => {
+describe('verification pages in a real browser (smoke)', notRunWhen(unavailable), () => {
   it('verification_uri_complete -> confirm -> login -> allow -> success; token issued for that account', async () => {
     const dev = await startDevice(core.baseUrl);
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });

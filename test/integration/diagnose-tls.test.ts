@@ -13,11 +13,12 @@ import { authMeCheck } from '../../lib/commands/diagnose/online.js';
 import { tlsVerificationCode } from '../../lib/platform/net/tlsError.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { baseChildEnv } from '../helpers/platform.js';
+import { notRunWhen } from '../helpers/notRun.js';
 
 const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
 const SCRIPT = join(REPO_ROOT, 'scripts/diagnose-local.mjs');
 
-describe.skipIf(!hasOpenssl)('diagnose --online behind a certificate Node does not trust', () => {
+describe('diagnose --online behind a certificate Node does not trust', notRunWhen(!hasOpenssl && 'openssl is not installed (it makes the test certificates)'), () => {
   const tmp = tempDir('agentstack-tls-');
   let server: Server;
   let base: string;

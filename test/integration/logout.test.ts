@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startCore, type RunningCore } from '../../core/index.js';
 import { refresh } from '../../core/testing.js';
 import { tempDir } from '../helpers/repo.js';
+import { expectWithinDeadline } from '../helpers/deadline.js';
 import { DEVICE_CODE_SCRIPT, runDeviceCode, type DeviceRun } from '../helpers/deviceCode.js';
 import { sessionStart, signInWith } from '../helpers/sessionStart.js';
 
@@ -157,8 +158,9 @@ describe('device-code --logout against the reference core', () => {
     core.setFaults({ endpointFaults: { revocation: { kind: 'hang' } } });
     const out = await logout();
     expect(out.code).toBe(0);
-    // The server's whole deadline is 12 s (a request's own, 5 s): never more than that beside the process's own cost.
-    expect(out.ms).toBeLessThan(12_000 + 2 * baseline);
+    // The server's whole deadline is 12 s (a request's own, 5 s): never more than that, plus five times what the same
+    // sign-out costs here now (docs/development.md, "Tests on a busy machine").
+    expectWithinDeadline(out.ms, { deadlineMs: 12_000, baselineMs: baseline, what: 'sign-out against a revocation endpoint that hangs' });
     expect(out.events[0]).toMatchObject({ revoked: false, reason: 'timeout' });
     expect(existsSync(file('agentstack-refresh'))).toBe(false);
   });

@@ -17,6 +17,7 @@ import { KeychainError, type Keychain } from '../../lib/platform/keychain/types.
 import { besideBaseline, expectWithinDeadline, timerMs } from '../helpers/deadline.js';
 import { tempDir } from '../helpers/repo.js';
 import { secretServiceMissing, startSecretService, type SecretServiceSession } from '../helpers/secretService.js';
+import { notRunWhen } from '../helpers/notRun.js';
 
 const missing = secretServiceMissing();
 const SECRET = 'rt_Zq9-example.refresh~token_0123456789abcdef';
@@ -46,7 +47,8 @@ async function problemOf(p: Promise<unknown>): Promise<KeychainError> {
   return error as KeychainError;
 }
 
-describe.skipIf(missing !== null)('against a real Secret Service (GNOME Keyring on a private bus)', { timeout: 60_000 }, () => {
+
+describe('against a real Secret Service (GNOME Keyring on a private bus)', notRunWhen(missing, { timeout: 60_000 }), () => {
   it('our put is what secret-tool lookup finds; secret-tool store is what our get reads; a replace keeps one item; delete removes it', async () => {
     session = await startSecretService();
     const keychain = keychainOn(session.env);

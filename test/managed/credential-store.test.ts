@@ -18,6 +18,7 @@ import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { DEVICE_CODE_SCRIPT, runDeviceCode } from '../helpers/deviceCode.js';
 import { baseChildEnv } from '../helpers/platform.js';
 import { secretServiceMissing, startSecretService, type SecretServiceSession } from '../helpers/secretService.js';
+import { notRunWhen } from '../helpers/notRun.js';
 import { expectWithinDeadline, scriptStartMs } from '../helpers/deadline.js';
 import { STORE_CHECK_BUDGET_MS } from '../../lib/agentstack/credentials/storeCheck.js';
 
@@ -35,7 +36,7 @@ async function signIn(env: Record<string, string> = {}) {
   return run.done;
 }
 
-describe.skipIf(!asRoot || secretServiceMissing() !== null)('managed credential-store = keychain (root)', { timeout: 120_000 }, () => {
+describe('managed credential-store = keychain (root)', notRunWhen(!asRoot ? 'it needs root (real or in a user namespace)' : secretServiceMissing(), { timeout: 120_000 }), () => {
   beforeAll(async () => {
     expect(existsSync(PATH)).toBe(false); // never overwrite a real organization's file
     if (!existsSync(DIR)) {

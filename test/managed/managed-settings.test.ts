@@ -12,6 +12,7 @@ import { startCore, type RunningCore } from '../../core/index.js';
 import { managedSettingsPath } from '../../lib/agentstack/settings/managed.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { PRE_MCP_SCRIPT, hookEnv, runHook, signedInWithSnapshot } from '../helpers/sessionStart.js';
+import { notRunWhen } from '../helpers/notRun.js';
 
 const PATH = managedSettingsPath('linux');
 const DIR = '/etc/agentstack';
@@ -37,7 +38,7 @@ function writeManaged(content: unknown, mode = 0o644): void {
   chmodSync(PATH, mode);
 }
 
-describe.skipIf(!asRoot || !isolated)('managed settings at /etc/agentstack (root, in a private mount namespace)', { timeout: 120_000 }, () => {
+describe('managed settings at /etc/agentstack (root, in a private mount namespace)', notRunWhen(!asRoot ? 'it needs root (real or in a user namespace)' : !isolated && 'its /etc is not a private copy (run it with node test/managed/isolated.mjs)', { timeout: 120_000 }), () => {
   beforeAll(async () => {
     expect(existsSync(PATH)).toBe(false); // never overwrite a real organization's file
     if (!existsSync(DIR)) {

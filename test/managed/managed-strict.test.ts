@@ -12,6 +12,7 @@ import { startCore, type RunningCore } from '../../core/index.js';
 import { managedSettingsPath } from '../../lib/agentstack/settings/managed.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { PRE_MCP_SCRIPT, hookEnv, runHook, sessionStart, signedInWithSnapshot } from '../helpers/sessionStart.js';
+import { notRunWhen } from '../helpers/notRun.js';
 
 const PATH = managedSettingsPath('linux');
 const DIR = '/etc/agentstack';
@@ -31,7 +32,7 @@ function writeManaged(content: unknown): void {
   chmodSync(PATH, 0o644);
 }
 
-describe.skipIf(!asRoot)('managed rules against the person\'s own files (root)', { timeout: 120_000 }, () => {
+describe('managed rules against the person\'s own files (root)', notRunWhen(!asRoot && 'it needs root (real or in a user namespace)', { timeout: 120_000 }), () => {
   beforeAll(async () => {
     expect(existsSync(PATH)).toBe(false); // never overwrite a real organization's file
     if (!existsSync(DIR)) {

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { checksumOf, loadChunk, useChunkCache } from '../../lib/platform/chunkLoader.js';
 import { CACHE_SUFFIX, CHUNK_TIME, useChunkCacheFixture } from '../helpers/chunkCache.js';
 import { NEVER_A_PID } from '../helpers/deadPid.js';
+import { NEEDS_NON_ROOT, NEEDS_ROOT, notRunWhen } from '../helpers/notRun.js';
 
 const fx = useChunkCacheFixture();
 const OLD = new Date('2001-01-01T00:00:00Z');
@@ -77,7 +78,7 @@ describe('the in-use mark', () => {
     expect(readFileSync(`${path}.inuse`, 'utf8')).toBe(String(process.ppid));
   });
 
-  it.runIf(process.getuid?.() !== 0)('held by a process of another user (pid 1: alive, though this user may not signal it): left alone', () => {
+  it('held by a process of another user (pid 1: alive, though this user may not signal it): left alone', notRunWhen(NEEDS_NON_ROOT), () => {
     const { path, again } = cached('other-user.cjs');
     writeFileSync(`${path}.inuse`, '1', { mode: 0o600 });
     loadChunk(again);
@@ -204,7 +205,7 @@ describe('a cache folder that is not only ours, or cannot be made: compiled with
     expect(fx.files()).toEqual([]);
   });
 
-  it.runIf(process.getuid?.() === 0)('the version folder owned by another user (checked as root): no cache', () => {
+  it('the version folder owned by another user (checked as root): no cache', notRunWhen(NEEDS_ROOT), () => {
     mkdirSync(fx.folder, { recursive: true, mode: 0o700 });
     chownSync(fx.folder, 12345, 12345);
     fx.use();

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checksumOf, loadChunk } from '../../lib/platform/chunkLoader.js';
 import { CHUNK_SOURCE, CHUNK_TIME, useChunkCacheFixture } from '../helpers/chunkCache.js';
+import { NEEDS_ROOT, notRunWhen } from '../helpers/notRun.js';
 
 const fx = useChunkCacheFixture();
 
@@ -190,7 +191,7 @@ describe('the code cache', () => {
     expect(existsSync(`${path}.inuse`)).toBe(false);
   });
 
-  it.runIf(process.getuid?.() === 0)('a cache file owned by another user is not used (checked as root, who can give it away)', () => {
+  it('a cache file owned by another user is not used (checked as root, who can give it away)', notRunWhen(NEEDS_ROOT), () => {
     fx.use();
     const first = fx.chunk('one/owned.cjs');
     loadChunk(first);

@@ -16,6 +16,7 @@ import { secretServiceKeychain, sessionBusProblem } from '../../lib/platform/key
 import { systemKeychain } from '../../lib/platform/keychain/system.js';
 import { REPO_ROOT, tempDir } from '../helpers/repo.js';
 import { expectWithinDeadline, timed, timerMs } from '../helpers/deadline.js';
+import { notRunWhen } from '../helpers/notRun.js';
 
 const STANDINS = join(REPO_ROOT, 'test/fixtures/standIns');
 const SECRET = 'rt_Zq9-example.refresh~token_0123456789abcdef';
@@ -74,7 +75,7 @@ describe('macOS Keychain through security (recording stand-in)', () => {
   *) exit 2 ;;
 esac`;
 
-  it.skipIf(!findOnPath('xxd'))('put goes through security -i with the secret hex-encoded on stdin; get and delete name the entry only', async () => {
+  it('put goes through security -i with the secret hex-encoded on stdin; get and delete name the entry only', notRunWhen(!findOnPath('xxd') && 'xxd is not installed (the stand-in security decodes with it)'), async () => {
     const { path, env } = standIn('security', body);
     const keychain = macKeychain({ command: path, env });
     await keychain.put(KEY, SECRET, 'AgentStack refresh token');

@@ -10,6 +10,7 @@ import { settingsTable, applySettings } from '../../lib/agentstack/settings/effe
 import { posixTrustProblem, readManagedSettings } from '../../lib/agentstack/settings/managed.js';
 import { policyInEffect } from '../../lib/agentstack/policy/effective.js';
 import { tempDir } from '../helpers/repo.js';
+import { notRunWhen } from '../helpers/notRun.js';
 
 const asRoot = process.platform === 'linux' && process.getuid?.() === 0;
 if (!asRoot) console.warn('managedTrust.test: the real-file trust cases need root (files owned by root); skipped here');
@@ -28,7 +29,7 @@ beforeEach(() => {
 });
 afterEach(() => tmp.cleanup());
 
-describe.skipIf(!asRoot)('posixTrustProblem on real files (root)', () => {
+describe('posixTrustProblem on real files (root)', notRunWhen(!asRoot && 'it needs root on Linux (it gives files to other users)'), () => {
   it('root\'s 0644 file in root\'s 0755 folder is trusted', () => {
     expect(posixTrustProblem(file)).toBeNull();
     const read = readManagedSettings({ path: file, platform: 'linux' });
