@@ -10,6 +10,8 @@ export interface TimedCommand {
   argv: string[];
   stdin?: string;
   env?: NodeJS.ProcessEnv;
+  /** The working directory (default: this process's). */
+  cwd?: string;
   /** Runs before each timed run, outside the timing (e.g. put a token back near expiry). */
   before?: () => void | Promise<void>;
   /** Checked after each run; a command that fails is not a measurement. */
@@ -29,7 +31,7 @@ export function median(values: number[]): number {
 function runOnce(command: TimedCommand): Promise<{ ms: number; status: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(command.argv[0]!, command.argv.slice(1), { env: command.env ?? process.env, stdio: ['pipe', 'ignore', 'pipe'] });
+    const child = spawn(command.argv[0]!, command.argv.slice(1), { env: command.env ?? process.env, ...(command.cwd ? { cwd: command.cwd } : {}), stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (d) => { stderr += d; });
     child.on('error', reject);

@@ -3,11 +3,13 @@
  * with rungs that show where the time goes (Node itself, the script loader, the first stage, the chunk's compile and
  * top-level work, the work itself), each as a ratio to `node -e 0` in the same rounds.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunningCore } from '../core/index.js';
 import { markdownTable, median, pairedRatio, timeSideBySide, type Row, type TimedCommand } from './harness.js';
 import { ASK_ACTION, POLICY_STEPS, envFor, installTokens } from './setup.js';
+import { gateFiles } from '../lib/commands/managed/copy.js';
 
 export interface HookDirs { fresh: string; big: string; legacy: string; refreshing: string; policy: string; deny: string; ask: string }
 export interface Budget { other: number; execute: number; session: number; deny: number; after: number }
@@ -131,6 +133,15 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
   const results = { ok: false, results: [{ id: '1', action: 'projects.list', ok: true, data: [] }, { id: '2', action: 'data.write', ok: false, error: { code: 'missing_capability', message: 'x' } }], skipped: 0 };
   const afterExecute = afterMcpInput('agentstack.execute', o.core.mcpUrl, 'user-agentstack', { steps: [{ id: '1', action: 'projects.list' }, { id: '2', action: 'data.write' }] }, { content: [{ type: 'text', text: JSON.stringify(results) }], structuredContent: results, isError: true });
 
+  // The organization's copy of the gate (managed.mjs install-hooks): the same bundles in a folder outside the plugin,
+  // run with the enterprise folder as the working directory, as Cursor runs an enterprise hook.
+  const orgRoot = mkdtempSync(join(tmpdir(), 'agentstack-bench-org-'));
+  const orgScripts = join(orgRoot, 'hooks', 'scripts');
+  mkdirSync(orgScripts, { recursive: true });
+  for (const [name, bytes] of gateFiles(join(o.root, 'hooks/scripts'))) writeFileSync(join(orgScripts, name), bytes);
+  const orgCwd = join(orgRoot, 'enterprise');
+  mkdirSync(orgCwd);
+
   // The baseline runs twice a round (its median is in every ratio, so it gets twice the samples).
   const baselineCommands: TimedCommand[] = [
     { name: 'e0', argv: [o.node, '-e', '0'], env: o.base },
@@ -155,10 +166,12 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
     { name: 'session', argv: [o.node, script('session-start.cjs'), '--from-hook'], env: freshEnv, stdin: session },
     { name: 'after other', argv: [o.node, script('after-mcp-journal.cjs')], env: freshEnv, stdin: afterOther },
     { name: 'after execute', argv: [o.node, script('after-mcp-journal.cjs')], env: freshEnv, stdin: afterExecute },
+    { name: 'org other', argv: [o.node, join(orgScripts, 'pre-mcp-cap-check.cjs')], env: freshEnv, stdin: other, cwd: orgCwd },
+    { name: 'org after other', argv: [o.node, join(orgScripts, 'after-mcp-journal.cjs')], env: freshEnv, stdin: afterOther, cwd: orgCwd },
   ];
   const requests = () => Object.values(o.core.counters.requests).reduce((a, b) => a + b, 0);
   const before = requests();
-  const samples = await timeSideBySide(commands, { runs: o.runs, warmup: o.warmup });
+  const samples = await timeSideBySide(commands, { runs: o.runs, warmup: o.warmup }).finally(() => rmSync(orgRoot, { recursive: true, force: true }));
   const sent = requests() - before;
   const m = (name: string) => median(samples.get(name)!);
   const baseline = baselineOf(samples);
@@ -183,6 +196,8 @@ export async function hookTable(o: HookTableOptions): Promise<{ table: string; n
     row('session-start, fresh token and snapshot (nothing to do)', 'session', 'session'),
     row('after-mcp-journal, call to another server', 'after other', 'after'),
     row('after-mcp-journal, execute call recorded in the journal', 'after execute'),
+    row("pre-mcp-cap-check, call to another server, from the organization's copy (install-hooks)", 'org other', 'other'),
+    row("after-mcp-journal, call to another server, from the organization's copy (install-hooks)", 'org after other', 'after'),
   ];
   if (o.withRungs) {
     // Rounds of their own, with their own baseline: the cold rungs delete and rewrite the code cache in every round,
