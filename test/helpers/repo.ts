@@ -8,5 +8,7 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..
 /** A fresh temporary folder, removed by the returned cleanup. Tests never touch the real ~/.cursor. */
 export function tempDir(prefix = 'agentstack-test-'): { path: string; cleanup: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
-  return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+  // A hook's detached write (its code cache, a journal record) may still land while the folder goes: rmSync then
+  // fails with ENOTEMPTY unless it retries.
+  return { path, cleanup: () => rmSync(path, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }) };
 }
