@@ -44,7 +44,7 @@ describe.skipIf(process.platform === 'win32')('issue: refresh-cursor-runtime --f
     const cache = join(cursor.path, CACHE);
     mkdirSync(cache, { recursive: true });
     copyPlugin(cache);
-    rmSync(join(cache, linked), { recursive: true, force: true });
+    rmSync(join(cache, linked), { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     mkdirSync(join(cache, linked, '..'), { recursive: true });
     symlinkSync(prepare(outside.path), join(cache, linked));
     writeFileSync(join(cache, 'README.md'), 'stale');

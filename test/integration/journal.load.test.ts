@@ -16,7 +16,7 @@ import { hookEnv, runHook } from '../helpers/sessionStart.js';
 
 const AFTER_SCRIPT = join(REPO_ROOT, 'hooks/scripts/after-mcp-journal.cjs');
 const root = mkdtempSync(join(tmpdir(), 'agentstack-journal-load-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }));
 let n = 0;
 const cursorDir = () => mkdtempSync(join(root, `c${n++}-`));
 // No server is reached: the after hook reads no network; the base url only has to be well formed.

@@ -90,7 +90,7 @@ describe('refresh-cursor-runtime', () => {
       expect(run('--purge').stdout).not.toMatch(/removed cached copy .*link/);
       expect(existsSync(join(outside.path, '.cursor-plugin/plugin.json'))).toBe(true);
     } finally {
-      rmSync(join(cursor.path, 'plugins/cache/evil'), { recursive: true, force: true });
+      rmSync(join(cursor.path, 'plugins/cache/evil'), { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
       outside.cleanup();
     }
   });

@@ -55,7 +55,7 @@ describe('managed credential-store = keychain (root)', notRunWhen(!asRoot ? 'it 
   });
   afterAll(async () => {
     rmSync(PATH, { force: true });
-    if (madeDir) rmSync(DIR, { recursive: true, force: true });
+    if (madeDir) rmSync(DIR, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     await core?.close();
   });
 

@@ -93,12 +93,12 @@ describe.skipIf(!asRoot || !isolated || !realRoot)('the organization\'s gate in 
   });
   afterEach(() => {
     managed(['remove-hooks'], { root: REPO_ROOT });
-    rmSync(dirname(HOOKS), { recursive: true, force: true });
+    rmSync(dirname(HOOKS), { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     rmSync(MANAGED, { force: true });
     rmSync(join(dir, 'agentstack-journal.jsonl'), { force: true });
   });
   afterAll(async () => {
-    rmSync(dirname(MANAGED), { recursive: true, force: true });
+    rmSync(dirname(MANAGED), { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     await core?.close();
     tmp.cleanup();
   });
@@ -199,7 +199,7 @@ describe.skipIf(!asRoot || !isolated || !realRoot)('the organization\'s gate in 
     chmodSync(MANAGED, 0o644);
     const own = pluginCopy();
     expect(managed(['install-hooks'], { root: own }).status).toBe(0);
-    rmSync(own, { recursive: true, force: true });
+    rmSync(own, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     const denied = await runEnterprise('beforeMCPExecution', before('projects.create'));
     expect(denied.permission).toBe('deny');
     expect(String(denied.user_message)).toContain(`set by your organization in ${MANAGED}`);

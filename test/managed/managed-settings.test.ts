@@ -50,7 +50,7 @@ describe('managed settings at /etc/agentstack (root, in a private mount namespac
   });
   afterAll(async () => {
     rmSync(PATH, { force: true });
-    if (madeDir) rmSync(DIR, { recursive: true, force: true });
+    if (madeDir) rmSync(DIR, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     await core?.close();
     tmp.cleanup();
   });

@@ -48,7 +48,7 @@ describe('managed rules against the person\'s own files (root)', notRunWhen(!asR
   });
   afterAll(async () => {
     rmSync(PATH, { force: true });
-    if (madeDir) rmSync(DIR, { recursive: true, force: true });
+    if (madeDir) rmSync(DIR, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     await core?.close();
     tmp.cleanup();
   });
@@ -84,7 +84,7 @@ describe('managed rules against the person\'s own files (root)', notRunWhen(!asR
       expect(await hook('projects.list')).toEqual({});
     } finally {
       if (!statSync(snapshotFile(), { throwIfNoEntry: false })?.isFile()) {
-        rmSync(snapshotFile(), { recursive: true, force: true });
+        rmSync(snapshotFile(), { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
         writeFileSync(snapshotFile(), saved);
       }
     }

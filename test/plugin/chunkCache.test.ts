@@ -83,7 +83,7 @@ describe('the hooks\' code cache', () => {
   });
 
   it('a cache that cannot be made is ignored without a word', () => {
-    rmSync(join(dir.path, 'agentstack-compile-cache'), { recursive: true, force: true });
+    rmSync(join(dir.path, 'agentstack-compile-cache'), { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     writeFileSync(join(dir.path, 'agentstack-compile-cache'), 'not a folder');
     expectDeny(run());
   });

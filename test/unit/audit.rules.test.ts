@@ -92,7 +92,7 @@ describe('audit rules, one fixture plugin per rule', () => {
     const target = checks.find((c) => c.id === rule)!;
     expect(target.status, `${rule}: ${target.summary}`).toBe('FAIL');
     expect(target.fix).toBeTruthy();
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
   });
 
   it('the sign-in rule must be always applied, name /agentstack-authorize and say never to paste a token', () => {

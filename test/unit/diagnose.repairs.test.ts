@@ -23,7 +23,7 @@ describe('approveSnapshot', () => {
       expect(approveSnapshotFile(path)).toEqual(['c.d']);
       expect(JSON.parse(readFileSync(path, 'utf8')).unapproved).toEqual([]);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     }
   });
 });

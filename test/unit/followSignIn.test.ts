@@ -33,7 +33,7 @@ describe('where a followed sign-in stands (pure)', () => {
 
 describe('following a sign-in through its lock file', () => {
   let dir = '';
-  afterEach(() => { if (dir) rmSync(dir, { recursive: true, force: true }); });
+  afterEach(() => { if (dir) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }); });
 
   it('tells once when it is approved and returns when the lock is released', async () => {
     dir = mkdtempSync(join(tmpdir(), 'follow-'));

@@ -55,7 +55,7 @@ describe('input that is not strict JSON', () => {
 
 describe('bounded work', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'agentstack-bounds-'));
-  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }));
 
   it('listLookup: the same answers searched or from a Set', () => {
     const list = '\nprojects.list\nsystem.ping\n';
